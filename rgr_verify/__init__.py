@@ -1,0 +1,60 @@
+"""rgr-verify: an executable audit of "A Capacity-Based Rationale for Multi-Head Attention" (arXiv 2509.22840).
+
+The library holds the RGR task (graphs, embeddings, contexts), the scoring models, the claims registry and the
+tools that checks are built from. Public names are re-exported here.
+"""
+
+from .contexts import context_labels, in_context_neighbours, sample_context, sample_contexts, validate_context
+from .embeddings import (
+    binary_compressive_embeddings,
+    embeddings_from_matrix,
+    gaussian_unit_norm_embeddings,
+    one_hot_embeddings,
+)
+from .graphs import Digraph, digraph_from_edges, permutation_graph, random_permutation_graph, random_regular_graph
+from .metrics import confusion_counts, micro_f1
+from .scoring import (
+    AGGREGATIONS,
+    aggregate_scores,
+    concat_heads,
+    context_embeddings,
+    head_scores,
+    linear_sum_scores,
+    max_over_heads_scores,
+    predict_edges,
+    softmax_sum_scores,
+    split_heads,
+    value_readout,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AGGREGATIONS",
+    "Digraph",
+    "aggregate_scores",
+    "binary_compressive_embeddings",
+    "concat_heads",
+    "confusion_counts",
+    "context_embeddings",
+    "context_labels",
+    "digraph_from_edges",
+    "embeddings_from_matrix",
+    "gaussian_unit_norm_embeddings",
+    "head_scores",
+    "in_context_neighbours",
+    "linear_sum_scores",
+    "max_over_heads_scores",
+    "micro_f1",
+    "one_hot_embeddings",
+    "permutation_graph",
+    "predict_edges",
+    "random_permutation_graph",
+    "random_regular_graph",
+    "sample_context",
+    "sample_contexts",
+    "softmax_sum_scores",
+    "split_heads",
+    "validate_context",
+    "value_readout",
+]

@@ -1,0 +1,238 @@
+"""Claims and verdicts: the one idea of rgr-verify.
+
+Every checkable statement of the paper is a :class:`Claim` (stable id, the paper's own label, a paraphrase,
+its kind and tier, and a check). Running the check returns a :class:`Verdict` computed at run time. A check
+never hard-codes its outcome: it measures, and the status follows from the measurement.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = [
+    "Status",
+    "Kind",
+    "Tier",
+    "TIERS",
+    "Claim",
+    "Verdict",
+    "CheckContext",
+    "claim_seed",
+    "jsonable",
+    "DEFAULT_SEED",
+    "SEED_ENV",
+]
+
+DEFAULT_SEED = 20250926
+SEED_ENV = "RGR_VERIFY_SEED"
+
+
+class Status(str, enum.Enum):
+    """Outcome of a check. Only the first four are evidence; ``error`` means the check itself broke."""
+
+    VERIFIED = "verified"
+    REFUTED = "refuted"
+    HOLDS_EMPIRICALLY = "holds-empirically"
+    CONTRADICTED_EMPIRICALLY = "contradicted-empirically"
+    INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Kind(str, enum.Enum):
+    """What sort of statement a claim is; decides which test tier and statistics apply."""
+
+    SYMBOLIC = "symbolic"  # identity or inequality between formulas (sympy)
+    DETERMINISTIC = "deterministic"  # property that holds for every input (Hypothesis)
+    HIGH_PROBABILITY = "high-probability"  # "with probability at least 1 - delta" (Monte Carlo + exact bounds)
+    ASYMPTOTIC = "asymptotic"  # Theta / O / Omega rate (size sweep, fitted exponent)
+    EMPIRICAL = "empirical"  # empirical threshold or fit (training)
+    QUALITATIVE = "qualitative"  # qualitative empirical statement (training)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Tier(str, enum.Enum):
+    """Cost tier. quick: default CPU test run; full: long CPU runs; gpu: needs CUDA."""
+
+    QUICK = "quick"
+    FULL = "full"
+    GPU = "gpu"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def rank(self) -> int:
+        return TIERS.index(self.value)
+
+
+TIERS = ("quick", "full", "gpu")
+
+_ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_REF_RE = re.compile(
+    r"^(Sec\. \d+(\.\d+)*|App\. [A-D](\.\d+)*|Theorem [0-9A-D]+\.\d+|Lemma [0-9A-D]+\.\d+|"
+    r"Corollary [0-9A-D]+\.\d+|Proposition [0-9A-D]+\.\d+|Definition [0-9A-D]+\.\d+|Algorithm \d+|"
+    r"Eqs?\. \(\d+\)(\s*[-–,]\s*\(\d+\))*|Table \d+|Figures? \d+(\s*[-–,]\s*\d+)*|Abstract|OpenReview abstract|"
+    r"Construction [IV]+)"
+)
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a check may use: its seed, the tier and device it runs at, and where it may write artefacts.
+
+    Attributes:
+        seed: the claim's own seed (derived from the root seed and the claim id, see :func:`claim_seed`).
+        root_seed: the run's root seed, recorded in verdicts.
+        tier: the tier the audit runs at ("quick", "full" or "gpu").
+        device: "cpu" or "cuda".
+        out_dir: a directory for plots and artefacts, or None when nothing should be written.
+        results_dir: where empirical results are stored and replayed from, or None.
+    """
+
+    seed: int
+    root_seed: int = DEFAULT_SEED
+    tier: str = "quick"
+    device: str = "cpu"
+    out_dir: Path | None = None
+    results_dir: Path | None = None
+
+    def rng(self, *extra: int) -> np.random.Generator:
+        """A numpy Generator for this claim, optionally split further by integer keys."""
+        return np.random.default_rng(np.random.SeedSequence([self.seed, *extra]))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The computed outcome of a claim's check.
+
+    Attributes:
+        status: the :class:`Status`.
+        paper_value: what the paper states (a number, a formula, a sentence).
+        measured_value: what the check measured.
+        witness: counterexample or supporting witness (JSON-able), if any.
+        params: the parameters the check used (sizes, constants, sample counts).
+        evidence: how the status was established ("sympy proof", "exhaustive", "Hypothesis, 200 examples",
+            "Monte Carlo n=..., Clopper-Pearson 1-1e-6", "training sweep", ...).
+        details: free-text explanation.
+        artefacts: paths of plots or files the check wrote (relative to the out dir).
+        unavailable: non-empty when the check could not run here (its reason); such a verdict is
+            inconclusive and is not compared with the ledger.
+    """
+
+    status: Status
+    paper_value: Any = None
+    measured_value: Any = None
+    witness: Any = None
+    params: dict = field(default_factory=dict)
+    evidence: str = ""
+    details: str = ""
+    artefacts: tuple = ()
+    unavailable: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "status", Status(self.status))
+        if self.unavailable and self.status is not Status.INCONCLUSIVE:
+            raise ValueError("a verdict marked unavailable must have status inconclusive")
+
+    @classmethod
+    def not_run(cls, reason: str, **kwargs) -> "Verdict":
+        """An inconclusive verdict for a check that could not run here (no GPU, tier not selected, ...).
+
+        Such a verdict is reported but never compared with the ledger.
+        """
+        return cls(status=Status.INCONCLUSIVE, unavailable=reason, details=reason, **kwargs)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable statement of the paper.
+
+    Attributes:
+        id: stable kebab-case id, e.g. ``"sec3-linear-aggregation-equals-single-head"``.
+        ref: the paper's own label, e.g. ``"Sec. 3"``, ``"Theorem 4.1"``, ``"Eq. (22)"``, ``"App. C"``.
+        statement: one-line paraphrase in our words.
+        kind: a :class:`Kind`.
+        tier: a :class:`Tier`.
+        check: ``check(ctx: CheckContext) -> Verdict``.
+        notes: readings chosen where the paper is ambiguous, and other caveats.
+    """
+
+    id: str
+    ref: str
+    statement: str
+    kind: Kind
+    tier: Tier
+    check: Callable[[CheckContext], Verdict] = field(repr=False, compare=False)
+    notes: str = ""
+
+    def __post_init__(self):
+        if not _ID_RE.match(self.id):
+            raise ValueError(f"claim id must be kebab-case ([a-z0-9-]), got {self.id!r}")
+        if not _REF_RE.match(self.ref):
+            raise ValueError(f"claim ref must start with a paper label such as 'Sec. 3' or 'Theorem 4.1', got {self.ref!r}")
+        object.__setattr__(self, "kind", Kind(self.kind))
+        object.__setattr__(self, "tier", Tier(self.tier))
+        if not callable(self.check):
+            raise ValueError(f"claim {self.id}: check must be callable")
+
+    @property
+    def marker(self) -> str:
+        """The pytest marker of the claim's test: symbolic, property or empirical."""
+        if self.kind is Kind.SYMBOLIC:
+            return "symbolic"
+        if self.kind in (Kind.EMPIRICAL, Kind.QUALITATIVE):
+            return "empirical"
+        return "property"
+
+
+def claim_seed(root_seed: int, claim_id: str) -> int:
+    """A claim's seed: a stable function of the root seed and the claim id (not of run order or worker)."""
+    ss = np.random.SeedSequence([int(root_seed), zlib.crc32(claim_id.encode())])
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+def jsonable(value: Any) -> Any:
+    """Convert numpy/torch scalars and arrays, enums, paths, tuples and dataclasses to JSON-able values."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "check"}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        return v if math.isfinite(v) else str(v)
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if hasattr(value, "detach") and hasattr(value, "tolist"):  # torch tensor
+        return jsonable(value.detach().cpu().tolist())
+    if value is None or isinstance(value, (str, int)):
+        return value
+    try:
+        json.dumps(value)
+        return value
+    except TypeError:
+        return str(value)

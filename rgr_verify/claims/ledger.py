@@ -1,0 +1,98 @@
+"""The expected-verdict ledger: a plain text file, one ``claim-id  status  [# note]`` line per claim.
+
+The ledger is written from what the checks compute (``rgr-verify audit --update-ledger``), reviewed, and
+committed. A test fails when a claim's computed status differs from its ledger entry; a refuted statement whose
+refutation is recorded in the ledger is a finding of the audit and passes.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .base import Status
+
+__all__ = ["LEDGER_PATH", "read_ledger", "write_ledger", "LedgerEntry"]
+
+LEDGER_PATH = Path(__file__).with_name("ledger.txt")
+_HEADER = """\
+# rgr-verify expected-verdict ledger: claim id, then the status its check computes, then an optional note.
+# Written from computed verdicts (`rgr-verify audit --update-ledger`), reviewed, then committed.
+# Statuses: verified, refuted, holds-empirically, contradicted-empirically, inconclusive.
+"""
+
+
+class LedgerEntry(tuple):
+    """``(status, note)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, status: Status, note: str = ""):
+        return super().__new__(cls, (Status(status), note))
+
+    @property
+    def status(self) -> Status:
+        return self[0]
+
+    @property
+    def note(self) -> str:
+        return self[1]
+
+
+def read_ledger(path: Path | str | None = None) -> dict[str, LedgerEntry]:
+    """Parse the ledger. Raises ValueError naming the line for malformed entries or unknown statuses."""
+    path = Path(path) if path is not None else LEDGER_PATH
+    if not path.exists():
+        return {}
+    entries: dict[str, LedgerEntry] = {}
+    for lineno, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line, _, note = raw.partition("#")
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"{path}:{lineno}: expected 'claim-id status', got {raw.strip()!r}")
+        cid, status = parts
+        try:
+            st = Status(status)
+        except ValueError:
+            allowed = ", ".join(s.value for s in Status if s is not Status.ERROR)
+            raise ValueError(f"{path}:{lineno}: status must be one of {allowed}, got {status!r}") from None
+        if st is Status.ERROR:
+            raise ValueError(f"{path}:{lineno}: 'error' cannot be an expected status (fix the check instead)")
+        if cid in entries:
+            raise ValueError(f"{path}:{lineno}: duplicate ledger entry for {cid!r}")
+        entries[cid] = LedgerEntry(st, note.strip())
+    return entries
+
+
+def write_ledger(updates: dict[str, Status], order: list[str], path: Path | str | None = None) -> Path:
+    """Record ``updates`` (claim id -> status) in the ledger, keeping other entries and their notes.
+
+    Entries are written in ``order`` (ids not in ``order`` follow, sorted). The file is replaced atomically.
+    """
+    path = Path(path) if path is not None else LEDGER_PATH
+    entries = read_ledger(path)
+    for cid, status in updates.items():
+        status = Status(status)
+        if status is Status.ERROR:
+            raise ValueError(f"cannot record status 'error' for {cid!r}: the check broke, fix it first")
+        old = entries.get(cid)
+        entries[cid] = LedgerEntry(status, old.note if old is not None and old.status is status else "")
+    known = [cid for cid in order if cid in entries] + sorted(set(entries) - set(order))
+    width = max((len(c) for c in known), default=0)
+    lines = [_HEADER]
+    for cid in known:
+        entry = entries[cid]
+        note = f"  # {entry.note}" if entry.note else ""
+        lines.append(f"{cid:<{width}}  {entry.status.value}{note}\n")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ledger-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.writelines(lines)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

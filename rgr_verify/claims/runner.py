@@ -1,0 +1,115 @@
+"""Running claims: seeds, tier gating, error capture and the comparison with the ledger."""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .._checks import check_choice, check_int
+from .base import DEFAULT_SEED, SEED_ENV, TIERS, CheckContext, Claim, Status, Tier, Verdict, claim_seed
+from .ledger import LedgerEntry
+
+__all__ = ["ClaimResult", "run_claim", "run_claims", "root_seed_from_env", "default_device"]
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim, its verdict and how it compares with the ledger.
+
+    Attributes:
+        claim: the :class:`Claim`.
+        verdict: the computed :class:`Verdict`.
+        seed: the claim's seed; root_seed: the run's root seed.
+        seconds: wall time of the check.
+        expected: the ledger's status, or None if the ledger has no entry.
+    """
+
+    claim: Claim
+    verdict: Verdict
+    seed: int
+    root_seed: int
+    seconds: float
+    expected: Status | None
+
+    @property
+    def ran(self) -> bool:
+        """False when the check could not run here (tier not selected, no GPU): not compared with the ledger."""
+        return not self.verdict.unavailable
+
+    @property
+    def matches(self) -> bool | None:
+        """True/False when the claim ran; None when it did not."""
+        if not self.ran:
+            return None
+        return self.expected is not None and self.verdict.status is self.expected
+
+
+def root_seed_from_env() -> int:
+    """The root seed: ``$RGR_VERIFY_SEED`` if set, else :data:`DEFAULT_SEED`."""
+    raw = os.environ.get(SEED_ENV)
+    if raw is None or raw == "":
+        return DEFAULT_SEED
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{SEED_ENV} must be an integer in [0, 2**32 - 1], got {raw!r}") from None
+    return check_int(SEED_ENV, value, min_value=0, max_value=2**32 - 1)
+
+
+def default_device() -> str:
+    """"cuda" when a CUDA device is usable, else "cpu"."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def run_claim(
+    claim: Claim,
+    *,
+    tier: str = "quick",
+    root_seed: int = DEFAULT_SEED,
+    device: str | None = None,
+    out_dir: Path | None = None,
+    results_dir: Path | None = None,
+    ledger: dict[str, LedgerEntry] | None = None,
+) -> ClaimResult:
+    """Run one claim's check at ``tier`` and return its result; exceptions become ``error`` verdicts."""
+    check_choice("tier", tier, TIERS)
+    root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
+    device = device if device is not None else default_device()
+    check_choice("device", device, ("cpu", "cuda"))
+    seed = claim_seed(root_seed, claim.id)
+    ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir, results_dir=results_dir)
+    start = time.perf_counter()
+    if claim.tier.rank > Tier(tier).rank:
+        verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}")
+    else:
+        try:
+            verdict = claim.check(ctx)
+            if not isinstance(verdict, Verdict):
+                raise TypeError(f"check returned {type(verdict).__name__}, not Verdict")
+        except Exception as exc:  # the check broke: report it, never count it as evidence
+            tb = traceback.format_exc(limit=6)
+            verdict = Verdict(status=Status.ERROR, details=f"{type(exc).__name__}: {exc}", witness=tb)
+    seconds = time.perf_counter() - start
+    entry = (ledger or {}).get(claim.id)
+    return ClaimResult(claim, verdict, seed, root_seed, seconds, entry.status if entry is not None else None)
+
+
+def run_claims(
+    claims: Iterable[Claim],
+    *,
+    progress: Callable[[Claim], None] | None = None,
+    **kwargs,
+) -> list[ClaimResult]:
+    """Run claims in order; ``progress(claim)`` is called after each one."""
+    results = []
+    for claim in claims:
+        results.append(run_claim(claim, **kwargs))
+        if progress is not None:
+            progress(claim)
+    return results
