@@ -1,0 +1,107 @@
+"""pytest plugin of rgr-verify (entry point ``pytest11``): markers, ``--tier``, seed header, verdict summary.
+
+- markers: ``symbolic``, ``property``, ``empirical``, ``gpu``, ``slow``;
+- ``--tier quick|full|gpu`` (default quick, or ``$RGR_VERIFY_TIER``): ``slow`` tests run from tier full on,
+  ``gpu`` tests at tier gpu and only where CUDA is available (otherwise they are skipped, with the reason);
+- the root seed (``$RGR_VERIFY_SEED``) is printed in the header and available as ``config.rgr_root_seed``;
+- a terminal summary counts claim verdicts by status and lists mismatches with the ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+_MARKERS = {
+    "symbolic": "claim checked symbolically (sympy): bounds/ tier",
+    "property": "property or probabilistic claim (Hypothesis, Monte Carlo): properties/ tier",
+    "empirical": "claim checked by training models: empirical/ tier",
+    "gpu": "needs a CUDA GPU and --tier gpu; skipped otherwise",
+    "slow": "long-running; runs with --tier full or gpu",
+}
+_TIERS = ("quick", "full", "gpu")
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("rgr-verify")
+    group.addoption("--tier", action="store", default=os.environ.get("RGR_VERIFY_TIER", "quick"), choices=_TIERS,
+                    help="cost tier to run: quick (default CPU run), full (adds slow tests), gpu (adds GPU tests)")
+
+
+def pytest_configure(config):
+    from .claims.runner import root_seed_from_env
+
+    for name, text in _MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    config.rgr_root_seed = root_seed_from_env()
+    config.pluginmanager.register(_VerdictCollector(), "rgr-verify-verdicts")
+
+
+def pytest_report_header(config):
+    import torch
+
+    cuda = torch.cuda.is_available()
+    return [f"rgr-verify: tier={config.getoption('--tier')} root seed={config.rgr_root_seed} "
+            f"(set RGR_VERIFY_SEED to change) cuda={'yes' if cuda else 'no'}"]
+
+
+def pytest_collection_modifyitems(config, items):
+    tier = config.getoption("--tier")
+    rank = _TIERS.index(tier)
+    cuda = None
+    for item in items:
+        if "gpu" in item.keywords:
+            if rank < 2:
+                item.add_marker(pytest.mark.skip(reason="gpu test: run with --tier gpu on a machine with CUDA"))
+                continue
+            if cuda is None:
+                import torch
+
+                cuda = torch.cuda.is_available()
+            if not cuda:
+                item.add_marker(pytest.mark.skip(reason="gpu test: no CUDA device here (claim is inconclusive)"))
+        elif "slow" in item.keywords and rank < 1:
+            item.add_marker(pytest.mark.skip(reason="slow test: run with --tier full"))
+
+
+@pytest.fixture(scope="session")
+def rgr_root_seed(request) -> int:
+    """The session's root seed (``$RGR_VERIFY_SEED`` or the default)."""
+    return request.config.rgr_root_seed
+
+
+@pytest.fixture(scope="session")
+def rgr_tier(request) -> str:
+    """The session's tier."""
+    return request.config.getoption("--tier")
+
+
+class _VerdictCollector:
+    """Collects claim verdicts from test reports (works under pytest-xdist: reports carry user_properties)."""
+
+    def __init__(self):
+        self.records: dict[str, dict] = {}
+
+    def pytest_runtest_logreport(self, report):
+        if report.when != "call":
+            return
+        for name, value in getattr(report, "user_properties", ()):
+            if name == "rgr_verdict":
+                rec = json.loads(value)
+                self.records[rec["id"]] = rec
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if not self.records:
+            return
+        tr = terminalreporter
+        tr.section("rgr-verify claim verdicts")
+        counts: dict[str, int] = {}
+        for rec in self.records.values():
+            key = rec["status"] if rec["ran"] else "not run here"
+            counts[key] = counts.get(key, 0) + 1
+        tr.write_line(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f"  ({len(self.records)} claims)")
+        bad = [r for r in self.records.values() if r["ran"] and r["status"] != r["expected"]]
+        for rec in sorted(bad, key=lambda r: r["id"]):
+            tr.write_line(f"  MISMATCH {rec['id']} ({rec['ref']}): computed {rec['status']}, ledger {rec['expected']}")

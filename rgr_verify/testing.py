@@ -1,0 +1,66 @@
+"""Test support: one pytest test per claim, compared with the ledger (used by the tier folders' test_claims.py).
+
+A claim's test runs its check with the session's root seed at the session's tier, records the verdict for the
+terminal summary, skips when the check could not run here (tier not selected, no GPU), and fails when the
+computed status differs from the ledger. A refuted statement whose refutation is in the ledger passes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .claims import all_claims, read_ledger, run_claim
+from .claims.base import Claim, Tier
+
+__all__ = ["claim_params", "check_claim_against_ledger"]
+
+
+def claim_params(*markers: str) -> list:
+    """``pytest.param`` objects, one per claim whose marker is in ``markers``, id'd by claim id, with marks
+    ``symbolic``/``property``/``empirical`` plus ``slow`` (full tier) or ``gpu`` (gpu tier)."""
+    params = []
+    for claim in all_claims():
+        if claim.marker not in markers:
+            continue
+        marks = [getattr(pytest.mark, claim.marker)]
+        if claim.tier is Tier.FULL:
+            marks.append(pytest.mark.slow)
+        elif claim.tier is Tier.GPU:
+            marks.append(pytest.mark.gpu)
+        params.append(pytest.param(claim, id=claim.id, marks=marks))
+    return params
+
+
+def check_claim_against_ledger(claim: Claim, request) -> None:
+    """Run ``claim`` and assert its status equals the ledger's; skip if it could not run here."""
+    config = request.config
+    tier = config.getoption("--tier", default="quick")
+    root_seed = config.rgr_root_seed
+    ledger = read_ledger()
+    result = run_claim(claim, tier=tier, root_seed=root_seed, ledger=ledger)
+    verdict = result.verdict
+    request.node.user_properties.append(
+        ("rgr_verdict", json.dumps({"id": claim.id, "ref": claim.ref, "status": verdict.status.value,
+                                    "expected": result.expected.value if result.expected else None,
+                                    "ran": result.ran}))
+    )
+    if not result.ran:
+        pytest.skip(f"{claim.id}: {verdict.unavailable}")
+    where = f"claim {claim.id} ({claim.ref}), seed {result.seed} (root {root_seed})"
+    if result.expected is None:
+        pytest.fail(f"{where}: no ledger entry; computed {verdict.status.value}. Review it, then record it with "
+                    f"`rgr-verify audit --only {claim.id} --update-ledger`.\n{_explain(verdict)}", pytrace=False)
+    if verdict.status is not result.expected:
+        pytest.fail(f"{where}: computed {verdict.status.value}, ledger expects {result.expected.value}.\n"
+                    f"{_explain(verdict)}", pytrace=False)
+
+
+def _explain(verdict) -> str:
+    parts = [f"measured: {verdict.measured_value}", f"paper: {verdict.paper_value}"]
+    if verdict.witness is not None:
+        parts.append(f"witness: {verdict.witness}")
+    if verdict.details:
+        parts.append(f"details: {verdict.details}")
+    return "\n".join(parts)
