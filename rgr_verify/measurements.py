@@ -1,0 +1,347 @@
+"""Measurements on constructions: margins, the App. B.2 noise decomposition, Definition B.4, normalisation (26).
+
+All scores are over the full vertex set V (the context C = V, every ordered pair (i, j), the self-pair (i, i)
+included: the paper's "for all j != pi(i)" does not exclude j = i, and contexts hold the query item itself).
+Per-head raw scores S^(k) = (X W_Q^(k)) (X W_K^(k))^T are formed head by head, so memory is O(m^2), not O(h m^2).
+
+- :func:`separation_margins`: min true-edge score - tau, tau - max non-edge score, and the best-threshold margin
+  (min edge - max non-edge) / 2, with the failing pairs.
+- :func:`noise_terms` / :func:`noise_summary`: S^(k)_ij = Signal + N1 + N2 + N3 of App. B.2 (exact identity), with the
+  conditional means E[. | X] over Rademacher signatures.
+- :func:`restricted_self_incoherence`: the smallest (eps_d, rho, gamma) of Definition B.4 at block size B, exactly: a
+  max over subsets |S| <= B of a sum is the sum of the B largest (positive) terms, i.e. a sort per row.
+- :func:`normalised_margin`: the margin divided by ||U||_F ||V||_F with U = [W_Q^(1) | ... | W_Q^(h)],
+  V = [W_K^(1) | ...] (Theorem 9.2's normalisation (26); rows of X have norm <= 1 for unit-norm embeddings).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._checks import check_finite_array, check_int, check_real
+from .constructions import Construction
+
+__all__ = [
+    "head_score_matrix",
+    "aggregated_score_matrix",
+    "owner_head_edge_scores",
+    "SeparationMargins",
+    "separation_margins",
+    "noise_terms",
+    "noise_summary",
+    "IncoherenceParameters",
+    "restricted_self_incoherence",
+    "normalised_margin",
+]
+
+
+def _check_construction(c) -> Construction:
+    if not isinstance(c, Construction):
+        raise ValueError(f"construction must be a Construction, got {type(c).__name__}")
+    return c
+
+
+def head_score_matrix(c: Construction, k: int) -> np.ndarray:
+    """S^(k) ``[m, m]``: S^(k)[i, j] = (x_i W_Q^(k)) . (x_j W_K^(k))."""
+    c = _check_construction(c)
+    k = check_int("k", k, min_value=0, max_value=c.n_heads - 1)
+    Q = c.X @ c.W_Q[k]  # [m, d_k]
+    K = c.X @ c.W_K[k]  # [m, d_k]
+    return Q @ K.T
+
+
+def aggregated_score_matrix(c: Construction) -> np.ndarray:
+    """The aggregated score over C = V, ``[m, m]``.
+
+    "max": S_max = max_k S^(k). "softmax-sum": A = sum_k softmax_j(S^(k)[i, :] / sqrt(d_k)) (Eq. (6), ell = m).
+    """
+    c = _check_construction(c)
+    out = None
+    for k in range(c.n_heads):
+        S = head_score_matrix(c, k)
+        if c.aggregation == "max":
+            out = S if out is None else np.maximum(out, S)
+        else:
+            L = S / math.sqrt(c.d_k)
+            L = L - L.max(axis=1, keepdims=True)
+            P = np.exp(L)
+            P /= P.sum(axis=1, keepdims=True)
+            out = P if out is None else out + P
+    return out
+
+
+def owner_head_edge_scores(c: Construction) -> np.ndarray:
+    """For each edge (i, j) of ``c.graph.edges``, S^(k)_ij at the head k whose matching holds (i, j). ``[m']``."""
+    c = _check_construction(c)
+    out = np.full(c.graph.n_edges, np.nan)
+    index = {tuple(e): n for n, e in enumerate(c.graph.edges.tolist())}
+    for k, blk in enumerate(c.blocks):
+        Q = c.X[blk[:, 0]] @ c.W_Q[k]
+        K = c.X[blk[:, 1]] @ c.W_K[k]
+        vals = np.sum(Q * K, axis=1)
+        for (i, j), v in zip(blk.tolist(), vals):
+            out[index[(i, j)]] = v
+    return out
+
+
+@dataclass(frozen=True)
+class SeparationMargins:
+    """Separation of true edges from non-edges over all ordered pairs of V.
+
+    Attributes:
+        tau: the construction's threshold.
+        min_edge: min over edges of the aggregated score.
+        max_nonedge: max over non-edges (self-pairs included unless excluded) of the aggregated score.
+        edge_margin: min_edge - tau (> 0 iff every edge is detected).
+        nonedge_margin: tau - max_nonedge (> 0 iff no non-edge is detected).
+        margin: min(edge_margin, nonedge_margin) (> 0 iff the construction recognises G at tau).
+        best_threshold: (min_edge + max_nonedge) / 2.
+        best_margin: (min_edge - max_nonedge) / 2 (> 0 iff some threshold separates).
+        n_failures: number of misclassified ordered pairs at tau.
+        failing_pairs: up to ``max_failures`` tuples (i, j, score, is_edge).
+    """
+
+    tau: float
+    min_edge: float
+    max_nonedge: float
+    edge_margin: float
+    nonedge_margin: float
+    margin: float
+    best_threshold: float
+    best_margin: float
+    n_failures: int
+    failing_pairs: tuple
+
+    @property
+    def separated(self) -> bool:
+        return self.margin > 0
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def separation_margins(c: Construction, *, scores: np.ndarray | None = None, include_self: bool = True,
+                       max_failures: int = 20) -> SeparationMargins:
+    """Margins of the construction's aggregated scores at its threshold over all ordered pairs of V.
+
+    Args:
+        c: the construction.
+        scores: precomputed aggregated scores ``[m, m]`` (default :func:`aggregated_score_matrix`).
+        include_self: whether the self-pairs (i, i) count (as non-edges unless (i, i) in E).
+        max_failures: how many failing pairs to list.
+    """
+    c = _check_construction(c)
+    max_failures = check_int("max_failures", max_failures, min_value=0)
+    S = aggregated_score_matrix(c) if scores is None else check_finite_array("scores", scores, ndim=2)
+    if S.shape != (c.m, c.m):
+        raise ValueError(f"scores must have shape [m, m] = {(c.m, c.m)}, got {S.shape}")
+    A = c.graph.adjacency
+    mask = np.ones_like(A) if include_self else ~np.eye(c.m, dtype=bool)
+    edge = A & mask
+    non = ~A & mask
+    min_edge = float(S[edge].min()) if edge.any() else math.inf
+    max_non = float(S[non].max()) if non.any() else -math.inf
+    tau = float(c.tau)
+    bad = (edge & (S <= tau)) | (non & (S >= tau))
+    idx = np.argwhere(bad)
+    fails = tuple((int(i), int(j), float(S[i, j]), bool(A[i, j])) for i, j in idx[:max_failures])
+    return SeparationMargins(
+        tau=tau, min_edge=min_edge, max_nonedge=max_non, edge_margin=min_edge - tau, nonedge_margin=tau - max_non,
+        margin=min(min_edge - tau, tau - max_non), best_threshold=(min_edge + max_non) / 2,
+        best_margin=(min_edge - max_non) / 2, n_failures=int(bad.sum()), failing_pairs=fails,
+    )
+
+
+def noise_terms(c: Construction, k: int) -> dict[str, np.ndarray]:
+    """App. B.2's decomposition of head k's scores over all (i, j): S^(k) = Signal + N1 + N2 + N3, each ``[m, m]``.
+
+    With u_i = x_i X_inv = e_i + delta_i, q-leakage a_i = sum_{s in V_k} delta_i(s) w_pi(s) and k-leakage
+    b_j = sum_{t in T_k} delta_j(t) w_t ([d_k] each):
+
+        Signal_ij = 1(i in V_k) 1(j in T_k) w_pi(i) . w_j,   N1_ij = 1(i in V_k) w_pi(i) . b_j,
+        N2_ij = a_i . w_j 1(j in T_k),                       N3_ij = a_i . b_j.
+
+    Also returned: ``S`` (head scores), and for Rademacher signatures the exact conditional means over W_sig
+    given X: E[N1|X]_ij = d_k 1(i in V_k) delta_j(pi(i)), E[N2|X]_ij = d_k 1(j in T_k) delta_i(pi^-1(j)),
+    E[N3|X]_ij = d_k sum_{a in T_k} delta_i(pi^-1(a)) delta_j(a) (the last is the paper's formula).
+    """
+    c = _check_construction(c)
+    k = check_int("k", k, min_value=0, max_value=c.n_heads - 1)
+    m, d_k = c.m, c.d_k
+    src, tgt = c.sources(k), c.targets(k)
+    U = c.X @ c.X_inv  # [m, m], row i = u_i
+    D = U - np.eye(m)  # delta_i rows
+    W = c.W_sig
+    in_V = np.zeros(m, dtype=bool)
+    in_V[src] = True
+    in_T = np.zeros(m, dtype=bool)
+    in_T[tgt] = True
+    pi = np.full(m, -1)
+    pi[src] = tgt
+    pinv = np.full(m, -1)
+    pinv[tgt] = src
+    Wq = np.zeros((m, d_k))
+    Wq[src] = W[tgt]  # w_pi(i) for i in V_k
+    Wk = np.zeros((m, d_k))
+    Wk[tgt] = W[tgt]  # w_j for j in T_k
+    a = D[:, src] @ W[tgt]  # [m, d_k]
+    b = D[:, tgt] @ W[tgt]  # [m, d_k]
+    out = {
+        "Signal": Wq @ Wk.T,
+        "N1": Wq @ b.T,
+        "N2": a @ Wk.T,
+        "N3": a @ b.T,
+        "S": head_score_matrix(c, k),
+    }
+    if c.signatures == "rademacher":
+        EN1 = np.zeros((m, m))
+        EN1[src] = d_k * D[:, tgt].T  # row i in V_k: d_k delta_j(pi(i)) over j
+        EN2 = np.zeros((m, m))
+        EN2[:, tgt] = d_k * D[:, src]  # column j in T_k: d_k delta_i(pi^-1(j)) over i
+        out["E_N1"] = EN1
+        out["E_N2"] = EN2
+        out["E_N3"] = d_k * (D[:, src] @ D[:, tgt].T)
+    return out
+
+
+def noise_summary(c: Construction, *, heads=None) -> dict:
+    """Statistics of Signal, N1, N2, N3 over all heads and ordered pairs, split as App. B.2 does.
+
+    Groups: "edge" (i in V_k, j = pi_k(i)), "same-block" (i in V_k, j in T_k \\ {pi_k(i)}), "off-block"
+    (every other (i, j) at head k). Per term and group: mean, std, max |.|, and max |.| / sqrt(d_k ln m) (the scale
+    of the paper's bounds); for N1, N3 also max |E[.|X]| / d_k. Also the identity residual max |S - sum|.
+    """
+    c = _check_construction(c)
+    heads = range(c.n_heads) if heads is None else heads
+    scale = math.sqrt(c.d_k * math.log(max(c.m, 2)))
+    acc: dict = {}
+    resid = 0.0
+    for k in heads:
+        t = noise_terms(c, k)
+        resid = max(resid, float(np.max(np.abs(t["S"] - t["Signal"] - t["N1"] - t["N2"] - t["N3"]))))
+        src, tgt = c.sources(k), c.targets(k)
+        in_V = np.zeros(c.m, bool)
+        in_V[src] = True
+        in_T = np.zeros(c.m, bool)
+        in_T[tgt] = True
+        edge = np.zeros((c.m, c.m), bool)
+        edge[src, tgt] = True
+        same = in_V[:, None] & in_T[None, :] & ~edge
+        off = ~(in_V[:, None] & in_T[None, :])
+        for gname, g in (("edge", edge), ("same-block", same), ("off-block", off)):
+            for term in ("Signal", "N1", "N2", "N3", "E_N1", "E_N2", "E_N3"):
+                if term not in t or not g.any():
+                    continue
+                vals = t[term][g]
+                rec = acc.setdefault((term, gname), {"n": 0, "sum": 0.0, "sq": 0.0, "maxabs": 0.0})
+                rec["n"] += vals.size
+                rec["sum"] += float(vals.sum())
+                rec["sq"] += float((vals ** 2).sum())
+                rec["maxabs"] = max(rec["maxabs"], float(np.abs(vals).max()))
+    out: dict = {"identity_residual": resid, "scale_sqrt_dk_log_m": scale, "d_k": c.d_k}
+    for (term, gname), rec in acc.items():
+        mean = rec["sum"] / rec["n"]
+        var = max(rec["sq"] / rec["n"] - mean * mean, 0.0)
+        out.setdefault(gname, {})[term] = {
+            "n": rec["n"], "mean": mean, "std": math.sqrt(var), "max_abs": rec["maxabs"],
+            "max_abs_over_scale": rec["maxabs"] / scale, "max_abs_over_dk": rec["maxabs"] / c.d_k,
+        }
+    return out
+
+
+@dataclass(frozen=True)
+class IncoherenceParameters:
+    """The smallest (eps_d, rho, gamma) for which X is (mu, eps_d, B; rho, gamma)-restricted self-incoherent.
+
+    Attributes:
+        mu, B: the scale and block size.
+        eps_d: max_i |u_i(i) - 1|.
+        rho: max_i max_{S subset [m] minus i, |S| <= B} sum_{s in S} delta_i(s)^2.
+        gamma: max_{i, j} max_{|S| <= B} |sum_{a in S} delta_i(a) delta_j(a)| (i = j included, as the definition
+            reads "for every i, j").
+        gamma_offdiag: the same with i != j.
+        argmax_rho: the row i attaining rho; argmax_gamma: the pair (i, j) attaining gamma_offdiag.
+    """
+
+    mu: float
+    B: int
+    eps_d: float
+    rho: float
+    gamma: float
+    gamma_offdiag: float
+    argmax_rho: int
+    argmax_gamma: tuple
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def _top_sum(vals: np.ndarray, B: int) -> np.ndarray:
+    """Row-wise sum of the B largest nonnegative entries of ``vals`` ``[r, n]`` (0 if none)."""
+    v = np.maximum(vals, 0.0)
+    if B >= v.shape[1]:
+        return v.sum(axis=1)
+    part = np.partition(v, v.shape[1] - B, axis=1)[:, v.shape[1] - B:]
+    return part.sum(axis=1)
+
+
+def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: int = 64) -> IncoherenceParameters:
+    """Exact Definition B.4 parameters of ``X [m, d_model]`` at block size B (see :class:`IncoherenceParameters`).
+
+    The maximum of sum_{a in S} f(a) over |S| <= B is the sum of the B largest positive f(a), so rho is a top-B sum
+    of delta_i(s)^2 per row and gamma is, per pair (i, j), the larger of the top-B sums of the positive and of the
+    negative parts of delta_i * delta_j. Cost O(m^3) for gamma (chunked over i).
+
+    Args:
+        X: embeddings ``[m, d_model]``.
+        B: block size >= 1.
+        mu: scale of X_inv = X^T / mu (default the mean squared row norm).
+    """
+    X = check_finite_array("X", X, ndim=2)
+    m = X.shape[0]
+    B = check_int("B", B, min_value=1)
+    chunk = check_int("chunk", chunk, min_value=1)
+    if mu is None:
+        mu = float(np.mean(np.sum(X * X, axis=1)))
+    mu = check_real("mu", mu, low=0.0, low_open=True)
+    U = X @ X.T / mu
+    D = U - np.eye(m)
+    eps_d = float(np.max(np.abs(np.diag(U) - 1.0)))
+    D2 = D ** 2
+    np.fill_diagonal(D2, 0.0)  # S excludes i itself
+    rho_rows = _top_sum(D2, B)
+    gamma, g_off, arg = 0.0, 0.0, (0, 0)
+    for s in range(0, m, chunk):
+        P = D[s:s + chunk, None, :] * D[None, :, :]  # [c, m, m]: delta_i(a) delta_j(a)
+        P = P.reshape(-1, m)
+        best = np.maximum(_top_sum(P, B), _top_sum(-P, B)).reshape(-1, m)  # [c, m]
+        gamma = max(gamma, float(best.max()))
+        rows = np.arange(s, min(s + chunk, m))
+        best[np.arange(len(rows)), rows] = -np.inf
+        idx = np.unravel_index(int(np.argmax(best)), best.shape)
+        if best[idx] > g_off:
+            g_off, arg = float(best[idx]), (int(rows[idx[0]]), int(idx[1]))
+    return IncoherenceParameters(mu=mu, B=B, eps_d=eps_d, rho=float(rho_rows.max()), gamma=gamma,
+                                 gamma_offdiag=g_off, argmax_rho=int(np.argmax(rho_rows)), argmax_gamma=arg)
+
+
+def normalised_margin(c: Construction, *, margins: SeparationMargins | None = None) -> dict:
+    """Margins under Theorem 9.2's normalisation (26): divide scores and tau by ||U||_F ||V||_F.
+
+    U = [W_Q^(1) | ... | W_Q^(h)] and V = [W_K^(1) | ...] ([d_model, D_K]); with ||x_v|| <= 1 the rescaled
+    parameters satisfy (26) when |tau| / (||U|| ||V||) <= 1. Returns the scale, the normalised margin at tau, the
+    normalised best-threshold margin and the largest row norm of X.
+    """
+    c = _check_construction(c)
+    mg = separation_margins(c) if margins is None else margins
+    scale = float(np.linalg.norm(c.W_Q) * np.linalg.norm(c.W_K))
+    return {
+        "frobenius_scale": scale,
+        "normalised_margin": mg.margin / scale,
+        "normalised_best_margin": mg.best_margin / scale,
+        "normalised_tau": c.tau / scale,
+        "max_row_norm": float(np.max(np.linalg.norm(c.X, axis=1))),
+    }

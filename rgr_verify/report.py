@@ -1,0 +1,187 @@
+"""Audit reports: the claims table for the terminal, ``report.md`` and the JSON record of every verdict.
+
+JSON schema (``schema = "rgr-verify/audit/1"``): a header (tier, root_seed, device, versions, summary counts) and
+``claims``, one record per claim with ``id, ref, statement, kind, tier, status, expected, matches, ran,
+paper_value, measured_value, witness, params, seed, evidence, details, notes, artefacts, seconds``.
+Files are written to a temporary name and renamed into place, so a report is either whole or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Iterable
+
+from .claims.base import Status, jsonable
+from .claims.runner import ClaimResult
+
+__all__ = ["SCHEMA", "result_record", "audit_document", "render_table", "render_markdown", "atomic_write_text"]
+
+SCHEMA = "rgr-verify/audit/1"
+
+
+def result_record(result: ClaimResult) -> dict:
+    """The JSON record of one claim's result."""
+    c, v = result.claim, result.verdict
+    return {
+        "id": c.id,
+        "ref": c.ref,
+        "statement": c.statement,
+        "kind": c.kind.value,
+        "tier": c.tier.value,
+        "status": v.status.value,
+        "expected": result.expected.value if result.expected is not None else None,
+        "matches": result.matches,
+        "ran": result.ran,
+        "paper_value": jsonable(v.paper_value),
+        "measured_value": jsonable(v.measured_value),
+        "witness": jsonable(v.witness),
+        "params": jsonable(v.params),
+        "seed": result.seed,
+        "evidence": v.evidence,
+        "details": v.details,
+        "notes": c.notes,
+        "artefacts": list(v.artefacts),
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int, device: str) -> dict:
+    """The whole JSON document of an audit."""
+    import numpy
+    import sympy
+    import torch
+
+    from . import __version__
+
+    records = [result_record(r) for r in results]
+    counts = Counter(r["status"] if r["ran"] else "not run" for r in records)
+    return {
+        "schema": SCHEMA,
+        "paper": "arXiv 2509.22840 v3, 'A Capacity-Based Rationale for Multi-Head Attention'",
+        "tier": tier,
+        "root_seed": root_seed,
+        "device": device,
+        "versions": {"rgr_verify": __version__, "python": platform.python_version(), "torch": torch.__version__,
+                     "numpy": numpy.__version__, "sympy": sympy.__version__},
+        "summary": {
+            "claims": len(records),
+            "by_status": dict(sorted(counts.items())),
+            "mismatches": [r["id"] for r in records if r["matches"] is False],
+        },
+        "claims": records,
+    }
+
+
+def _short(value, width: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(jsonable(value), separators=(",", ":"))
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_table(doc: dict, *, width: int = 160) -> str:
+    """A plain-text table: id, reference, status (with ledger mark), paper value, measured value."""
+    rows = [("id", "ref", "status", "paper value", "measured value")]
+    for r in doc["claims"]:
+        status = r["status"] if r["ran"] else "not run"
+        if r["matches"] is False:
+            status += f" (ledger: {r['expected'] or 'no entry'})"
+        rows.append((r["id"], r["ref"], status, r["paper_value"], r["measured_value"]))
+    w_id = min(48, max(len(str(r[0])) for r in rows))
+    w_ref = min(16, max(len(str(r[1])) for r in rows))
+    w_st = min(34, max(len(str(r[2])) for r in rows))
+    rest = max(20, width - w_id - w_ref - w_st - 8)
+    w_pv, w_mv = rest // 2, rest - rest // 2
+    lines = []
+    for i, (cid, ref, st, pv, mv) in enumerate(rows):
+        lines.append(f"{_short(cid, w_id):<{w_id}}  {_short(ref, w_ref):<{w_ref}}  {_short(st, w_st):<{w_st}}  "
+                     f"{_short(pv, w_pv):<{w_pv}}  {_short(mv, w_mv)}".rstrip())
+        if i == 0:
+            lines.append("-" * min(width, len(lines[0]) + 10))
+    s = doc["summary"]
+    by = ", ".join(f"{n} {k}" for k, n in s["by_status"].items())
+    lines.append("")
+    lines.append(f"{s['claims']} claims: {by}. Ledger mismatches: {len(s['mismatches'])}"
+                 + (f" ({', '.join(s['mismatches'])})" if s["mismatches"] else ""))
+    return "\n".join(lines)
+
+
+def _md_cell(value, width: int = 120) -> str:
+    return _short(value, width).replace("|", "\\|")
+
+
+def render_markdown(doc: dict) -> str:
+    """``report.md``: summary, the claims table, then one section per claim with its evidence and plots."""
+    s = doc["summary"]
+    out = [
+        "# rgr-verify audit report",
+        "",
+        f"Paper: {doc['paper']}.  ",
+        f"Tier: `{doc['tier']}`, root seed: `{doc['root_seed']}`, device: `{doc['device']}`, "
+        f"versions: {', '.join(f'{k} {v}' for k, v in doc['versions'].items())}.",
+        "",
+        "## Summary",
+        "",
+        f"{s['claims']} claims. " + ", ".join(f"**{n}** {k}" for k, n in s["by_status"].items()) + ".",
+        "",
+        f"Ledger mismatches: {len(s['mismatches'])}" + (": " + ", ".join(f"`{m}`" for m in s["mismatches"])
+                                                     if s["mismatches"] else "."),
+        "",
+        "Statuses: *verified* / *refuted* (with witness) for statements checked exactly or by property search; "
+        "*holds-empirically* / *contradicted-empirically* for training experiments; *inconclusive* where the "
+        "evidence cannot decide or the check could not run here (*not run*); *error* when a check broke.",
+        "",
+        "## Claims",
+        "",
+        "| id | ref | status | paper value | measured value |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in doc["claims"]:
+        status = r["status"] if r["ran"] else "not run"
+        if r["matches"] is False:
+            status = f"**{status}** (ledger: {r['expected']})"
+        out.append(f"| [`{r['id']}`](#{r['id']}) | {r['ref']} | {status} | {_md_cell(r['paper_value'])} | "
+                   f"{_md_cell(r['measured_value'])} |")
+    findings = [r for r in doc["claims"] if r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)]
+    if findings:
+        out += ["", "## Findings (refuted or contradicted statements)", ""]
+        for r in findings:
+            out.append(f"- [`{r['id']}`](#{r['id']}) ({r['ref']}): {r['statement']} — measured: "
+                       f"{_md_cell(r['measured_value'], 300)}")
+    out += ["", "## Details", ""]
+    for r in doc["claims"]:
+        out += [f"### {r['id']}", "", f"*{r['ref']}* · kind `{r['kind']}` · tier `{r['tier']}` · "
+                f"status **{r['status'] if r['ran'] else 'not run'}** · seed `{r['seed']}` · {r['seconds']} s", "",
+                r["statement"], ""]
+        for key, label in (("paper_value", "Paper"), ("measured_value", "Measured"), ("evidence", "Evidence"),
+                           ("witness", "Witness"), ("details", "Details"), ("notes", "Reading / notes")):
+            val = r[key]
+            if val in (None, "", [], {}):
+                continue
+            out.append(f"- **{label}:** {_md_cell(val, 2000)}")
+        if r["params"]:
+            out.append(f"- **Parameters:** `{_md_cell(r['params'], 2000)}`")
+        for art in r["artefacts"]:
+            if str(art).lower().endswith((".png", ".svg", ".jpg")):
+                out += ["", f"![{r['id']}]({art})"]
+            else:
+                out.append(f"- artefact: [{art}]({art})")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same directory and an atomic rename."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
