@@ -1,21 +1,17 @@
 """Root conftest: Hypothesis profiles and per-worker thread limits.
 
 Profiles (select with HYPOTHESIS_PROFILE): ``ci`` (default: bounded examples, no deadline, derandomized so a
-rerun gives the same verdicts), ``dev`` (same, fewer examples), ``thorough`` (10x examples, for long runs).
-Reusable strategies live in :mod:`rgr_verify.strategies`, not here.
+rerun gives the same verdicts), ``dev`` (fewer examples), ``thorough`` (10x examples, for long runs). They are
+registered by the library (:func:`rgr_verify.claims.tools.register_profiles`) so that claim checks scale their
+example counts with the same profile under pytest and under ``rgr-verify audit``. Reusable strategies live in
+:mod:`rgr_verify.strategies`, not here.
 """
 
 import os
 
-from hypothesis import HealthCheck, settings
+from rgr_verify.claims.tools import register_profiles
 
-settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True, database=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("dev", max_examples=30, deadline=None, derandomize=True, database=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("thorough", max_examples=1000, deadline=None, derandomize=True, database=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+register_profiles()
 
 
 def pytest_configure(config):

@@ -16,9 +16,35 @@ from hypothesis import strategies as st
 from ..stats import failure_rate_upper_bound
 from .base import CheckContext, Status, Verdict, jsonable
 
-__all__ = ["property_verdict", "monte_carlo_verdict", "DEFAULT_MAX_EXAMPLES"]
+__all__ = ["property_verdict", "monte_carlo_verdict", "DEFAULT_MAX_EXAMPLES", "profile_scale",
+           "register_profiles"]
 
 DEFAULT_MAX_EXAMPLES = 60
+_BASE_EXAMPLES = 100  # the ci profile's max_examples: scale 1
+
+
+def register_profiles() -> None:
+    """Register the Hypothesis profiles ``ci`` (default), ``dev`` and ``thorough`` and load ``$HYPOTHESIS_PROFILE``.
+
+    Claim checks scale their example counts by the loaded profile (see :func:`profile_scale`), so the same
+    profile drives the property tests and the audit.
+    """
+    import os
+
+    common = dict(deadline=None, derandomize=True, database=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    settings.register_profile("ci", max_examples=_BASE_EXAMPLES, **common)
+    settings.register_profile("dev", max_examples=30, **common)
+    settings.register_profile("thorough", max_examples=10 * _BASE_EXAMPLES, **common)
+    name = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+    if name not in ("ci", "dev", "thorough", "default"):
+        raise ValueError(f"HYPOTHESIS_PROFILE must be one of ci, dev, thorough, default, got {name!r}")
+    settings.load_profile(name)
+
+
+def profile_scale() -> float:
+    """max_examples of the loaded Hypothesis profile relative to the ci profile (ci: 1, thorough: 10, dev: 0.3)."""
+    return settings.default.max_examples / _BASE_EXAMPLES
 
 
 def property_verdict(
@@ -40,6 +66,7 @@ def property_verdict(
     failures: list[tuple[Any, str]] = []
     measured: list[Any] = []
     n_examples = [0]
+    max_examples = max(1, round(max_examples * profile_scale()))
 
     @hyp_seed(ctx.seed)
     @settings(

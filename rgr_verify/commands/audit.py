@@ -67,6 +67,9 @@ def _validate(args):
 
 
 def run(args) -> int:
+    from ..claims.tools import register_profiles
+
+    register_profiles()  # $HYPOTHESIS_PROFILE scales property checks exactly as under pytest
     seed, device, out, json_path, results, claims = _validate(args)
     ledger = read_ledger()
     from tqdm import tqdm
