@@ -99,9 +99,8 @@ class Construction:
 
     def __post_init__(self):
         for name in ("X", "X_inv", "W_sig", "W_Q", "W_K"):
-            arr = np.asarray(getattr(self, name), dtype=np.float64)
-            arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
+            # float64 arrays; left writable because torch.as_tensor warns on read-only numpy arrays
+            object.__setattr__(self, name, np.asarray(getattr(self, name), dtype=np.float64))
         if self.W_Q.shape != self.W_K.shape or self.W_Q.ndim != 3:
             raise ValueError(f"W_Q and W_K must share a shape [n_heads, d_model, d_k], got {self.W_Q.shape}, {self.W_K.shape}")
         check_choice("aggregation", self.aggregation, ("max", "softmax-sum"))
@@ -254,7 +253,7 @@ def algorithm1(graph: Digraph, X, *, d_k: int, rng: np.random.Generator, block_s
     Returns:
         a max-over-heads :class:`Construction` with tau = d_k / 2 and X_inv = X^T.
     """
-    perm = _require_permutation(graph)
+    _require_permutation(graph)
     X = _check_X(X, graph.m)
     d_k = check_int("d_k", d_k, min_value=1)
     B = X.shape[1] if block_size is None else check_int("block_size", block_size, min_value=1)
@@ -263,7 +262,6 @@ def algorithm1(graph: Digraph, X, *, d_k: int, rng: np.random.Generator, block_s
     W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
     X_inv = X.T.copy()
     W_Q, W_K = _weights_from_blocks(X_inv, W_sig, blocks)
-    del perm
     return Construction(algorithm=1, graph=graph, X=X, X_inv=X_inv, W_sig=W_sig, W_Q=W_Q, W_K=W_K, tau=d_k / 2,
                         aggregation="max", blocks=blocks, signatures="rademacher", block_size=B)
 

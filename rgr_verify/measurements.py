@@ -28,6 +28,7 @@ __all__ = [
     "head_score_matrix",
     "aggregated_score_matrix",
     "owner_head_edge_scores",
+    "limit_score_matrix",
     "SeparationMargins",
     "separation_margins",
     "noise_terms",
@@ -87,6 +88,24 @@ def owner_head_edge_scores(c: Construction) -> np.ndarray:
     return out
 
 
+def limit_score_matrix(c: Construction) -> np.ndarray:
+    """The d_k -> infinity limit of S_max / d_k for Rademacher signatures, ``[m, m]``, a function of X alone.
+
+    E[S^(k)_ij | X] = sum_{s in V_k, t in T_k} u_i(s) u_j(t) E[w_pi(s) . w_t] = d_k sum_{s in V_k} u_i(s) u_j(pi_k(s)),
+    so S^(k) / d_k -> U[:, V_k] U[:, T_k]^T (U = X X_inv) by the law of large numbers, and the max over heads
+    converges to the max of these limits. Against tau / d_k = 1/2, a negative margin of this matrix means no d_k
+    (no constant C) makes the construction separate for this X.
+    """
+    c = _check_construction(c)
+    if c.signatures != "rademacher":
+        raise ValueError("limit_score_matrix needs Rademacher signatures")
+    U = c.X @ c.X_inv  # [m, m]
+    out = np.full((c.m, c.m), -np.inf)
+    for blk in c.blocks:
+        out = np.maximum(out, U[:, blk[:, 0]] @ U[:, blk[:, 1]].T)
+    return out
+
+
 @dataclass(frozen=True)
 class SeparationMargins:
     """Separation of true edges from non-edges over all ordered pairs of V.
@@ -123,13 +142,14 @@ class SeparationMargins:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def separation_margins(c: Construction, *, scores: np.ndarray | None = None, include_self: bool = True,
-                       max_failures: int = 20) -> SeparationMargins:
+def separation_margins(c: Construction, *, scores: np.ndarray | None = None, tau: float | None = None,
+                       include_self: bool = True, max_failures: int = 20) -> SeparationMargins:
     """Margins of the construction's aggregated scores at its threshold over all ordered pairs of V.
 
     Args:
         c: the construction.
         scores: precomputed aggregated scores ``[m, m]`` (default :func:`aggregated_score_matrix`).
+        tau: threshold to use instead of ``c.tau`` (e.g. 1/2 for :func:`limit_score_matrix`).
         include_self: whether the self-pairs (i, i) count (as non-edges unless (i, i) in E).
         max_failures: how many failing pairs to list.
     """
@@ -144,7 +164,7 @@ def separation_margins(c: Construction, *, scores: np.ndarray | None = None, inc
     non = ~A & mask
     min_edge = float(S[edge].min()) if edge.any() else math.inf
     max_non = float(S[non].max()) if non.any() else -math.inf
-    tau = float(c.tau)
+    tau = float(c.tau) if tau is None else check_real("tau", tau)
     bad = (edge & (S <= tau)) | (non & (S >= tau))
     idx = np.argwhere(bad)
     fails = tuple((int(i), int(j), float(S[i, j]), bool(A[i, j])) for i, j in idx[:max_failures])
@@ -288,7 +308,8 @@ def _top_sum(vals: np.ndarray, B: int) -> np.ndarray:
     return part.sum(axis=1)
 
 
-def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: int = 64) -> IncoherenceParameters:
+def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: int = 64,
+                                with_gamma: bool = True) -> IncoherenceParameters:
     """Exact Definition B.4 parameters of ``X [m, d_model]`` at block size B (see :class:`IncoherenceParameters`).
 
     The maximum of sum_{a in S} f(a) over |S| <= B is the sum of the B largest positive f(a), so rho is a top-B sum
@@ -299,6 +320,8 @@ def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: in
         X: embeddings ``[m, d_model]``.
         B: block size >= 1.
         mu: scale of X_inv = X^T / mu (default the mean squared row norm).
+        chunk: rows of i processed at once for gamma (memory chunk * m * m floats).
+        with_gamma: False skips the O(m^3) gamma (reported as NaN).
     """
     X = check_finite_array("X", X, ndim=2)
     m = X.shape[0]
@@ -314,7 +337,9 @@ def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: in
     np.fill_diagonal(D2, 0.0)  # S excludes i itself
     rho_rows = _top_sum(D2, B)
     gamma, g_off, arg = 0.0, 0.0, (0, 0)
-    for s in range(0, m, chunk):
+    if not with_gamma:
+        gamma = g_off = math.nan
+    for s in range(0, m if with_gamma else 0, chunk):
         P = D[s:s + chunk, None, :] * D[None, :, :]  # [c, m, m]: delta_i(a) delta_j(a)
         P = P.reshape(-1, m)
         best = np.maximum(_top_sum(P, B), _top_sum(-P, B)).reshape(-1, m)  # [c, m]

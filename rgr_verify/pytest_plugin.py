@@ -14,6 +14,13 @@ import os
 
 import pytest
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Each xdist worker already has a core: BLAS/OpenMP thread pools on top of that oversubscribe the machine and
+    # slow small matrix products down 10-50x. This module is imported before numpy/torch in a worker, so the
+    # settings take effect; explicit values in the environment win.
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 _MARKERS = {
     "symbolic": "claim checked symbolically (sympy): bounds/ tier",
     "property": "property or probabilistic claim (Hypothesis, Monte Carlo): properties/ tier",
