@@ -4,6 +4,17 @@ The library holds the RGR task (graphs, embeddings, contexts), the scoring model
 tools that checks are built from. Public names are re-exported here.
 """
 
+from .constructions import (
+    Construction,
+    algorithm1,
+    algorithm2,
+    algorithm3,
+    algorithm4,
+    algorithm5,
+    build,
+    construction1,
+    konig_edge_coloring,
+)
 from .contexts import context_labels, in_context_neighbours, sample_context, sample_contexts, validate_context
 from .embeddings import (
     binary_compressive_embeddings,
@@ -12,6 +23,7 @@ from .embeddings import (
     one_hot_embeddings,
 )
 from .graphs import Digraph, digraph_from_edges, permutation_graph, random_permutation_graph, random_regular_graph
+from .measurements import noise_terms, normalised_margin, restricted_self_incoherence, separation_margins
 from .metrics import confusion_counts, micro_f1
 from .scoring import (
     AGGREGATIONS,
@@ -31,6 +43,19 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AGGREGATIONS",
+    "Construction",
+    "algorithm1",
+    "algorithm2",
+    "algorithm3",
+    "algorithm4",
+    "algorithm5",
+    "build",
+    "construction1",
+    "konig_edge_coloring",
+    "noise_terms",
+    "normalised_margin",
+    "restricted_self_incoherence",
+    "separation_margins",
     "Digraph",
     "aggregate_scores",
     "binary_compressive_embeddings",
