@@ -1,0 +1,68 @@
+"""``rgr-verify sec73``: run (or replay) the Sec. 7.3 sweep of a tier, print its table and plot Figure 7."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "sec73"
+HELP = "Sec. 7.3 sweep: pre-LN block with frozen pretrained embeddings (quick CPU tier or full GPU tier)"
+DESCRIPTION = (
+    "Train (or replay from --results) every (D_K, h, seed) run of the sec73 preset and print mean test accuracy "
+    "with 95% t-intervals per (D_K, h); --out writes the Figure 7 plot. The quick tier runs on a CPU in about a "
+    "minute; the full tier (m = 6144, l = 16, 112 runs of up to 100k updates) needs a CUDA GPU."
+)
+ORDER = 60
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tier", default="quick", choices=("quick", "full"), help="preset tier (default quick)")
+    parser.add_argument("--source", default=None, choices=("minilm", "gpt2", "gaussian"),
+                        help="embedding source (default: minilm; full tier: gpt2 if $RGR_VERIFY_GPT2_DIR is set)")
+    parser.add_argument("--gpt2-dir", default=None, help="local Hugging Face GPT-2 snapshot dir (model.safetensors)")
+    parser.add_argument("--results", default=None, help="result store directory (default: the cache dir)")
+    parser.add_argument("--out", default=None, help="directory for the Figure 7 plot")
+    parser.add_argument("--device", default=None, choices=("cpu", "cuda"),
+                        help="training device (default: cuda when available, else cpu)")
+    parser.add_argument("--seed", type=int, default=None, help="root seed (default: $RGR_VERIFY_SEED or 20250926)")
+    parser.add_argument("--replay-only", action="store_true", help="fail instead of training missing runs")
+
+
+def run(args) -> int:
+    import torch
+
+    from ..claims.runner import root_seed_from_env
+    from ..presets_sec73 import plot_fig7, run_sec73, sec73_preset
+    from ..stats import t_interval
+
+    preset = sec73_preset(args.tier, source=args.source or ("gpt2" if args.gpt2_dir else None))
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device must be cpu on a machine without CUDA, got cuda")
+    root_seed = args.seed if args.seed is not None else root_seed_from_env()
+
+    def progress(step, specs, val, test):
+        best = float(val.max())
+        print(f"  h={specs[0].n_heads} runs={len(specs)} step={step} best val acc in batch={best:.3f}",
+              file=sys.stderr, flush=True)
+
+    res = run_sec73(preset, root_seed=root_seed, results_dir=args.results, device=device, gpt2_dir=args.gpt2_dir,
+                    train_missing=not args.replay_only, progress=progress)
+    if res is None:
+        raise ValueError("--replay-only was given but the result store lacks runs of this preset")
+    p = res.preset
+    print(f"sec73 {p.name} tier on {device}: {res.source_description}")
+    print(f"m={p.task.m} l={p.task.ell} seeds={p.seeds} steps<={p.train.steps}; mean test acc [95% CI] (collapsed)")
+    print("D_K  " + "".join(f"{'h=' + str(h):>24}" for h in p.heads))
+    for D in p.D_Ks:
+        cells = []
+        for h in p.heads:
+            v = res.values(D, h)
+            mean, lo, hi = t_interval(v)
+            cells.append(f"{mean:.3f} [{lo:.3f},{hi:.3f}] ({int((v < 0.05).sum())})")
+        print(f"{D:<5}" + "".join(f"{c:>24}" for c in cells))
+    if args.out:
+        name = plot_fig7(res, Path(args.out))
+        print(f"wrote {Path(args.out) / name}")
+    return 0

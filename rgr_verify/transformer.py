@@ -1,0 +1,417 @@
+"""One pre-LN Transformer block on the permutation->matching retrieval task of Sec. 7.3, trained in batches of runs.
+
+Task (Sec. 7.3). A run fixes a uniform permutation pi of the m items. An example draws a query q with
+s = pi(q) != q, then 2l - 1 distinct items S, distinct from s and q; the 2l items S + {s} are split into l random
+disjoint pairs (a perfect matching M) and the label is y = M(s). The input is
+
+    X = [x_1, ..., x_l, E[NULL], E[q]],   x_i = E[a_i] + E[b_i]          (no positional embeddings),
+
+with E the frozen ``[m + 1, d_model]`` table of :mod:`rgr_verify.embedding_sources` (NULL = row m).
+
+Model (Sec. 7.3). One GPT-style pre-LN block, read out at the last position only:
+
+    u   = LN_1(X)                                              [L, d_model]
+    p_k = softmax_j( (u_L W_Q^k) . (u_j W_K^k) / sqrt(d_k) )   head k = 1..h, d_k = D_K / h
+    a   = concat_k( sum_j p_kj u_j W_V^k ) W_O                 W_V^k: [d_model, d_v], d_v = d_model / h, no bias
+    r   = X_L + a;   r' = r + W_2 GELU(W_1 LN_2(r) + b_1) + b_2     (d_ff hidden units)
+    logits = LN_f(r') E^T                                      [m + 1]  (tied unembedding over items + NULL)
+
+Only the last position's output is needed, so only its query is computed, and the value path averages u_j per
+head before W_V (the same numbers as averaging u_j W_V^k, with an l-fold smaller cost).
+
+Training. Runs that share the head count h are stacked along a leading run dimension R (seeds and key widths
+D_K; narrower D_K are zero-padded, and their padded query/key columns get no score and no gradient), so one
+``bmm`` serves every run; AdamW is elementwise, so stacked runs train exactly as independent ones. Each run has
+its own torch.Generator for initialisation and data, so its result does not depend on which runs share its
+batch (on a CPU it trains on one thread, so that its numbers do not depend on the caller's thread count).
+Cross-entropy on the last position; AdamW (weight decay 0.01) at a constant learning rate; bfloat16
+autocast on CUDA only; the best validation accuracy and the test accuracy at that evaluation are recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ._checks import check_choice, check_int, check_real
+
+__all__ = [
+    "TaskConfig",
+    "TrainConfig",
+    "RunSpec",
+    "RunResult",
+    "sample_permutation",
+    "sample_examples",
+    "block_inputs",
+    "init_block_params",
+    "block_logits",
+    "train_runs",
+]
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """The retrieval task and the block's fixed sizes."""
+
+    m: int  # number of items (rows of E less NULL)
+    ell: int  # number of superposed pair slots l in the context
+    d_ff: int = 16  # hidden width of the block's 2-layer GELU MLP
+
+    def __post_init__(self):
+        check_int("m", self.m, min_value=3)
+        check_int("ell", self.ell, min_value=1)
+        if 2 * self.ell + 1 > self.m:
+            raise ValueError(f"ell must satisfy 2*ell + 1 <= m = {self.m} (q, s and 2l-1 distinct others), got {self.ell}")
+        check_int("d_ff", self.d_ff, min_value=1)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation and evaluation protocol shared by all runs of a sweep."""
+
+    steps: int  # maximum number of AdamW updates
+    batch_size: int = 128  # examples per update and run
+    lr: float = 1e-3  # constant learning rate
+    weight_decay: float = 0.01  # AdamW decoupled weight decay (Sec. 7.3)
+    eval_every: int = 250  # updates between validation evaluations
+    n_val: int = 2048  # fixed validation examples per run
+    n_test: int = 4096  # fixed held-out test examples per run
+    patience: int = 0  # stop a batch of runs after this many evaluations without any run improving (0 = never)
+    init_std: float = 0.02  # GPT-2 initialisation scale of the weight matrices
+    mixed_precision: bool = True  # bfloat16 autocast, applied on CUDA only
+
+    def __post_init__(self):
+        check_int("steps", self.steps, min_value=1)
+        check_int("batch_size", self.batch_size, min_value=1)
+        check_real("lr", self.lr, low=0.0, low_open=True)
+        check_real("weight_decay", self.weight_decay, low=0.0)
+        check_int("eval_every", self.eval_every, min_value=1)
+        check_int("n_val", self.n_val, min_value=1)
+        check_int("n_test", self.n_test, min_value=1)
+        check_int("patience", self.patience, min_value=0)
+        check_real("init_std", self.init_std, low=0.0, low_open=True)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run: total key width D_K split into n_heads heads, and its seed."""
+
+    D_K: int  # total query/key width h * d_k
+    n_heads: int  # h
+    seed: int  # the run's seed (initialisation, permutation, data)
+
+    def __post_init__(self):
+        check_int("D_K", self.D_K, min_value=1)
+        check_int("n_heads", self.n_heads, min_value=1)
+        check_int("seed", self.seed, min_value=0)
+        if self.D_K % self.n_heads:
+            raise ValueError(f"D_K must be a multiple of n_heads = {self.n_heads}, got {self.D_K}")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Outcome of one run."""
+
+    spec: RunSpec
+    best_val_acc: float  # best validation accuracy over evaluations
+    test_acc: float  # test accuracy at the evaluation of best validation accuracy
+    test_null_rate: float  # fraction of test examples predicted NULL at that evaluation
+    best_step: int  # update count of that evaluation
+    final_test_acc: float  # test accuracy at the last evaluation
+    steps: int  # updates performed
+    seconds: float  # wall time of the batch the run trained in (shared by its batch)
+
+
+def _generator(seed: int, *keys: int, device="cpu") -> torch.Generator:
+    state = np.random.SeedSequence([int(seed), *keys]).generate_state(2, dtype=np.uint32)
+    g = torch.Generator(device=device)
+    g.manual_seed(int(state[0]) << 32 | int(state[1]))
+    return g
+
+
+def sample_permutation(m: int, *, generator: torch.Generator) -> torch.Tensor:
+    """A uniform random permutation pi of [m] as an int64 tensor ``[m]`` (pi[q] is q's successor), drawn on the
+    CPU from ``generator`` (a CPU generator) so that pi does not depend on the training device."""
+    m = check_int("m", m, min_value=3)
+    _check_generator(generator)
+    return torch.randperm(m, generator=generator)
+
+
+def sample_examples(perm: torch.Tensor, n: int, ell: int, *, generator: torch.Generator):
+    """n examples of the permutation->matching task (Sec. 7.3) for the permutation ``perm`` ``[m]``.
+
+    q is uniform over the non-fixed points of pi (rejecting pi(q) = q), s = pi(q); S holds 2l-1 distinct items
+    other than q and s; the 2l items S + {s} are shuffled and paired (2i, 2i+1); the label is s's partner.
+
+    Returns ``(pairs [n, l, 2], query [n], label [n])``, int64 item indices in [0, m), on perm's device
+    (``generator`` must live on that device).
+    """
+    if not isinstance(perm, torch.Tensor) or perm.ndim != 1:
+        raise ValueError("perm must be a 1-d torch tensor holding a permutation of [m]")
+    m = perm.numel()
+    n = check_int("n", n, min_value=1)
+    ell = check_int("ell", ell, min_value=1)
+    if 2 * ell + 1 > m:
+        raise ValueError(f"ell must satisfy 2*ell + 1 <= m = {m}, got {ell}")
+    _check_generator(generator)
+    dev = perm.device
+    if generator.device.type != dev.type:
+        raise ValueError(f"generator must live on perm's device ({dev.type}), got {generator.device.type}")
+    moved = torch.nonzero(perm != torch.arange(m, device=dev)).flatten()  # the valid queries
+    if moved.numel() == 0:
+        raise ValueError("perm must move at least one item (pi(q) = q for every q leaves no valid query)")
+    query = moved[torch.randint(moved.numel(), (n,), generator=generator, device=dev)]  # [n]
+    succ = perm[query]  # [n]
+    keys = torch.rand(n, m, generator=generator, device=dev)  # [n, m]
+    keys.scatter_(1, query[:, None], 2.0)  # q and s are never distractors
+    keys.scatter_(1, succ[:, None], 2.0)
+    others = torch.topk(keys, 2 * ell - 1, dim=1, largest=False).indices  # [n, 2l-1], distinct
+    items = torch.cat([succ[:, None], others], dim=1)  # [n, 2l]
+    order = torch.argsort(torch.rand(n, 2 * ell, generator=generator, device=dev), dim=1)
+    items = torch.gather(items, 1, order)  # shuffled; pairs are (2i, 2i+1)
+    pos = torch.argmax((order == 0).to(torch.int64), dim=1)  # where s landed
+    label = items[torch.arange(n, device=dev), pos ^ 1]  # its partner
+    return items.view(n, ell, 2), query, label
+
+
+def block_inputs(E: torch.Tensor, pairs: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+    """X = [E[a_1] + E[b_1], ..., E[a_l] + E[b_l], E[NULL], E[q]] for each example.
+
+    Args: E ``[m + 1, d]`` (NULL = last row); pairs ``[..., l, 2]``; query ``[...]``.
+    Returns ``[..., l + 2, d]``.
+    """
+    null = E.shape[0] - 1
+    x = E[pairs].sum(-2)  # [..., l, d]
+    tail = torch.stack([torch.full_like(query, null), query], dim=-1)  # [..., 2]
+    return torch.cat([x, E[tail]], dim=-2)
+
+
+def init_block_params(specs: Sequence[RunSpec], d_model: int, d_ff: int, *, init_std: float = 0.02) -> dict:
+    """Stacked parameters of len(specs) runs that share n_heads (GPT-2 initialisation, per-run generators).
+
+    Shapes (R runs, D = max D_K): W_Q, W_K ``[R, d, D]`` (columns >= the run's D_K are zero); W_V, W_O
+    ``[R, d, d]``; W_in ``[R, d, d_ff]``, b_in ``[R, d_ff]``, W_out ``[R, d_ff, d]``, b_out ``[R, d]``; LayerNorm
+    gains/biases ln1_*, ln2_*, lnf_* ``[R, d]``. W_O and W_out use init_std / sqrt(2) (GPT-2's residual scaling
+    for one block). All float32 on the CPU.
+    """
+    specs = _check_specs(specs)
+    d_model = check_int("d_model", d_model, min_value=1)
+    d_ff = check_int("d_ff", d_ff, min_value=1)
+    init_std = check_real("init_std", init_std, low=0.0, low_open=True)
+    h = specs[0].n_heads
+    if d_model % h:
+        raise ValueError(f"n_heads must divide d_model = {d_model} (d_v = d_model / h), got {h}")
+    D = max(s.D_K for s in specs)
+    R = len(specs)
+    p = {name: torch.zeros(R, *shape) for name, shape in
+         [("W_Q", (d_model, D)), ("W_K", (d_model, D)), ("W_V", (d_model, d_model)), ("W_O", (d_model, d_model)),
+          ("W_in", (d_model, d_ff)), ("b_in", (d_ff,)), ("W_out", (d_ff, d_model)), ("b_out", (d_model,))]}
+    for r, s in enumerate(specs):
+        g = _generator(s.seed, 1)
+        p["W_Q"][r, :, : s.D_K] = torch.randn(d_model, s.D_K, generator=g) * init_std
+        p["W_K"][r, :, : s.D_K] = torch.randn(d_model, s.D_K, generator=g) * init_std
+        p["W_V"][r] = torch.randn(d_model, d_model, generator=g) * init_std
+        p["W_O"][r] = torch.randn(d_model, d_model, generator=g) * init_std / math.sqrt(2)
+        p["W_in"][r] = torch.randn(d_model, d_ff, generator=g) * init_std
+        p["W_out"][r] = torch.randn(d_ff, d_model, generator=g) * init_std / math.sqrt(2)
+    for ln in ("ln1", "ln2", "lnf"):
+        p[f"{ln}_w"] = torch.ones(R, d_model)
+        p[f"{ln}_b"] = torch.zeros(R, d_model)
+    return p
+
+
+def _head_layout(specs: Sequence[RunSpec], D: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """G ``[R, D, h]``: G[r, c, k] = 1 if key coordinate c of run r belongs to head k (0 on padding);
+    scale ``[R]`` = 1 / sqrt(d_k)."""
+    h = specs[0].n_heads
+    G = torch.zeros(len(specs), D, h)
+    for r, s in enumerate(specs):
+        dk = s.D_K // h
+        G[r, torch.arange(s.D_K), torch.arange(s.D_K) // dk] = 1.0
+    scale = torch.tensor([1.0 / math.sqrt(s.D_K // h) for s in specs], dtype=torch.float64)
+    return G.to(device), scale.to(device)
+
+
+def _ln(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """LayerNorm over the last dim with per-run gain/bias ``[R, d]`` broadcast over the middle dims of x."""
+    shape = (w.shape[0],) + (1,) * (x.ndim - 2) + (w.shape[1],)
+    return F.layer_norm(x, x.shape[-1:]) * w.view(shape) + b.view(shape)
+
+
+def block_logits(params: dict, X: torch.Tensor, E: torch.Tensor, G: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """Last-position logits of the pre-LN block (formulas in the module docstring) for R stacked runs.
+
+    Args: params from :func:`init_block_params`; X ``[R, B, L, d]``; E ``[m + 1, d]``; G ``[R, D, h]`` and
+    scale ``[R]`` from the head layout. Returns ``[R, B, m + 1]``.
+    """
+    R, B, L, d = X.shape
+    h = G.shape[-1]
+    u = _ln(X, params["ln1_w"], params["ln1_b"])  # [R, B, L, d]
+    q = torch.bmm(u[:, :, -1], params["W_Q"])  # [R, B, D]
+    k = torch.bmm(u.reshape(R, B * L, d), params["W_K"]).view(R, B, L, -1)  # [R, B, L, D]
+    scores = torch.matmul(q[:, :, None, :] * k, G[:, None])  # [R, B, L, h]
+    # Softmax in at least float32 (autocast may hand bfloat16 scores), over the L positions.
+    wide = torch.promote_types(scores.dtype, torch.float32)
+    attn = torch.softmax(scores.to(wide) * scale.view(R, 1, 1, 1).to(wide), dim=2).to(u.dtype)
+    z = torch.einsum("rblh,rbld->rbhd", attn, u)  # [R, B, h, d]: per-head average of u_j
+    Wv = params["W_V"].view(R, d, h, d // h)  # head k's columns are k*d_v..(k+1)*d_v
+    v = torch.einsum("rbhd,rdhv->rbhv", z, Wv).reshape(R, B, d)  # [R, B, d] = concat of the heads
+    r1 = X[:, :, -1] + torch.bmm(v, params["W_O"])  # [R, B, d]
+    hid = F.gelu(torch.bmm(_ln(r1, params["ln2_w"], params["ln2_b"]), params["W_in"]) + params["b_in"][:, None])
+    r2 = r1 + torch.bmm(hid, params["W_out"]) + params["b_out"][:, None]  # [R, B, d]
+    return torch.matmul(_ln(r2, params["lnf_w"], params["lnf_b"]), E.T)  # [R, B, m + 1]
+
+
+def _stack_examples(perms, n, ell, gens):
+    out = [sample_examples(p, n, ell, generator=g) for p, g in zip(perms, gens)]
+    return tuple(torch.stack(t) for t in zip(*out))  # pairs [R, n, l, 2], query [R, n], label [R, n]
+
+
+@torch.no_grad()
+def _evaluate(params, E, G, scale, data, *, autocast, chunk: int = 1024):
+    """Accuracy ``[R]`` and NULL-prediction rate ``[R]`` on fixed examples ``data``."""
+    pairs, query, label = data
+    R, n = label.shape
+    correct = torch.zeros(R, device=E.device)
+    null = torch.zeros(R, device=E.device)
+    for lo in range(0, n, chunk):
+        X = block_inputs(E, pairs[:, lo : lo + chunk], query[:, lo : lo + chunk])
+        with autocast():
+            pred = block_logits(params, X, E, G, scale).argmax(-1)  # [R, b]
+        correct += (pred == label[:, lo : lo + chunk]).sum(1)
+        null += (pred == E.shape[0] - 1).sum(1)
+    return correct / n, null / n
+
+
+def _train_group(E, specs, task, cfg, device, progress):
+    t0 = time.perf_counter()
+    d = E.shape[1]
+    init = init_block_params(specs, d, task.d_ff, init_std=cfg.init_std)
+    params = {k: v.to(device).requires_grad_() for k, v in init.items()}
+    G, scale = _head_layout(specs, params["W_Q"].shape[-1], device)
+    mask = (G.sum(-1) > 0).to(params["W_Q"].dtype)[:, None, :]  # [R, 1, D]: real key columns
+    perms = [sample_permutation(task.m, generator=_generator(s.seed, 2)) for s in specs]
+    # Validation and test sets are drawn on the CPU (device-independent); training data on the device.
+    val = [x.to(device) for x in _stack_examples(perms, cfg.n_val, task.ell, [_generator(s.seed, 3) for s in specs])]
+    test = [x.to(device) for x in _stack_examples(perms, cfg.n_test, task.ell, [_generator(s.seed, 4) for s in specs])]
+    perms = [p.to(device) for p in perms]
+    gens = [_generator(s.seed, 5, device=device) for s in specs]
+    # The fused kernel is several times faster than the foreach one on a CPU and exists on CUDA too.
+    opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
+    use_amp = cfg.mixed_precision and device.type == "cuda"
+
+    def autocast():
+        return torch.autocast("cuda", dtype=torch.bfloat16) if use_amp else contextlib.nullcontext()
+
+    R = len(specs)
+    best_val = torch.full((R,), -1.0)
+    best = {"test": torch.zeros(R), "null": torch.zeros(R), "step": torch.zeros(R, dtype=torch.long)}
+    final_test = torch.zeros(R)
+    stale = 0
+    step = 0
+    for step in range(1, cfg.steps + 1):
+        pairs, query, label = _stack_examples(perms, cfg.batch_size, task.ell, gens)
+        X = block_inputs(E, pairs, query)  # [R, B, L, d]
+        with autocast():
+            logits = block_logits(params, X, E, G, scale)
+        # Sum over runs of each run's mean loss: the runs' gradients stay independent.
+        flat = logits.float().reshape(-1, logits.shape[-1])  # [R * B, m + 1]
+        loss = F.cross_entropy(flat, label.reshape(-1), reduction="sum") / cfg.batch_size
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        with torch.no_grad():  # padded key columns stay exactly zero (they get no gradient; this guards decay too)
+            params["W_Q"].mul_(mask)
+            params["W_K"].mul_(mask)
+        if step % cfg.eval_every == 0 or step == cfg.steps:
+            v_acc, _ = _evaluate(params, E, G, scale, val, autocast=autocast)
+            t_acc, t_null = _evaluate(params, E, G, scale, test, autocast=autocast)
+            v_acc, t_acc, t_null = v_acc.cpu(), t_acc.cpu(), t_null.cpu()
+            improved = v_acc > best_val
+            best_val = torch.where(improved, v_acc, best_val)
+            best["test"] = torch.where(improved, t_acc, best["test"])
+            best["null"] = torch.where(improved, t_null, best["null"])
+            best["step"] = torch.where(improved, torch.tensor(step), best["step"])
+            final_test = t_acc
+            stale = 0 if bool(improved.any()) else stale + 1
+            if progress is not None:
+                progress(step, specs, v_acc, t_acc)
+            if cfg.patience and stale >= cfg.patience:
+                break
+    seconds = time.perf_counter() - t0
+    return [RunResult(s, float(best_val[r]), float(best["test"][r]), float(best["null"][r]), int(best["step"][r]),
+                      float(final_test[r]), step, seconds) for r, s in enumerate(specs)]
+
+
+def train_runs(
+    E,
+    specs: Sequence[RunSpec],
+    task: TaskConfig,
+    cfg: TrainConfig,
+    *,
+    device: str = "cpu",
+    max_batch_runs: int = 64,
+    progress: Callable | None = None,
+) -> list[RunResult]:
+    """Train every run of ``specs`` on the Sec. 7.3 task with the frozen table ``E`` ``[m + 1, d_model]``.
+
+    Runs sharing n_heads are stacked (at most ``max_batch_runs`` at a time, padded to their largest D_K); each
+    run is independent of the others in its batch. ``progress(step, specs, val_acc, test_acc)`` is called at
+    every evaluation. Returns one :class:`RunResult` per spec, in the order of ``specs``.
+    """
+    specs = list(specs)
+    if not specs:
+        raise ValueError("specs must hold at least one RunSpec")
+    for s in specs:
+        if not isinstance(s, RunSpec):
+            raise ValueError(f"specs must hold RunSpec objects, got {type(s).__name__}")
+    if not isinstance(task, TaskConfig) or not isinstance(cfg, TrainConfig):
+        raise ValueError("task must be a TaskConfig and cfg a TrainConfig")
+    check_choice("device", device, ("cpu", "cuda"))
+    max_batch_runs = check_int("max_batch_runs", max_batch_runs, min_value=1)
+    E = torch.as_tensor(np.asarray(E, dtype=np.float32) if not isinstance(E, torch.Tensor) else E, dtype=torch.float32)
+    if E.ndim != 2 or E.shape[0] != task.m + 1:
+        raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
+    if not torch.isfinite(E).all():
+        raise ValueError("E must contain only finite values")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device must be 'cpu' when CUDA is not available, got 'cuda'")
+    E = E.to(dev)
+    results: dict[int, RunResult] = {}
+    # Training is chaotic: a different summation order (another CPU thread count) changes every run's numbers.
+    # One thread on the CPU makes a run's result the same under pytest-xdist, plain pytest and the CLI.
+    threads = torch.get_num_threads()
+    if dev.type == "cpu":
+        torch.set_num_threads(1)
+    try:
+        for h in sorted({s.n_heads for s in specs}):
+            idx = sorted((i for i, s in enumerate(specs) if s.n_heads == h), key=lambda i: specs[i].D_K)
+            for lo in range(0, len(idx), max_batch_runs):
+                chunk = idx[lo : lo + max_batch_runs]
+                for i, res in zip(chunk, _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress)):
+                    results[i] = res
+    finally:
+        torch.set_num_threads(threads)
+    return [results[i] for i in range(len(specs))]
+
+
+def _check_specs(specs) -> list[RunSpec]:
+    specs = list(specs)
+    if not specs or not all(isinstance(s, RunSpec) for s in specs):
+        raise ValueError("specs must be a non-empty sequence of RunSpec")
+    if len({s.n_heads for s in specs}) != 1:
+        raise ValueError("specs must share n_heads to be stacked in one batch")
+    return specs
+
+
+def _check_generator(generator) -> None:
+    if not isinstance(generator, torch.Generator):
+        raise ValueError(f"generator must be a torch.Generator, got {type(generator).__name__}")
