@@ -25,11 +25,14 @@ REPRO_IDS = ["sec3-linear-aggregation-equals-single-head", "sec4-monotonicity-un
 
 
 def test_every_claim_is_well_formed_and_in_the_ledger():
+    # Quick-tier claims run everywhere, so each must have its computed status recorded. A full- or gpu-tier claim
+    # gets its entry from its first real run (a status is never written before it is computed); until then it
+    # reports "not run" here, and a run that computes a status without an entry counts as a mismatch.
     claims = all_claims()
     assert len({c.id for c in claims}) == len(claims)
     ledger = read_ledger()
-    missing = [c.id for c in claims if c.id not in ledger]
-    assert not missing, f"claims without ledger entry: {missing}"
+    missing = [c.id for c in claims if c.id not in ledger and c.tier is Tier.QUICK]
+    assert not missing, f"quick-tier claims without ledger entry: {missing}"
     orphans = sorted(set(ledger) - {c.id for c in claims})
     assert not orphans, f"ledger entries without a claim: {orphans}"
 

@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 GPT2_DIR_ENV = "RGR_VERIFY_GPT2_DIR"  # a local Hugging Face GPT-2 snapshot directory, if any
-CACHE_ENV = "RGR_VERIFY_CACHE"
+CACHE_ENV = "RGR_VERIFY_RESULTS"  # shared with the engine's results store
 STORE_NAME = "sec73-runs.jsonl"
 
 
@@ -119,9 +119,10 @@ def sec73_preset(tier: str, *, source: str | None = None) -> Sec73Preset:
 
 
 def default_cache_dir() -> Path:
-    """Where runs are stored when no results dir is given: ``$RGR_VERIFY_CACHE`` or ``~/.cache/rgr-verify``."""
+    """Where runs are stored when no results dir is given: ``$RGR_VERIFY_RESULTS`` or ``~/.cache/rgr-verify/results``
+    (the engine's default store; Sec. 7.3 records live in their own file there)."""
     raw = os.environ.get(CACHE_ENV)
-    return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify"
+    return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
 
 
 def _code_version() -> str:

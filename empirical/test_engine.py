@@ -1,0 +1,226 @@
+# App. A.1, App. A.3, Sec. 7.1, Sec. 7.2: the batched training engine (sampler, gradients, AdamW, batch invariance).
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from scipy import stats
+
+from rgr_verify.contexts import context_labels, sample_contexts
+from rgr_verify.engine import (
+    RunConfig,
+    _Batch,
+    build_run_data,
+    labels_torch,
+    plan_batches,
+    run_key,
+    sample_contexts_torch,
+    stacked_adamw_step,
+    train_batch,
+)
+from rgr_verify.graphs import random_permutation_graph, random_regular_graph
+from rgr_verify.scoring import max_over_heads_scores, softmax_sum_scores, split_heads, value_readout
+
+# False-alarm rate of each distributional test, fixed in advance; seeds are fixed, so the tests are deterministic.
+ALPHA = 1e-4
+
+
+def _nbrs(graph):
+    return np.argsort(~graph.adjacency, axis=1, kind="stable")[:, : int(graph.adjacency.sum(1).max())]
+
+
+@pytest.mark.parametrize("kind", ["permutation", "regular3"])
+def test_batched_sampler_matches_reference_distribution(kind):
+    # App. A.1 step 1-3: positive-count and vertex-frequency distributions agree with contexts.sample_contexts.
+    rng = np.random.default_rng(7)
+    graph = random_permutation_graph(40, rng=rng) if kind == "permutation" else random_regular_graph(40, 3, rng=rng)
+    n, ell, rho = 6000, 12, 0.5
+    ref = sample_contexts(graph, n, ell, rho, rng=np.random.default_rng(11))
+    ours = sample_contexts_torch(_nbrs(graph), n, ell, rho, rng=np.random.default_rng(12))
+    assert ours.shape == (n, ell)
+    assert all(len(set(row)) == ell for row in ours.tolist())  # distinct vertices
+    pos_ref = context_labels(graph, ref).sum((1, 2))
+    pos_ours = context_labels(graph, ours).sum((1, 2))
+    top = int(max(pos_ref.max(), pos_ours.max()))
+    table = np.array([np.bincount(pos_ref, minlength=top + 1), np.bincount(pos_ours, minlength=top + 1)])
+    table = table[:, table.sum(0) >= 10]  # chi-square validity: pool away empty tails
+    assert stats.chi2_contingency(table).pvalue > ALPHA
+    freq = np.array([np.bincount(ref.ravel(), minlength=40), np.bincount(ours.ravel(), minlength=40)])
+    assert stats.chi2_contingency(freq).pvalue > ALPHA
+    # Position of the first context slot is exchangeable too (order matters for the processing order).
+    first = np.array([np.bincount(ref[:, 0], minlength=40), np.bincount(ours[:, 0], minlength=40)])
+    assert stats.chi2_contingency(first).pvalue > ALPHA
+
+
+def test_labels_torch_equals_context_labels():
+    rng = np.random.default_rng(3)
+    graph = random_regular_graph(20, 2, rng=rng)
+    ctx = sample_contexts(graph, 50, 8, 0.5, rng=rng)
+    ours = labels_torch(torch.as_tensor(_nbrs(graph))[None], torch.as_tensor(ctx)[None])[0].numpy()
+    assert np.array_equal(ours, context_labels(graph, ctx))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_stacked_adamw_equals_torch_adamw(dtype):
+    gen = torch.Generator().manual_seed(5)
+    R, P = 4, 37
+    theta = torch.randn(R, P, generator=gen, dtype=dtype)
+    refs = [torch.nn.Parameter(theta[r].clone()) for r in range(R)]
+    opts = [torch.optim.AdamW([p], lr=1e-3, weight_decay=0.01) for p in refs]
+    m, v = torch.zeros_like(theta), torch.zeros_like(theta)
+    theta_b, m_b, v_b, buf = theta.clone(), m.clone(), v.clone(), torch.empty_like(theta)
+    for step in range(1, 30):
+        g = torch.randn(R, P, generator=gen, dtype=dtype)
+        g[:, :3] = 0.0  # never-updated coordinates, like the engine's padding
+        stacked_adamw_step([theta], [g], [m], [v], step, lr=1e-3, weight_decay=0.01)
+        stacked_adamw_step([theta_b], [g], [m_b], [v_b], step, lr=1e-3, weight_decay=0.01, buffers=[buf])
+        for r in range(R):
+            refs[r].grad = g[r].clone()
+            opts[r].step()
+    for r in range(R):
+        assert torch.equal(theta[r], refs[r].detach())  # bitwise: same ops in the same order
+    assert torch.equal(theta_b, theta)  # the in-place (clamped-sqrt) path gives the same values
+
+
+def _reference_loss(cfg, X, ctx, W_Q, W_K, tau, W_V, y):
+    """Loss of one run on one context via rgr_verify.scoring (autograd reference)."""
+    Xc = X[ctx][None]  # [1, ell, d]
+    Q, K = split_heads(W_Q, cfg.n_heads), split_heads(W_K, cfg.n_heads)
+    ell = cfg.ell
+    if cfg.variant == "value":
+        S = max_over_heads_scores(Xc, Q, K)
+        yhat = value_readout(S, Xc, W_V)[0]
+        target = y @ (Xc[0] @ W_V)
+        valid = y.any(-1)
+        return ((yhat - target) ** 2).sum(-1)[valid].sum() / max(int(valid.sum()), 1)
+    S = (softmax_sum_scores if cfg.variant == "softmax" else max_over_heads_scores)(Xc, Q, K)[0]
+    z = cfg.alpha * (S - tau)
+    if cfg.pos_weight_mode == "ell-1":
+        w = ell - 1.0
+    else:
+        npos = y.sum()
+        w = (ell * ell - npos) / npos if npos > 0 else 0.0
+    return (F.softplus(-z) * y * w + F.softplus(z) * (1 - y)).mean()
+
+
+@pytest.mark.parametrize("variant,graph,r", [("max", "permutation", 1), ("softmax", "permutation", 1),
+                                             ("value", "permutation", 1), ("max", "regular", 3)])
+def test_hand_gradient_equals_autograd_reference(variant, graph, r):
+    # Mixed head counts and widths in one batch exercise the padding and head masks.
+    # Mixed m and d_model too: the embedding and neighbour tables are zero-padded.
+    shapes = [(1, 6, 24, 6), (2, 3, 30, 6), (4, 2, 24, 4), (3, 5, 20, 8)]
+    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, variant=variant, graph=graph, r=r, ell=8,
+                       n_val=4, n_test=4, max_steps=500), s) for s, (h, dk, m, d) in enumerate(shapes)]
+    batch = _Batch(runs, device="cpu", dtype=torch.float64)
+    with torch.no_grad():  # move tau off zero so its gradient path is exercised
+        batch.theta[:, -1] = 0.05 if variant != "value" else 0.0
+    rng = np.random.default_rng(0)
+    ctx = torch.as_tensor(np.stack([sample_contexts(d.graph, 1, 8, 0.5, rng=rng) for d in batch.data]))  # [R,1,8]
+    y = labels_torch(batch.nbrs, ctx)
+    loss, grad = batch.grads(batch._embed(ctx), y)
+    for j, (cfg, _) in enumerate(runs):
+        w = batch.weights_of(j)
+        W_Q = torch.tensor(w["W_Q"], requires_grad=True)
+        W_K = torch.tensor(w["W_K"], requires_grad=True)
+        tau = torch.tensor(w["tau"], dtype=torch.float64, requires_grad=True)
+        X = torch.as_tensor(batch.data[j].X)
+        W_V = torch.as_tensor(batch.data[j].W_V) if variant == "value" else None
+        ref = _reference_loss(cfg, X, ctx[j, 0], W_Q, W_K, tau, W_V, y[j, 0].double())
+        assert math.isclose(float(loss[j]), float(ref.detach()), rel_tol=1e-10, abs_tol=1e-12)
+        gq, gk = torch.autograd.grad(ref, [W_Q, W_K], retain_graph=True)
+        G = grad[j, :-1].view(batch.d, 2, batch.H, batch.dk)
+        ours_q = G[:cfg.d_model, 0, :cfg.n_heads, :cfg.d_head].reshape(cfg.d_model, cfg.D_K)
+        ours_k = G[:cfg.d_model, 1, :cfg.n_heads, :cfg.d_head].reshape(cfg.d_model, cfg.D_K)
+        torch.testing.assert_close(ours_q, gq, rtol=1e-9, atol=1e-12)
+        torch.testing.assert_close(ours_k, gk, rtol=1e-9, atol=1e-12)
+        pad = torch.ones_like(G, dtype=torch.bool)
+        pad[:cfg.d_model, :, :cfg.n_heads, :cfg.d_head] = False
+        assert bool((G[pad] == 0).all())  # padding gets exactly zero gradient
+        if variant != "value":
+            (gt,) = torch.autograd.grad(ref, [tau])
+            assert math.isclose(float(grad[j, -1]), float(gt), rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_batch_invariance_against_solo_runs():
+    # A run's result must not depend on its batch-mates: each run of a mixed batch equals its solo run
+    # (float64; tolerance 1e-9 on the weights, exact on the step count and the test counts).
+    base = dict(ell=8, n_val=40, n_test=60, check_every=40, patience=2, stop_f1=0.9, max_steps=200)
+    runs = [(RunConfig(m=24, d_model=8, n_heads=1, d_head=8, **base), 0),
+            (RunConfig(m=24, d_model=8, n_heads=4, d_head=4, **base), 1),
+            (RunConfig(m=24, d_model=8, n_heads=2, d_head=2, **base), 2),
+            (RunConfig(m=32, d_model=4, n_heads=4, d_head=4, **base), 3)]  # other m, d_model: padded tables
+    batched = train_batch(runs, dtype=torch.float64, keep_weights=True)
+    for (cfg, seed), res in zip(runs, batched):
+        solo = train_batch([(cfg, seed)], dtype=torch.float64, keep_weights=True)[0]
+        assert res.steps == solo.steps and res.stopped_early == solo.stopped_early
+        assert {k: res.extra[k] for k in ("tp", "fp", "fn")} == {k: solo.extra[k] for k in ("tp", "fp", "fn")}
+        for name in ("W_Q", "W_K"):
+            np.testing.assert_allclose(res.extra["weights"][name], solo.extra["weights"][name], rtol=0, atol=1e-9)
+        assert abs(res.tau - solo.tau) <= 1e-9
+        np.testing.assert_allclose(res.val_history, solo.val_history, rtol=0, atol=1e-12)
+
+
+def test_stop_mask_freezes_finished_runs():
+    # With an easy stopping rule some runs stop at the first possible check; they report that step count.
+    base = dict(m=24, d_model=8, ell=8, n_val=40, n_test=60, check_every=50, patience=1, stop_f1=0.0, max_steps=400)
+    res = train_batch([(RunConfig(n_heads=2, d_head=4, **base), s) for s in range(3)], dtype=torch.float64)
+    assert all(r.stopped_early and r.steps == 50 for r in res)
+
+
+def test_run_data_is_a_function_of_the_seed():
+    cfg = RunConfig(m=30, d_model=8, n_heads=2, d_head=4, n_val=10, n_test=10)
+    a, b = build_run_data(cfg, 4), build_run_data(cfg, 4)
+    assert np.array_equal(a.X, b.X) and np.array_equal(a.val, b.val) and np.array_equal(a.W_Q, b.W_Q)
+    other = build_run_data(RunConfig(m=30, d_model=8, n_heads=1, d_head=8, n_val=10, n_test=10), 4)
+    assert np.array_equal(a.X, other.X) and np.array_equal(a.test, other.test)  # paired across head counts
+    assert run_key(cfg, 4) != run_key(cfg, 5)
+
+
+def test_init_readings():
+    std = build_run_data(RunConfig(m=64, d_model=16, n_heads=1, d_head=400, n_val=1, n_test=1), 0).W_Q.std()
+    var = build_run_data(RunConfig(m=64, d_model=16, n_heads=1, d_head=400, n_val=1, n_test=1, init="variance"),
+                         0).W_Q.std()
+    assert abs(std - 0.25) < 0.02 and abs(var - 0.5) < 0.04
+
+
+def test_plan_batches_groups_by_shape_and_bounds_padding():
+    runs = [(RunConfig(m=32, d_model=8, n_heads=h, d_head=dk), 0) for h in (1, 2, 4) for dk in (2, 4, 8)]
+    runs.append((RunConfig(m=64, d_model=8, n_heads=1, d_head=2), 0))
+    batches = plan_batches(runs, max_waste=2.0)
+    assert sorted(len(b) for b in batches) and sum(len(b) for b in batches) == len(runs)
+    for b in batches:
+        assert len({c.shape_key() for c, _ in b}) == 1
+        H = max(c.n_heads for c, _ in b)
+        dk = max(c.d_head for c, _ in b)
+        assert len(b) == 1 or len(b) * H * dk <= 2.0 * sum(c.D_K for c, _ in b)
+
+
+@pytest.mark.parametrize("kwargs", [dict(m=1), dict(d_model=0), dict(variant="relu"), dict(graph="permutation", r=2),
+                                    dict(init="xavier"), dict(ell=100), dict(max_steps=10)])
+def test_run_config_rejects_bad_values(kwargs):
+    base = dict(m=32, d_model=8, n_heads=2, d_head=4)
+    with pytest.raises(ValueError):
+        RunConfig(**{**base, **kwargs})
+
+
+def test_ordered_subset_is_uniform():
+    # Step 1 of App. A.1: every ordered pair of distinct vertices of {0..4} equally likely (20 cells).
+    from rgr_verify.engine import _ordered_subset
+
+    u = torch.as_tensor(np.random.default_rng(1).random((20000, 2)))
+    picks = _ordered_subset(u, 5).numpy()
+    assert np.all(picks[:, 0] != picks[:, 1]) and picks.min() >= 0 and picks.max() <= 4
+    counts = np.bincount(picks[:, 0] * 5 + picks[:, 1], minlength=25)
+    cells = counts[[a * 5 + b for a in range(5) for b in range(5) if a != b]]
+    assert counts.sum() == cells.sum()
+    assert stats.chisquare(cells).pvalue > ALPHA
+
+
+def test_batch_draws_each_runs_own_validation_and_test_contexts():
+    runs = [(RunConfig(m=m, d_model=8, n_heads=2, d_head=4, ell=8, n_val=30, n_test=40), s)
+            for s, m in enumerate((20, 32, 24))]
+    batch = _Batch(runs, device="cpu", dtype=torch.float64)
+    for j, (cfg, seed) in enumerate(runs):
+        solo = build_run_data(cfg, seed)
+        assert np.array_equal(batch.val[j].numpy(), solo.val) and np.array_equal(batch.test[j].numpy(), solo.test)

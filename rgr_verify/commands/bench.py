@@ -1,0 +1,53 @@
+"""``rgr-verify bench``: naive per-run PyTorch loop vs the batched engine, run-steps per second and ratio."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+NAME = "bench"
+HELP = "benchmark the batched training engine against a naive per-run loop on the quick-grid shapes"
+ORDER = 41
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--preset", default="sec6-grid", help="preset whose configurations are benchmarked")
+    parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier")
+    parser.add_argument("--steps", type=int, default=2000, help="training steps per run (both sides)")
+    parser.add_argument("--naive-runs", type=int, default=3, help="runs timed with the naive loop")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides (default 1)")
+    parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
+
+
+def run(args) -> int:
+    import torch
+
+    from ..bench import run_bench
+    from ..presets import get_preset
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("--device cuda requested but CUDA is not available")
+    if args.device != "cpu" and not args.device.startswith("cuda"):
+        raise ValueError(f"--device must be cpu or cuda, got {args.device!r}")
+    if args.threads is not None:
+        if args.threads < 1:
+            raise ValueError(f"--threads must be >= 1, got {args.threads}")
+        torch.set_num_threads(args.threads)
+    preset = get_preset(args.preset, args.tier)
+    configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_head))
+    seeds = sorted({s for _, s in preset.runs})
+    res = run_bench(configs, seeds, steps=args.steps, naive_runs=args.naive_runs, device=args.device)
+    print(f"device {res.device} ({torch.get_num_threads()} threads), {res.steps} steps per run")
+    print(f"naive loop : {res.naive_steps_per_s:12.1f} run-steps/s  ({res.n_naive_runs} runs, {res.naive_seconds:.1f} s)")
+    print(f"engine     : {res.engine_steps_per_s:12.1f} run-steps/s  ({res.n_runs} runs, {res.engine_seconds:.1f} s)")
+    print(f"ratio      : {res.ratio:12.1f}x")
+    if args.json_path:
+        path = Path(args.json_path)
+        try:
+            path.write_text(json.dumps({**res.to_dict(), "threads": torch.get_num_threads(),
+                                        "preset": args.preset, "tier": args.tier}, indent=2))
+        except OSError as exc:
+            raise ValueError(f"--json path {str(path)!r} is not writable: {exc}") from None
+    return 0

@@ -1,0 +1,125 @@
+"""Figures of Sec. 6, 7.1, 7.2 and App. A.2-A.3 from stored run records (matplotlib, Agg backend).
+
+Each function writes one PNG and returns its path: F1-D_K curves per (m, d_model), one line per h, with 95%
+t-interval error bars (Figs. 1, 5, 9; MSE for Fig. 6); D_K^* against a compression variable with the fitted
+line (Figs. 3, 12); D_K^* and h^* along the lambda = 8 diagonal (Fig. 4); h^* against compression (Figs. 2, 10, 13).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .capacity import CurvePoint, Fit, Threshold  # noqa: E402
+
+__all__ = ["plot_curves", "plot_dk_star_fit", "plot_h_star", "plot_diagonal"]
+
+
+def _save(fig, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_curves(groups: dict[tuple, Sequence[CurvePoint]], path, *, title: str, ylabel: str = "test micro-F1",
+                target: float | None = 0.99, log_y: bool = False) -> Path:
+    """One panel per group (a title string such as ``"m=64, d_model=16"``); one line per h: mean metric against
+    D_K with 95% t-intervals."""
+    keys = sorted(groups)
+    if not keys:
+        raise ValueError("groups must be non-empty")
+    n = len(keys)
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    for ax, key in zip(axes.flat, keys):
+        pts = groups[key]
+        for h in sorted({p.h for p in pts}):
+            line = sorted((p for p in pts if p.h == h), key=lambda p: p.D_K)
+            xs = [p.D_K for p in line]
+            ys = [p.mean for p in line]
+            err = [[p.mean - p.low for p in line], [p.high - p.mean for p in line]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", ms=3, capsize=2, label=f"h={h}")
+        if target is not None:
+            ax.axhline(target, color="grey", lw=0.8, ls="--")
+        ax.set_xscale("log", base=2)
+        if log_y:
+            ax.set_yscale("log")
+        ax.set_xlabel("D_K")
+        ax.set_ylabel(ylabel)
+        ax.set_title(key if isinstance(key, str) else ", ".join(str(k) for k in key), fontsize=9)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, path)
+
+
+def plot_dk_star_fit(points: Sequence[tuple[float, Threshold, str]], fit: Fit | None, path, *, title: str,
+                     xlabel: str, paper_slope: float | None = None) -> Path:
+    """D_K^* (central, with optimistic/conservative range) against x, the fitted line through the origin."""
+    fig, ax = plt.subplots(figsize=(5, 4))
+    for x, th, label in points:
+        if th.central is None:
+            ax.scatter([x], [th.max_tested], marker="^", color="red")
+            continue
+        lo = th.optimistic if th.optimistic is not None else th.central
+        hi = th.conservative if th.conservative is not None else th.central
+        ax.errorbar([x], [th.central], yerr=[[th.central - lo], [hi - th.central]], fmt="o", color="C0", capsize=3)
+        ax.annotate(label, (x, th.central), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    xmax = max((x for x, _, _ in points), default=1.0)
+    if fit is not None:
+        ax.plot([0, xmax], [0, fit.slope * xmax], "C1-", label=f"fit {fit.slope:.3g} x (R2 {fit.r2:.3f})")
+    if paper_slope is not None:
+        ax.plot([0, xmax], [0, paper_slope * xmax], "k:", label=f"paper {paper_slope} x")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("D_K*")
+    ax.set_title(title, fontsize=10)
+    if fit is not None or paper_slope is not None:
+        ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def plot_h_star(points: Sequence[tuple[float, Threshold]], path, *, title: str, xlabel: str,
+                fit: Fit | None = None) -> Path:
+    """h^* (with its paired-t interval) against a compression variable, optional affine fit."""
+    fig, ax = plt.subplots(figsize=(5, 4))
+    for x, th in points:
+        if th.h_star is None:
+            continue
+        ax.errorbar([x], [th.h_star], yerr=[[th.h_star - th.h_low], [th.h_high - th.h_star]], fmt="o", color="C0",
+                    capsize=3)
+    if fit is not None and points:
+        xs = sorted(x for x, _ in points)
+        ax.plot(xs, [fit.slope * x + fit.intercept for x in xs], "C1--",
+                label=f"{fit.slope:.3g} x + {fit.intercept:.3g} (R2 {fit.r2:.3f})")
+        ax.legend(fontsize=7)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("h*")
+    ax.set_title(title, fontsize=10)
+    return _save(fig, path)
+
+
+def plot_diagonal(points: Sequence[tuple[int, Threshold]], path, *, title: str) -> Path:
+    """Fig. 4: D_K^* (line, left axis) and h^* (bars, right axis) along the lambda = 8 diagonal, against m."""
+    fig, ax = plt.subplots(figsize=(5, 4))
+    pts = sorted(points, key=lambda p: p[0])
+    ms = [m for m, _ in pts]
+    ax.plot(ms, [th.central if th.central is not None else float("nan") for _, th in pts], "o-", color="C0")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("m")
+    ax.set_ylabel("D_K*", color="C0")
+    ax2 = ax.twinx()
+    ax2.bar(ms, [th.h_star or 0 for _, th in pts], width=[m * 0.3 for m in ms], alpha=0.3, color="C1")
+    ax2.set_ylabel("h*", color="C1")
+    ax.set_title(title, fontsize=10)
+    return _save(fig, path)

@@ -1,0 +1,147 @@
+"""Experiment presets named after the paper: ``sec6-grid``, ``sec6-diagonal``, ``a3-regular``, ``sec71-softmax``,
+``sec72-value``, each with a ``quick`` tier (CPU, reduced grid, reduced step caps) and a ``full`` tier (the paper's
+grids, seeds and Table 2 caps; meant for a GPU).
+
+Seeds are 0..n-1 for every configuration (not chosen by outcome), so the same seed gives the same graph,
+embeddings and test set across head counts and D_K of one (m, d_model): the paired t-tests of App. A.2 pair them.
+
+The paper does not list its D_K grid ("several total key sizes D_K per h"). Full tier: D_K from the
+1-2-3 ladder {4, 6, 8, 12, 16, 24, ...} within [pred / 4, 4 pred] where pred = 1.19 m ln m / d_model is the
+Fig. 3 fit (x 2 for softmax, which the paper says shifts right), keeping D_K divisible by h.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ._checks import check_choice
+from .engine import RunConfig
+
+__all__ = ["PRESETS", "TIERS", "preset_runs", "table2_cap", "Preset", "get_preset"]
+
+TIERS = ("quick", "full")
+_HEADS = (1, 2, 4, 8, 16, 32, 64)
+_LADDER = tuple(sorted({b * 2**k for b in (2, 3) for k in range(1, 12)}))  # 4, 6, 8, 12, ..., 6144
+
+
+def table2_cap(m: int, d_model: int) -> int:
+    """Training step cutoff of Table 2 (default 20,000; (1024, 32) is not listed: 80,000, as its neighbours)."""
+    if m == 256 and d_model == 16:
+        return 30_000
+    if m == 512 and d_model == 16:
+        return 80_000
+    if m in (1024, 2048):
+        return 80_000
+    if m >= 4096:
+        return 200_000
+    return 20_000
+
+
+def _dk_range(m: int, d: int, factor: float = 1.0, lo: float = 0.25, hi: float = 4.0) -> list[int]:
+    pred = factor * 1.19 * m * math.log(m) / d
+    return [D for D in _LADDER if lo * pred <= D <= hi * pred] or [4]
+
+
+def _grid(m, d, heads, dks, seeds, **kw) -> list[tuple[RunConfig, int]]:
+    out = []
+    for h in heads:
+        for D in dks:
+            if D % h == 0:
+                cfg = RunConfig(m=m, d_model=d, n_heads=h, d_head=D // h, **kw)
+                out.extend((cfg, s) for s in range(seeds))
+    return out
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named experiment: its runs and a one-line description."""
+
+    name: str
+    tier: str
+    description: str
+    runs: tuple
+
+
+def _sec6_grid(tier: str):
+    if tier == "quick":
+        runs = []
+        for m, d in ((32, 16), (64, 32), (64, 16)):
+            runs += _grid(m, d, (1, 2, 4, 8), (8, 16, 32, 64), 4, max_steps=6000)
+        return ("base grid, reduced: (m, d_model) in {(32,16),(64,32),(64,16)}, h in {1,2,4,8}, D_K in {8,16,32,64}, "
+                "4 seeds, cap 6000"), runs
+    runs = []
+    for m in (64, 128, 256, 512):
+        for d in (16, 32, 64):
+            runs += _grid(m, d, _HEADS, _dk_range(m, d), 10, max_steps=table2_cap(m, d))
+    return "Sec. 6.1 base grid: m in {64..512}, d_model in {16,32,64}, h in {1..64}, 10 seeds, Table 2 caps", runs
+
+
+def _sec6_diagonal(tier: str):
+    if tier == "quick":
+        runs = []
+        for m, d in ((32, 16), (64, 32), (128, 64)):
+            runs += _grid(m, d, (1, 2, 4), (8, 16, 32), 3, max_steps=3000)
+        return "fixed-compression diagonal, reduced to lambda = 2: (32,16), (64,32), (128,64); 3 seeds, cap 3000", runs
+    runs = []
+    for m, d in ((128, 16), (256, 32), (512, 64), (1024, 128), (2048, 256), (4096, 512), (1024, 32)):
+        seeds = 3 if m >= 2048 else 10
+        runs += _grid(m, d, _HEADS, _dk_range(m, d), seeds, max_steps=table2_cap(m, d))
+    return "Sec. 6.1 lambda = 8 diagonal (128,16)..(4096,512) plus (1024,32); 10 seeds (3 for m >= 2048)", runs
+
+
+def _a3_regular(tier: str):
+    if tier == "quick":
+        runs = []
+        for r in (1, 2, 4):
+            runs += _grid(32, 16, (1, 4), (8, 16, 32, 64), 3, graph="regular", r=r, max_steps=3000)
+        return "App. A.3 r-regular, reduced: m=32, d_model=16, r in {1,2,4}, h in {1,4}; 3 seeds, cap 3000", runs
+    runs = []
+    for r in (1, 2, 4, 8, 16, 32):
+        pred = 0.46 * r * 128 * math.log2(128) / 32
+        dks = [D for D in _LADDER if pred / 4 <= D <= 4 * pred]
+        runs += _grid(128, 32, _HEADS, dks, 5, graph="regular", r=r, max_steps=20_000)
+    return "App. A.3: m=128, d_model=32, r in {1,2,4,8,16,32}; 5 seeds, cap 20000", runs
+
+
+def _sec71_softmax(tier: str):
+    if tier == "quick":
+        runs = _grid(32, 16, (1, 4), (8, 16, 32, 64), 3, variant="softmax", max_steps=4000)
+        return "Sec. 7.1 softmax, reduced: m=32, d_model=16, h in {1,4}; 3 seeds, cap 4000", runs
+    runs = []
+    for m, d in ((64, 16), (64, 32), (128, 32), (256, 32)):
+        runs += _grid(m, d, (1, 2, 4, 8, 16, 32), _dk_range(m, d, factor=2.0), 3, variant="softmax",
+                      max_steps=80_000)
+    return "Sec. 7.1 softmax: (m, d_model) in {(64,16),(64,32),(128,32),(256,32)}; 3 seeds, cap 80000", runs
+
+
+def _sec72_value(tier: str):
+    if tier == "quick":
+        runs = _grid(32, 8, (1, 4), (16, 32), 3, variant="value", max_steps=3000)
+        return "Sec. 7.2 value retrieval, reduced: m=32, d_model=8, h in {1,4}; 3 seeds, cap 3000", runs
+    runs = []
+    for d in (16, 32):
+        runs += _grid(64, d, (1, 2, 4, 8, 16), (8, 16, 32, 64, 128), 3, variant="value", max_steps=20_000)
+    return "Sec. 7.2 value retrieval: m=64, d_model in {16,32}, h in {1..16}; 3 seeds, cap 20000", runs
+
+
+PRESETS = {
+    "sec6-grid": _sec6_grid,
+    "sec6-diagonal": _sec6_diagonal,
+    "a3-regular": _a3_regular,
+    "sec71-softmax": _sec71_softmax,
+    "sec72-value": _sec72_value,
+}
+
+
+def get_preset(name: str, tier: str = "quick") -> Preset:
+    """The preset ``name`` at ``tier``."""
+    check_choice("preset", name, tuple(PRESETS))
+    check_choice("tier", tier, TIERS)
+    description, runs = PRESETS[name](tier)
+    return Preset(name, tier, description, tuple(runs))
+
+
+def preset_runs(name: str, tier: str = "quick") -> list[tuple[RunConfig, int]]:
+    """The (config, seed) pairs of a preset."""
+    return list(get_preset(name, tier).runs)
