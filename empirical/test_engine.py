@@ -224,3 +224,24 @@ def test_batch_draws_each_runs_own_validation_and_test_contexts():
     for j, (cfg, seed) in enumerate(runs):
         solo = build_run_data(cfg, seed)
         assert np.array_equal(batch.val[j].numpy(), solo.val) and np.array_equal(batch.test[j].numpy(), solo.test)
+
+
+@pytest.mark.parametrize("shapes", [[(1, 6, 24, 6)], [(2, 3, 30, 6), (4, 2, 24, 4), (3, 5, 20, 8)],
+                                    [(4, 4, 32, 8), (4, 4, 32, 8)]], ids=["one-head", "mixed", "uniform"])
+def test_fast_max_training_step_equals_general_gradient(shapes):
+    # The max variant's training step (_grad_max_step) must compute exactly what grads() computes (grads is
+    # itself tested against autograd above), including head masks and padding of mixed batches.
+    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, variant="max", ell=8, n_val=4, n_test=4,
+                       max_steps=500), s) for s, (h, dk, m, d) in enumerate(shapes)]
+    batch = _Batch(runs, device="cpu", dtype=torch.float64)
+    with torch.no_grad():
+        batch.theta[:, -1] = 0.05
+    rng = np.random.default_rng(1)
+    ctx = torch.as_tensor(np.stack([sample_contexts(d.graph, 1, 8, 0.5, rng=rng) for d in batch.data]))  # [R,1,8]
+    y = labels_torch(batch.nbrs, ctx)
+    Xc = batch._embed(ctx)
+    A, negB = batch.logistic_coefs(y, 1)
+    _, general = batch.grads(Xc, y, with_loss=False, coef=(A, negB))
+    general = general.clone()
+    fast = batch._grad_max_step(Xc[:, 0], A[:, 0], negB[:, 0])
+    torch.testing.assert_close(fast, general, rtol=1e-12, atol=1e-14)

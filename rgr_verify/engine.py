@@ -336,18 +336,24 @@ def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u
     ctx = _ordered_subset(u_set, nbrs.shape[-2] if m is None else m)  # [R, n, ell]
     chosen = torch.gather(ctx, -1, torch.argsort(u_order, dim=-1))  # U candidates in processing order
     active = u_bern < rho  # [R, n, ell]
-    runs = torch.arange(R, device=ctx.device)[:, None]
     tgt_idx = (u_tgt * r).long().clamp_max(r - 1)  # [R, n, ell]
+    flat = nbrs.reshape(R, -1)  # [R, m r]: vertex i's out-neighbours at i r ... i r + r - 1
+    offs = torch.arange(r, device=ctx.device)
     for t in range(ell):
         i = chosen[..., t]  # [R, n]
-        nb = nbrs[runs, i]  # [R, n, r]
-        present = (nb[..., :, None] == ctx[..., None, :]).any(-1).any(-1)  # [R, n]
+        if r == 1:
+            nb = torch.gather(flat, 1, i)[..., None]  # [R, n, 1]
+            present = (ctx == nb).any(-1)  # [R, n]
+        else:
+            nb = torch.gather(flat, 1, (i[..., None] * r + offs).reshape(R, -1)).view(R, n, r)  # [R, n, r]
+            present = (nb[..., :, None] == ctx[..., None, :]).any(-1).any(-1)  # [R, n]
         need = active[..., t] & ~present
         allowed = ctx != i[..., None]  # positions holding a vertex other than i
-        n_allowed = allowed.sum(-1)  # [R, n]
+        cs = allowed.cumsum(-1)
+        n_allowed = cs[..., -1]  # [R, n]
         k = torch.minimum((u_slot[..., t] * n_allowed).long(), n_allowed - 1)  # uniform rank among them
-        hit = (allowed.long().cumsum(-1) == (k + 1)[..., None]) & allowed
-        slot = hit.long().argmax(-1, keepdim=True)  # [R, n, 1]
+        # The (k+1)-th allowed position: the first where the running count reaches k + 1.
+        slot = (cs <= k[..., None]).sum(-1, keepdim=True)  # [R, n, 1]
         target = torch.gather(nb, -1, tgt_idx[..., t:t + 1])  # [R, n, 1]
         new = torch.where(need[..., None], target, torch.gather(ctx, -1, slot))
         ctx = ctx.scatter(-1, slot, new)
@@ -460,6 +466,13 @@ class _Batch:
             [np.random.default_rng(dd.test_seed) for dd in self.data], c0.n_test, min(c.m for c in self.configs),
             c0.ell, device=self.device), rho=c0.rho, m=self.m_run)  # [R, n_test, ell]
         self.val_y = labels_torch(self.nbrs, self.val)  # [R, n_val, ell, ell], fixed
+        # Max variant: a pair's score S_max(c_p, c_q) depends only on the two vertices, so a context set enters
+        # the metric only through its ordered vertex-pair counts, split by label (fixed per run; see evaluate).
+        self.pair_names: tuple = ()
+        if c0.variant == "max" and m_max * m_max * 4 <= c0.n_val * c0.ell * c0.ell:  # tables smaller than the sets
+            self.val_pairs = self._pair_counts(self.val)
+            self.test_pairs = self._pair_counts(self.test)
+            self.pair_names = ("val_pairs", "test_pairs")
         theta = np.zeros((R, d, 2, H, dk))
         headmask = np.zeros((R, H), dtype=bool)
         for j, (c, dd) in enumerate(zip(self.configs, self.data)):
@@ -486,6 +499,22 @@ class _Batch:
         self.best = np.full(R, np.inf)
         self.alive = list(range(R))  # original indices of the rows still in the batch
         self._refresh()
+
+    def _pair_counts(self, ctx: torch.Tensor) -> torch.Tensor:
+        """``[R, 2, M^2]`` float64: how often each ordered vertex pair (i, j) occurs as (c_p, c_q) over the
+        contexts ``ctx [R, n, ell]`` (all ell^2 position pairs, p = q included), split into positive pairs
+        (i -> j an edge: row 0) and negative pairs (row 1). M is the batch's padded m."""
+        R, M = ctx.shape[0], self.nbrs.shape[1]
+        base = torch.arange(R, device=ctx.device)[:, None, None, None] * (M * M)
+        counts = torch.zeros(R * M * M, dtype=torch.float64, device=ctx.device)
+        for start in range(0, ctx.shape[1], 250):
+            c = ctx[:, start:start + 250]
+            idx = c[..., :, None] * M + c[..., None, :] + base  # [R, chunk, ell, ell]
+            counts += torch.bincount(idx.reshape(-1), minlength=R * M * M)
+        counts = counts.view(R, M * M)
+        verts = torch.arange(M, device=ctx.device).expand(R, 1, M)
+        adj = labels_torch(self.nbrs, verts).reshape(R, M * M)  # y for the pair (i, j), as labels_torch gives it
+        return torch.stack((counts * adj, counts * ~adj), dim=1)
 
     def _refresh(self) -> None:
         self.uniform_heads = bool(self.headmask.all())
@@ -612,6 +641,48 @@ class _Batch:
             grad[:, -1] = grad_tau
         return loss, grad
 
+    def _one(self) -> torch.Tensor:
+        if getattr(self, "_one_t", None) is None:
+            self._one_t = torch.ones((), device=self.device, dtype=self.dtype)
+        return self._one_t
+
+    def _grad_max_step(self, Xc: torch.Tensor, A: torch.Tensor, negB: torch.Tensor) -> torch.Tensor:
+        """:meth:`grads` for the max variant and one context per run (``Xc [R, ell, d]``, coefficients
+        ``[R, ell, ell]``), without the loss: the same formulas with 3-D bmm and head-major copies made once."""
+        R, ell, d = Xc.shape
+        H, dk = self.H, self.dk
+        if getattr(self, "_grad_buf", None) is None or self._grad_buf.shape != self.theta.shape:
+            self._grad_buf = torch.empty_like(self.theta)
+            self._denom_buf = torch.empty_like(self.theta)
+        if getattr(self, "_gtau_buf", None) is None or self._gtau_buf.shape[0] != self.theta.shape[0]:
+            self._gtau_buf = self.theta.new_empty(self.theta.shape[0])
+        grad = self._grad_buf
+        QK = torch.bmm(Xc, self.theta[:, :-1].view(R, d, 2 * H * dk)).view(R, ell, 2, H, dk)
+        # Head-major copies: Q [R H, ell, dk] and K^T [R H, dk, ell] (contiguous operands keep bmm on its fast path).
+        Q = QK[:, :, 0].transpose(1, 2).reshape(R * H, ell, dk)
+        KT = QK[:, :, 1].permute(0, 2, 3, 1).reshape(R * H, dk, ell)
+        Sh = torch.bmm(Q, KT)  # [R H, ell, ell]
+        if H == 1:
+            S = Sh.view(R, ell, ell)
+        else:
+            Sh = Sh.view(R, H, ell, ell)
+            if not self.uniform_heads:
+                Sh = Sh.masked_fill(~self.headmask[:, :, None, None], float("-inf"))
+            S = Sh.amax(1)  # [R, ell, ell]
+        g = torch.addcmul(negB, torch.sigmoid((S - self.tau[:, None, None]).mul_(self.c0.alpha)), A)
+        if H == 1:
+            dS = g
+        else:  # the gradient goes to the head(s) attaining the max: g [Sh == S], as g * (Sh - S >= 0)
+            dS = torch.sub(Sh, S[:, None])
+            dS = torch.heaviside(dS, self._one(), out=dS).mul_(g[:, None]).view(R * H, ell, ell)
+        dQ = torch.bmm(dS, KT.transpose(1, 2)).view(R, H, ell, dk)
+        dK = torch.bmm(dS.transpose(1, 2), Q).view(R, H, ell, dk)
+        dQK = torch.stack((dQ, dK), dim=1).permute(0, 3, 1, 2, 4).reshape(R, ell, 2 * H * dk)
+        grad[:, :-1].view(R, d, 2 * H * dk).copy_(torch.bmm(Xc.transpose(1, 2), dQK))
+        torch.sum(g, (1, 2), out=self._gtau_buf).neg_()
+        grad[:, -1] = self._gtau_buf
+        return grad
+
     # ---- evaluation ---------------------------------------------------------------------------------------
     @torch.no_grad()
     def evaluate(self, ctx: torch.Tensor, labels: torch.Tensor | None = None, chunk: int = 250
@@ -645,6 +716,21 @@ class _Batch:
             metric = np.where(den > 0, num / np.maximum(den, 1.0), 1.0)
         return metric, acc
 
+    @torch.no_grad()
+    def evaluate_pairs(self, pairs: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+        """Max variant: micro-F1 per run and counts ``[R, 3]`` from pair counts ``[R, 2, M^2]``
+        (:meth:`_pair_counts`). The same numbers as :meth:`evaluate` on those contexts: S_max over the
+        vertex-pair table X W_Q^(k) (X W_K^(k))^T, thresholded at tau, weighted by how often each pair occurs."""
+        R, M = self.theta.shape[0], self.X.shape[1]
+        Q, K = self._qk(self.X[:, None])  # [R, 1, H, M, dk]
+        S = self._aggregate(self._head_scores(Q, K))[0][:, 0]  # [R, M, M]
+        pred = (S > self.tau[:, None, None]).reshape(R, 1, M * M).double()
+        tp_fp = (pairs * pred).sum(-1)  # [R, 2]
+        acc = torch.stack((tp_fp[:, 0], tp_fp[:, 1], pairs[:, 0].sum(-1) - tp_fp[:, 0]), dim=1).cpu().numpy()
+        num = 2 * acc[:, 0]
+        den = num + acc[:, 1] + acc[:, 2]
+        return np.where(den > 0, num / np.maximum(den, 1.0), 1.0), acc
+
     # ---- training -----------------------------------------------------------------------------------------
     @torch.no_grad()
     def train_segment(self, n_steps: int, sub: int = 100) -> None:
@@ -657,6 +743,13 @@ class _Batch:
             y = labels_torch(self.nbrs, cs)  # [R, sub, ell, ell]
             Xc = self._embed(cs)  # [R, sub, ell, d]
             A, negB = self.logistic_coefs(y, 1) if c.variant != "value" else (None, None)
+            if c.variant == "max":
+                for t in range(cs.shape[1]):
+                    grad = self._grad_max_step(Xc[:, t], A[:, t], negB[:, t])
+                    self.step += 1
+                    stacked_adamw_step([self.theta], [grad], [self.exp_avg], [self.exp_avg_sq], self.step,
+                                       lr=c.lr, weight_decay=c.weight_decay, buffers=[self._denom_buf])
+                continue
             for t in range(cs.shape[1]):
                 coef = None if A is None else (A[:, t:t + 1], negB[:, t:t + 1])
                 _, grad = self.grads(Xc[:, t:t + 1], y[:, t:t + 1], with_loss=False, coef=coef)
@@ -668,7 +761,7 @@ class _Batch:
         """Stop mask: keep only batch rows ``rows`` (finished runs leave and their parameters freeze)."""
         idx = torch.as_tensor(list(rows), dtype=torch.long, device=self.device)
         for name in ("nbrs", "X", "m_run", "val", "val_y", "test", "headmask", "inv_sqrt_dk", "theta", "exp_avg",
-                     "exp_avg_sq"):
+                     "exp_avg_sq") + self.pair_names:
             setattr(self, name, getattr(self, name)[idx].contiguous())
         if self.W_V is not None:
             self.W_V = self.W_V[idx]
@@ -697,7 +790,7 @@ def _finish(batch: _Batch, rows: Sequence[int], stopped: bool, keep_weights: boo
     if not rows:
         return []
     sub = batch.subset(rows)
-    metric, acc = sub.evaluate(sub.test)
+    metric, acc = sub.evaluate_pairs(sub.test_pairs) if sub.pair_names else sub.evaluate(sub.test)
     results = []
     for k, row in enumerate(rows):
         j = batch.alive[row]
@@ -719,7 +812,8 @@ def train_batch(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", d
     c0 = batch.c0
     while batch.alive:
         batch.train_segment(c0.check_every)
-        metric, _ = batch.evaluate(batch.val, batch.val_y)
+        metric, _ = (batch.evaluate_pairs(batch.val_pairs) if batch.pair_names
+                     else batch.evaluate(batch.val, batch.val_y))
         keep, done_stop, done_cap = [], [], []
         for row, j in enumerate(batch.alive):
             cfg = batch.configs[j]
