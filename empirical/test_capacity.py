@@ -75,3 +75,16 @@ def test_threshold_rejects_bad_args(bad):
     pts = curves(_records())[("max", "permutation", 1, 64, 16)]
     with pytest.raises(ValueError):
         threshold(pts, **bad)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_threshold_estimates_are_ordered(seed):
+    # App. A.2's three D_K* estimates are ordered optimistic <= central <= conservative by construction (the
+    # t-interval brackets the mean); this guards our implementation of that construction on random F1 tables.
+    rng = np.random.default_rng(seed)
+    recs = [_rec(64, 16, h, D, s, float(np.clip(rng.normal(0.9 + 0.03 * np.log2(D / 8) + 0.01 * h, 0.02), 0, 1)))
+            for h in (1, 2, 4) for D in (8, 16, 32, 64) for s in range(4)]
+    (_, pts), = curves(recs).items()
+    th = threshold(pts)
+    val = [math.inf if v is None else v for v in (th.optimistic, th.central, th.conservative)]
+    assert val[0] <= val[1] <= val[2]

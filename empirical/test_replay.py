@@ -2,7 +2,6 @@
 import json
 import math
 
-import pytest
 
 from rgr_verify.claims import all_claims
 from rgr_verify.claims.base import CheckContext, Status

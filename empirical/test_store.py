@@ -2,7 +2,6 @@
 import json
 
 import pytest
-import torch
 
 from rgr_verify.engine import RunConfig, run_key, train_runs
 from rgr_verify.presets import PRESETS, TIERS, get_preset, table2_cap

@@ -20,7 +20,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
+from . import scoring
 from ._checks import check_finite_array, check_int, check_real
 from .constructions import Construction
 
@@ -46,32 +48,37 @@ def _check_construction(c) -> Construction:
 
 
 def head_score_matrix(c: Construction, k: int) -> np.ndarray:
-    """S^(k) ``[m, m]``: S^(k)[i, j] = (x_i W_Q^(k)) . (x_j W_K^(k))."""
+    """S^(k) ``[m, m]``: S^(k)[i, j] = (x_i W_Q^(k)) . (x_j W_K^(k)), scored by :func:`scoring.head_scores`
+    (the code that scores trained weights), over the context C = V."""
     c = _check_construction(c)
     k = check_int("k", k, min_value=0, max_value=c.n_heads - 1)
-    Q = c.X @ c.W_Q[k]  # [m, d_k]
-    K = c.X @ c.W_K[k]  # [m, d_k]
-    return Q @ K.T
+    return _score_heads(c, slice(k, k + 1), "linear-sum")
 
 
 def aggregated_score_matrix(c: Construction) -> np.ndarray:
-    """The aggregated score over C = V, ``[m, m]``.
+    """The aggregated score over C = V, ``[m, m]``, by :func:`scoring.aggregate_scores`.
 
     "max": S_max = max_k S^(k). "softmax-sum": A = sum_k softmax_j(S^(k)[i, :] / sqrt(d_k)) (Eq. (6), ell = m).
+    Heads are scored one at a time (max and sum are associative) so memory stays at a few m x m matrices.
     """
     c = _check_construction(c)
     out = None
     for k in range(c.n_heads):
-        S = head_score_matrix(c, k)
-        if c.aggregation == "max":
-            out = S if out is None else np.maximum(out, S)
+        S = _score_heads(c, slice(k, k + 1), c.aggregation)
+        if out is None:
+            out = S
+        elif c.aggregation == "max":
+            np.maximum(out, S, out=out)
         else:
-            L = S / math.sqrt(c.d_k)
-            L = L - L.max(axis=1, keepdims=True)
-            P = np.exp(L)
-            P /= P.sum(axis=1, keepdims=True)
-            out = P if out is None else out + P
+            out += S
     return out
+
+
+def _score_heads(c: Construction, heads: slice, aggregation: str) -> np.ndarray:
+    X = torch.as_tensor(c.X, dtype=torch.float64)[None]  # [1, m, d_model]: one context holding all of V
+    W_Q = torch.as_tensor(c.W_Q[heads], dtype=torch.float64)
+    W_K = torch.as_tensor(c.W_K[heads], dtype=torch.float64)
+    return scoring.aggregate_scores(X, W_Q, W_K, aggregation)[0].numpy()
 
 
 def owner_head_edge_scores(c: Construction) -> np.ndarray:

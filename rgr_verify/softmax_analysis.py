@@ -26,6 +26,7 @@ from scipy import integrate, optimize, special, stats
 from ._checks import check_choice, check_finite_array, check_int, check_real
 from .constructions import Construction
 from .graphs import Digraph, _check_rng
+from .measurements import head_score_matrix
 
 __all__ = [
     "softmax_calibration_bound",
@@ -71,11 +72,7 @@ def softmax_calibration_bound(a: float, b: float, ell: int) -> float:
 
 def head_logits(c: Construction, k: int) -> np.ndarray:
     """L^(k) ``[m, m]`` = (X W_Q^(k)) (X W_K^(k))^T / sqrt(d_k) (Eq. (5)), over every ordered pair of V."""
-    c = _check_construction(c)
-    k = check_int("k", k, min_value=0, max_value=c.n_heads - 1)
-    Q = c.X @ c.W_Q[k]  # [m, d_k]
-    K = c.X @ c.W_K[k]  # [m, d_k]
-    return (Q @ K.T) / math.sqrt(c.d_k)
+    return head_score_matrix(c, k) / math.sqrt(c.d_k)
 
 
 def source_owner_heads(c: Construction) -> np.ndarray:

@@ -7,34 +7,16 @@ source in the context), and the per-context positive weight w_+ = #neg / #pos of
 
 from __future__ import annotations
 
-import math
 
 from scipy import stats as _st
 
 from ..capacity import compression_x, curves, fit_through_origin, threshold
 from .base import Claim, Kind, Status, Tier, Verdict
-from .paper_sec6 import _cells, _records, _table
+from .paper_sec6 import _cells, _records
 
 ORDER = 105
 
 __all__ = ["CLAIMS", "ORDER"]
-
-
-def _check_interval_order(ctx):
-    recs, why = _records("sec6-grid", "quick", ctx)
-    if recs is None:
-        return Verdict.not_run(why)
-    cells = _cells(recs)
-    ths = {k: threshold(v) for k, v in cells.items()}
-    inf = math.inf
-    bad = [f"({m},{d})" for (m, d), th in ths.items()
-           if not ((th.optimistic if th.optimistic is not None else inf)
-                   <= (th.central if th.central is not None else inf)
-                   <= (th.conservative if th.conservative is not None else inf))]
-    return Verdict(Status.CONTRADICTED_EMPIRICALLY if bad else Status.HOLDS_EMPIRICALLY,
-                   paper_value="optimistic <= central <= conservative D_K* (App. A.2 interval construction)",
-                   measured_value=_table(cells, ths), witness=bad or None,
-                   evidence=f"training sweep ({len(recs)} runs), sec6-grid quick")
 
 
 def _check_table2_caps(ctx, min_fraction=0.5):
@@ -142,12 +124,6 @@ def _check_regular_sharp(ctx, ratio_max=4.0):
 
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim(id="appa2-dkstar-interval-ordering", ref="App. A.2",
-          statement="The optimistic, central and conservative D_K* of App. A.2 are ordered optimistic <= central <= "
-                    "conservative in every cell",
-          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_interval_order,
-          notes="Computed on the sec6-grid quick sweep; a cell with no passing D_K counts as +inf. A consistency check "
-                "of the interval construction (it can only fail if t-intervals were not centred on the mean)."),
     Claim(id="table2-step-caps-sufficient", ref="Table 2",
           statement="With the Table 2 step caps, runs at each cell's threshold configuration (h*, D_K*) converge",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table2_caps,

@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["writable_dir_target", "writable_file_target", "existing_or_creatable_dir"]
+__all__ = ["writable_dir_target", "writable_file_target"]
 
 
 def _probe_writable(directory: Path, option: str) -> None:
@@ -44,7 +44,3 @@ def writable_file_target(value: str, option: str) -> Path:
     _probe_writable(parent, option)
     return path
 
-
-def existing_or_creatable_dir(value: str, option: str) -> Path:
-    """Like :func:`writable_dir_target` (used for result stores that checks create on demand)."""
-    return writable_dir_target(value, option)

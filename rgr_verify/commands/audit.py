@@ -15,10 +15,9 @@ from pathlib import Path
 
 from .._checks import check_int
 from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, run_claim, select_claims, write_ledger
-from ..claims.base import Tier
 from ..claims.runner import default_device
 from ..report import atomic_write_text, audit_document, render_markdown, render_table
-from ._paths import existing_or_creatable_dir, writable_dir_target, writable_file_target
+from ._paths import writable_dir_target, writable_file_target
 
 NAME = "audit"
 HELP = "run the claims and write the audit report"
@@ -61,7 +60,7 @@ def _validate(args):
                 raise ValueError("--device cuda: no CUDA device is available on this machine")
     out = writable_dir_target(args.out, "--out")
     json_path = writable_file_target(args.json, "--json") if args.json else None
-    results = existing_or_creatable_dir(args.results, "--results") if args.results else None
+    results = writable_dir_target(args.results, "--results") if args.results else None
     claims = select_claims(args.only, tier="gpu")  # unselected tiers are reported as not run
     return seed, device, out, json_path, results, claims
 
