@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ..constructions import algorithm1, algorithm2
 from ..embeddings import gaussian_unit_norm_embeddings
 from ..graphs import random_permutation_graph
-from ..scoring import softmax_sum_scores
+from ..scoring import max_over_heads_scores, softmax_sum_scores, split_heads
 from ..softmax_analysis import all_head_logits, decision_function, nuclear_normalised_margin, two_way_softmax_score
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict
 from .tools import property_verdict
@@ -157,6 +157,39 @@ def _check_homogeneity(ctx: CheckContext) -> Verdict:
                             paper_value="(U, V, tau) -> (U/a, V/b, tau/(ab)) keeps every decision; ||U||, ||V|| <= 1 after")
 
 
+@st.composite
+def _context_cases(draw):
+    """A max-over-heads QK channel, m embeddings, and a context of length ell >= 2 holding the pair (u, v)."""
+    m = draw(st.integers(2, 12))
+    ell = draw(st.integers(2, m))
+    return {"m": m, "ell": ell, "d_model": draw(st.integers(1, 6)), "h": draw(st.integers(1, 4)),
+            "d_k": draw(st.integers(1, 3)), "seed": draw(st.integers(0, 2**32 - 1))}
+
+
+def _check_length2_reduction(ctx: CheckContext) -> Verdict:
+    """Theorem 9.2's first step for the max channel (25): a pair's score is the same in every context holding it."""
+    def prop(case):
+        rng = np.random.default_rng(case["seed"])
+        m, ell, d, h, dk = case["m"], case["ell"], case["d_model"], case["h"], case["d_k"]
+        X = rng.standard_normal((m, d))
+        W_Q = split_heads(rng.standard_normal((d, h * dk)), h)
+        W_K = split_heads(rng.standard_normal((d, h * dk)), h)
+        ctx_ = rng.permutation(m)[:ell]  # distinct vertices, random order
+        p, q = rng.choice(ell, size=2, replace=False)
+        u, v = int(ctx_[p]), int(ctx_[q])
+        S_long = max_over_heads_scores(X[ctx_][None], W_Q, W_K)[0, p, q].item()
+        S_two = max_over_heads_scores(X[[u, v]][None], W_Q, W_K)[0, 0, 1].item()
+        assert abs(S_long - S_two) <= 1e-12 * max(1.0, abs(S_two)), (
+            f"S(u, v) = {S_long!r} in the length-{ell} context but {S_two!r} in (u, v)")
+        # For contrast (reported, not asserted): the softmax channel's score of the same pair does move with the context.
+        A_long = softmax_sum_scores(X[ctx_][None], W_Q, W_K)[0, p, q].item()
+        A_two = softmax_sum_scores(X[[u, v]][None], W_Q, W_K)[0, 0, 1].item()
+        return {"max_abs_change_max": abs(S_long - S_two), "softmax_abs_change": abs(A_long - A_two)}
+
+    return property_verdict(prop, _context_cases(), ctx=ctx, max_examples=80,
+                            paper_value="the decision on the length-2 context (u, v) is the decision in every context")
+
+
 def _check_def91(ctx: CheckContext) -> Verdict:
     """Definition 9.1 on the paper's compressive construction, granting it the margin its proof gives (d_k/4)."""
     sizes = [(128, 16), (256, 32), (512, 64), (1024, 128), (2048, 256)] + ([(4096, 512)] if ctx.tier != "quick" else [])
@@ -243,6 +276,15 @@ CLAIMS = (
           notes="Compressive Algorithm 1 on the paper's r = 8 diagonal, granted the margin d_k/4 of Theorem 4.1's proof "
                 "(the construction does not separate at these sizes, see thm41 claims); Construction I is "
                 "constr1-normalised-margin-26. Definition 9.1 itself is separation_margins(include_self=False)."),
+    Claim(id="thm92-length2-reduction-max", ref="Theorem 9.2",
+          statement="Proof, first step: the max-over-heads score of an ordered pair (u, v) is the same in every context "
+                    "containing u and v, so the decision (25) on the length-2 context C = (u, v) is its decision in "
+                    "every context and a lower bound from length-2 contexts applies to the full problem",
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_length2_reduction,
+          notes="Random QK channels (d_model <= 6, h <= 4, d_k <= 3), contexts of distinct vertices, ell in [2, m]; "
+                "float64, relative tolerance 1e-12. The softmax channel's score of the pair is reported for contrast: "
+                "there the reduction rests on the task's requirement (recovery on contexts of every length >= 2), "
+                "not on the model, see thm92-softmax-length2-construction."),
     Claim(id="thm92-normalisation-homogeneity", ref="Theorem 9.2",
           statement="Normalisation (26) is without loss of generality: (U, V, tau) -> (U/a, V/b, tau/(ab)) leaves every "
                     "decision unchanged",
