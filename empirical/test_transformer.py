@@ -258,3 +258,115 @@ def test_sec73_full_tier_claims_replay_stored_results_or_report_not_run(tmp_path
     replayed = run_claim(claim, tier="gpu", device="cpu", results_dir=tmp_path / "stored", root_seed=11)
     assert replayed.ran and replayed.verdict.status.value in ("holds-empirically", "contradicted-empirically")
     assert "Gaussian" in replayed.verdict.details
+
+
+def _recorded_train_runs(monkeypatch, E, specs, task, cfg, device="cpu"):
+    """train_runs, also returning each update's loss (summed over the runs of its batch) and the final parameters
+    of each batch of runs (on the CPU), read through the trainer's own step function."""
+    import rgr_verify.transformer as T
+
+    losses, final = [], {}
+    step = T._train_step
+
+    def recording_step(params, *args, **kwargs):
+        loss = step(params, *args, **kwargs)
+        losses.append(float(loss))
+        final[id(params)] = {k: v.detach().cpu().clone() for k, v in params.items()}
+        return loss
+
+    with monkeypatch.context() as mp:
+        mp.setattr(T, "_train_step", recording_step)
+        res = train_runs(E, specs, task, cfg, device=device)
+    return res, losses, list(final.values())
+
+
+def test_sec73_run_weights_do_not_depend_on_their_batch_bit_for_bit(monkeypatch):
+    # Stronger than the accuracy check above: the run's trained weights are identical to the last bit, alone or
+    # stacked with a wider run (its key columns zero-padded from 4 to 8). This needs each run's block of every
+    # parameter to hold a multiple of 16 floats (d_model = d_ff = 16 here; the presets too): the fused CPU AdamW
+    # kernel rounds the last numel % (vector width) elements of a tensor differently.
+    import dataclasses
+
+    E = GaussianSource(16).table(12, rng=np.random.default_rng(1)).E
+    task, cfg = TaskConfig(12, 2, d_ff=16), TrainConfig(steps=5, batch_size=8, eval_every=5, n_val=16, n_test=16)
+    alone, _, (w_alone,) = _recorded_train_runs(monkeypatch, E, [RunSpec(4, 2, 7)], task, cfg)
+    stacked, _, (w_stacked,) = _recorded_train_runs(monkeypatch, E, [RunSpec(8, 2, 5), RunSpec(4, 2, 7)], task, cfg)
+    assert dataclasses.replace(stacked[1], seconds=0.0) == dataclasses.replace(alone[0], seconds=0.0)
+    for k, v in w_alone.items():
+        w = w_stacked[k][0]  # a batch's runs are ordered by D_K: the D_K = 4 run is first
+        if k in ("W_Q", "W_K"):
+            assert torch.count_nonzero(w[:, 4:]) == 0
+            w = w[:, :4]
+        assert torch.equal(w, v[0]), k
+
+
+def _cpu_drawn_training_data(monkeypatch):
+    # Training examples come from CPU generators on every device, so a CUDA run sees the CPU run's batches.
+    import rgr_verify.transformer as T
+
+    gen, sample = T._generator, T._sample_from
+    monkeypatch.setattr(T, "_generator", lambda seed, *keys, device="cpu": gen(seed, *keys))
+    monkeypatch.setattr(T, "_sample_from", lambda perm, moved, n, ell, g: tuple(
+        t.to(perm.device) for t in sample(perm.cpu(), moved.cpu(), n, ell, g)))
+
+
+@pytest.mark.gpu
+def test_sec73_cuda_float32_training_matches_cpu(monkeypatch):
+    # Same seeds and the same (CPU-drawn) batches: CUDA in float32 (no autocast, no TF32) follows the CPU run.
+    # Tolerances: per-update losses to rtol 1e-4; accuracies within 2 examples of 256 (an argmax may flip on a
+    # near-tie after float32 rounding differences). Weights are not compared: AdamW's first updates are +-lr for
+    # any gradient, so an element whose gradient is at rounding level may move either way on either device.
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    E = GaussianSource(32).table(40, rng=np.random.default_rng(2)).E
+    specs = [RunSpec(4, 2, 1), RunSpec(8, 2, 2), RunSpec(8, 4, 3)]
+    task = TaskConfig(40, 3, d_ff=8)
+    cfg = TrainConfig(steps=8, batch_size=16, lr=1e-3, eval_every=4, n_val=256, n_test=256, mixed_precision=False)
+    out = {}
+    for device in ("cpu", "cuda"):
+        with monkeypatch.context() as mp:
+            _cpu_drawn_training_data(mp)
+            out[device] = _recorded_train_runs(mp, E, specs, task, cfg, device=device)
+    (res_cpu, loss_cpu, _), (res_gpu, loss_gpu, _) = out["cpu"], out["cuda"]
+    assert len(loss_cpu) == len(loss_gpu) == 2 * cfg.steps  # two batches of runs: h = 2 and h = 4
+    np.testing.assert_allclose(loss_gpu, loss_cpu, rtol=1e-4)
+    for a, b in zip(res_cpu, res_gpu):
+        assert a.spec == b.spec and a.steps == b.steps == cfg.steps
+        assert abs(a.best_val_acc - b.best_val_acc) <= 2 / 256 and abs(a.final_test_acc - b.final_test_acc) <= 2 / 256
+
+
+@pytest.mark.gpu
+def test_sec73_cuda_bf16_training_is_finite_reproducible_and_sync_free(monkeypatch):
+    # bfloat16 autocast on CUDA with the device's own training streams: every loss finite, results in range and
+    # identical on a second call; between evaluations the loop never waits for the GPU (any sync would raise).
+    import dataclasses
+
+    import rgr_verify.transformer as T
+
+    E = GaussianSource(64).table(200, rng=np.random.default_rng(3)).E
+    specs = [RunSpec(8, 2, 1), RunSpec(16, 2, 2), RunSpec(16, 4, 3)]
+    task = TaskConfig(200, 4)
+    cfg = TrainConfig(steps=40, batch_size=32, lr=3e-3, eval_every=10, n_val=128, n_test=128, mixed_precision=True)
+    step, evaluate = T._train_step, T._evaluate
+
+    def strict_step(*args, **kwargs):
+        loss = step(*args, **kwargs)
+        torch.cuda.set_sync_debug_mode("error")  # from here to the next evaluation, a host sync raises
+        return loss
+
+    def evaluate_relaxed(*args, **kwargs):
+        torch.cuda.set_sync_debug_mode("default")
+        return evaluate(*args, **kwargs)
+
+    try:
+        with monkeypatch.context() as mp:
+            mp.setattr(T, "_train_step", strict_step)
+            mp.setattr(T, "_evaluate", evaluate_relaxed)
+            first = train_runs(E, specs, task, cfg, device="cuda")
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    again, losses, _ = _recorded_train_runs(monkeypatch, E, specs, task, cfg, device="cuda")
+    assert len(losses) == 2 * cfg.steps and all(math.isfinite(x) for x in losses)
+    for a, b in zip(first, again):
+        assert a.steps == cfg.steps and 0 <= a.best_val_acc <= 1 and 0 <= a.test_acc <= 1
+        assert 0 <= a.test_null_rate <= 1 and a.best_step in (10, 20, 30, 40)
+        assert dataclasses.replace(a, seconds=0.0) == dataclasses.replace(b, seconds=0.0)

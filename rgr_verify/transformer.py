@@ -21,11 +21,31 @@ head before W_V (the same numbers as averaging u_j W_V^k, with an l-fold smaller
 
 Training. Runs that share the head count h are stacked along a leading run dimension R (seeds and key widths
 D_K; narrower D_K are zero-padded, and their padded query/key columns get no score and no gradient), so one
-``bmm`` serves every run; AdamW is elementwise, so stacked runs train exactly as independent ones. Each run has
-its own torch.Generator for initialisation and data, so its result does not depend on which runs share its
-batch (on a CPU it trains on one thread, so that its numbers do not depend on the caller's thread count).
-Cross-entropy on the last position; AdamW (weight decay 0.01) at a constant learning rate; bfloat16
-autocast on CUDA only; the best validation accuracy and the test accuracy at that evaluation are recorded.
+``bmm`` serves every run; AdamW is elementwise, so stacked runs train as independent ones. Each run has its own
+torch.Generator for initialisation and data, so on a CPU its result does not depend on which runs share its
+batch, to the last bit when each run's block of every parameter holds a multiple of 16 floats (d_model and d_ff
+multiples of 16, as in both presets; tested): the fused CPU AdamW kernel updates the last numel % (vector width)
+elements of a tensor with scalar code that rounds differently. On a CPU a run trains on one thread, so that its
+numbers do not depend on the caller's thread count. On CUDA, cuBLAS picks kernels by problem shape, so a run
+batched differently may sum in another order and, training being chaotic, end with other numbers of the same
+distribution; the same call on the same machine should repeat its numbers (a gpu-tier test checks it).
+Cross-entropy on the last position; AdamW (weight decay 0.01) at a constant learning rate; the best validation
+accuracy and the test accuracy at that evaluation are recorded.
+
+Devices. Initialisation, permutations and the validation/test examples are drawn on the CPU (the same on every
+device); training examples are drawn on the training device from a generator living there (a CUDA generator
+draws another stream than a CPU one, so CUDA and CPU runs of one seed see other training examples). On CUDA,
+``mixed_precision`` runs the block under bfloat16 autocast (no GradScaler: bfloat16 has float32's range);
+LayerNorm, the attention softmax and the loss are computed in float32, and evaluation's logits are computed in
+float32 too (an argmax over m + 1 bfloat16-rounded logits could tie). The training loop never waits for the
+device: no tensor value reaches Python between evaluations.
+
+Memory (largest group of the full tier: R = 28 runs, B = 256, l = 16, d_model = 768, D = 512, m = 6144). X
+and each LayerNorm output of a training step are [R, B, l + 2, d] float32, 0.4 GB each; the logits
+[R, B, m + 1] are 0.09 GB in bfloat16 and 0.18 GB per float32 copy; parameters, gradients and AdamW state
+0.9 GB; an evaluation chunk of 1024 examples is 4 times a training batch. Measured on a CPU in float32 (peak
+resident memory above the set-up): 3.3 GB after a training step, 6.8 GB after an evaluation chunk. Far below
+a 78 GiB GPU, so the vocabulary logits need no chunking.
 """
 
 from __future__ import annotations
@@ -164,9 +184,20 @@ def sample_examples(perm: torch.Tensor, n: int, ell: int, *, generator: torch.Ge
     dev = perm.device
     if generator.device.type != dev.type:
         raise ValueError(f"generator must live on perm's device ({dev.type}), got {generator.device.type}")
-    moved = torch.nonzero(perm != torch.arange(m, device=dev)).flatten()  # the valid queries
+    moved = _moved_items(perm)
     if moved.numel() == 0:
         raise ValueError("perm must move at least one item (pi(q) = q for every q leaves no valid query)")
+    return _sample_from(perm, moved, n, ell, generator)
+
+
+def _moved_items(perm: torch.Tensor) -> torch.Tensor:
+    """The valid queries ``[k]``: items q with pi(q) != q (``nonzero`` waits for the device: call it once per run)."""
+    return torch.nonzero(perm != torch.arange(perm.numel(), device=perm.device)).flatten()
+
+
+def _sample_from(perm, moved, n, ell, generator):
+    """:func:`sample_examples` given the valid queries ``moved`` (unchecked); never waits for the device."""
+    dev, m = perm.device, perm.numel()
     query = moved[torch.randint(moved.numel(), (n,), generator=generator, device=dev)]  # [n]
     succ = perm[query]  # [n]
     keys = torch.rand(n, m, generator=generator, device=dev)  # [n, m]
@@ -245,11 +276,13 @@ def _ln(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return F.layer_norm(x, x.shape[-1:]) * w.view(shape) + b.view(shape)
 
 
-def block_logits(params: dict, X: torch.Tensor, E: torch.Tensor, G: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+def block_logits(params: dict, X: torch.Tensor, E: torch.Tensor, G: torch.Tensor, scale: torch.Tensor, *,
+                 float32_logits: bool = False) -> torch.Tensor:
     """Last-position logits of the pre-LN block (formulas in the module docstring) for R stacked runs.
 
     Args: params from :func:`init_block_params`; X ``[R, B, L, d]``; E ``[m + 1, d]``; G ``[R, D, h]`` and
-    scale ``[R]`` from the head layout. Returns ``[R, B, m + 1]``.
+    scale ``[R]`` from the head layout; ``float32_logits``: compute the unembedding in float32 even under
+    autocast (without autocast it changes nothing). Returns ``[R, B, m + 1]``.
     """
     R, B, L, d = X.shape
     h = G.shape[-1]
@@ -266,12 +299,37 @@ def block_logits(params: dict, X: torch.Tensor, E: torch.Tensor, G: torch.Tensor
     r1 = X[:, :, -1] + torch.bmm(v, params["W_O"])  # [R, B, d]
     hid = F.gelu(torch.bmm(_ln(r1, params["ln2_w"], params["ln2_b"]), params["W_in"]) + params["b_in"][:, None])
     r2 = r1 + torch.bmm(hid, params["W_out"]) + params["b_out"][:, None]  # [R, B, d]
-    return torch.matmul(_ln(r2, params["lnf_w"], params["lnf_b"]), E.T)  # [R, B, m + 1]
+    out = _ln(r2, params["lnf_w"], params["lnf_b"])  # [R, B, d]
+    if float32_logits:
+        with torch.autocast(X.device.type, enabled=False):
+            return torch.matmul(out.float(), E.float().T)  # [R, B, m + 1]
+    return torch.matmul(out, E.T)  # [R, B, m + 1]
 
 
-def _stack_examples(perms, n, ell, gens):
-    out = [sample_examples(p, n, ell, generator=g) for p, g in zip(perms, gens)]
+def _stack_examples(perms, moved, n, ell, gens):
+    out = [_sample_from(p, q, n, ell, g) for p, q, g in zip(perms, moved, gens)]
     return tuple(torch.stack(t) for t in zip(*out))  # pairs [R, n, l, 2], query [R, n], label [R, n]
+
+
+def _train_step(params, opt, E, G, scale, mask, batch, *, autocast, batch_size: int) -> torch.Tensor:
+    """One AdamW update of every stacked run on ``batch`` = (pairs ``[R, B, l, 2]``, query, label ``[R, B]``).
+
+    Returns the summed per-run mean losses as a detached scalar on the device (reading it waits for the device).
+    """
+    pairs, query, label = batch
+    X = block_inputs(E, pairs, query)  # [R, B, L, d]
+    with autocast():
+        logits = block_logits(params, X, E, G, scale)
+    # Sum over runs of each run's mean loss: the runs' gradients stay independent.
+    flat = logits.float().reshape(-1, logits.shape[-1])  # [R * B, m + 1]
+    loss = F.cross_entropy(flat, label.reshape(-1), reduction="sum") / batch_size
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    with torch.no_grad():  # padded key columns stay exactly zero (they get no gradient; this guards decay too)
+        params["W_Q"].mul_(mask)
+        params["W_K"].mul_(mask)
+    return loss.detach()
 
 
 @torch.no_grad()
@@ -284,7 +342,7 @@ def _evaluate(params, E, G, scale, data, *, autocast, chunk: int = 1024):
     for lo in range(0, n, chunk):
         X = block_inputs(E, pairs[:, lo : lo + chunk], query[:, lo : lo + chunk])
         with autocast():
-            pred = block_logits(params, X, E, G, scale).argmax(-1)  # [R, b]
+            pred = block_logits(params, X, E, G, scale, float32_logits=True).argmax(-1)  # [R, b]
         correct += (pred == label[:, lo : lo + chunk]).sum(1)
         null += (pred == E.shape[0] - 1).sum(1)
     return correct / n, null / n
@@ -298,12 +356,17 @@ def _train_group(E, specs, task, cfg, device, progress):
     G, scale = _head_layout(specs, params["W_Q"].shape[-1], device)
     mask = (G.sum(-1) > 0).to(params["W_Q"].dtype)[:, None, :]  # [R, 1, D]: real key columns
     perms = [sample_permutation(task.m, generator=_generator(s.seed, 2)) for s in specs]
+    moved = [_moved_items(p) for p in perms]
+    if any(q.numel() == 0 for q in moved):  # probability 1/m!: a seed whose permutation is the identity
+        raise ValueError(f"the permutation of some seed in {[s.seed for s in specs]} moves no item; use another seed")
     # Validation and test sets are drawn on the CPU (device-independent); training data on the device.
-    val = [x.to(device) for x in _stack_examples(perms, cfg.n_val, task.ell, [_generator(s.seed, 3) for s in specs])]
-    test = [x.to(device) for x in _stack_examples(perms, cfg.n_test, task.ell, [_generator(s.seed, 4) for s in specs])]
-    perms = [p.to(device) for p in perms]
+    gv, gt = [_generator(s.seed, 3) for s in specs], [_generator(s.seed, 4) for s in specs]
+    val = [x.to(device) for x in _stack_examples(perms, moved, cfg.n_val, task.ell, gv)]
+    test = [x.to(device) for x in _stack_examples(perms, moved, cfg.n_test, task.ell, gt)]
+    perms, moved = [p.to(device) for p in perms], [q.to(device) for q in moved]
     gens = [_generator(s.seed, 5, device=device) for s in specs]
-    # The fused kernel is several times faster than the foreach one on a CPU and exists on CUDA too.
+    # The fused kernel is several times faster than the foreach one on a CPU and exists on CUDA too. On CUDA it
+    # applies the same arithmetic to every element; on a CPU see the module docstring (vector width, tail).
     opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
     use_amp = cfg.mixed_precision and device.type == "cuda"
 
@@ -317,20 +380,9 @@ def _train_group(E, specs, task, cfg, device, progress):
     stale = 0
     step = 0
     for step in range(1, cfg.steps + 1):
-        pairs, query, label = _stack_examples(perms, cfg.batch_size, task.ell, gens)
-        X = block_inputs(E, pairs, query)  # [R, B, L, d]
-        with autocast():
-            logits = block_logits(params, X, E, G, scale)
-        # Sum over runs of each run's mean loss: the runs' gradients stay independent.
-        flat = logits.float().reshape(-1, logits.shape[-1])  # [R * B, m + 1]
-        loss = F.cross_entropy(flat, label.reshape(-1), reduction="sum") / cfg.batch_size
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        with torch.no_grad():  # padded key columns stay exactly zero (they get no gradient; this guards decay too)
-            params["W_Q"].mul_(mask)
-            params["W_K"].mul_(mask)
-        if step % cfg.eval_every == 0 or step == cfg.steps:
+        batch = _stack_examples(perms, moved, cfg.batch_size, task.ell, gens)
+        _train_step(params, opt, E, G, scale, mask, batch, autocast=autocast, batch_size=cfg.batch_size)
+        if step % cfg.eval_every == 0 or step == cfg.steps:  # the only point where the loop waits for the device
             v_acc, _ = _evaluate(params, E, G, scale, val, autocast=autocast)
             t_acc, t_null = _evaluate(params, E, G, scale, test, autocast=autocast)
             v_acc, t_acc, t_null = v_acc.cpu(), t_acc.cpu(), t_null.cpu()
