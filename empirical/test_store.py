@@ -1,11 +1,15 @@
-# Results store and presets: atomic appends, torn-line recovery, resume without redoing finished runs.
+# Results stores and presets: atomic appends, torn-line recovery, resume without redoing finished runs.
 import json
+import threading
 
 import pytest
 
 from rgr_verify.engine import RunConfig, run_key, train_runs
 from rgr_verify.presets import PRESETS, TIERS, get_preset, table2_cap
-from rgr_verify.store import ResultStore, ensure_runs
+from rgr_verify.presets_sec73 import STORE_NAME, run_sec73
+from rgr_verify.store import JsonlStore, ResultStore, ensure_runs
+
+from .test_transformer import _tiny_preset  # the tiny Sec. 7.3 sweep of the sec73 store tests
 
 _TINY = dict(m=20, d_model=8, ell=8, n_val=20, n_test=20, check_every=20, max_steps=40)
 
@@ -58,3 +62,67 @@ def test_store_rejects_unwritable_dir(tmp_path):
     blocker.write_text("x")
     with pytest.raises(ValueError):
         ResultStore(blocker / "sub")
+
+
+def test_jsonl_store_terminates_torn_line_and_skips_junk(tmp_path):
+    store = JsonlStore(tmp_path, "x.jsonl")
+    assert store.read() == {}
+    store.append([{"key": "a", "v": 1}])
+    with open(store.path, "ab") as fh:  # a writer killed mid-record, then lines that are not keyed records
+        fh.write(b'{"key": "torn", "v": 0.')
+    store.append([{"key": "b", "v": 2}, {"key": "a", "v": 3}])
+    with open(store.path, "ab") as fh:
+        fh.write(b'[1, 2]\n{"v": 4}\n{"key": 5}\n\xff\n\n')
+    store.append([])
+    lines = store.path.read_bytes().split(b"\n")
+    assert lines[:4] == [b'{"key": "a", "v": 1}', b'{"key": "torn", "v": 0.', b'{"key": "b", "v": 2}',
+                         b'{"key": "a", "v": 3}']
+    assert store.read() == {"a": {"key": "a", "v": 3}, "b": {"key": "b", "v": 2}}  # the later record wins
+    assert store.read(where=lambda r: r["v"] < 3) == {"a": {"key": "a", "v": 1}, "b": {"key": "b", "v": 2}}
+
+
+def test_jsonl_store_rejects_bad_arguments(tmp_path):
+    for bad in ("", "a/b", "..", None):
+        with pytest.raises(ValueError, match="filename"):
+            JsonlStore(tmp_path, bad)
+    store = JsonlStore(tmp_path, "x.jsonl")
+    for bad in ({"key": "a"}, [{"v": 1}], [{"key": 1}], ["a"]):
+        with pytest.raises(ValueError, match="records"):
+            store.append(bad)
+    with pytest.raises(ValueError, match="where"):
+        store.read(where=1)
+    with pytest.raises(ValueError, match="lock name"):
+        store.lock("")
+    assert not store.path.exists()
+
+
+def test_jsonl_store_concurrent_appends_keep_whole_lines(tmp_path):
+    # Writers in threads of one process (as pytest-xdist workers in processes) never interleave within a line.
+    def write(t):
+        store = JsonlStore(tmp_path, "x.jsonl")
+        for i in range(40):
+            store.append([{"key": f"{t}-{i}", "pad": "x" * (1000 * t)}, {"key": f"{t}-{i}b"}])
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = (tmp_path / "x.jsonl").read_text().splitlines()
+    assert len(lines) == 320 and len(JsonlStore(tmp_path, "x.jsonl").read()) == 320
+    assert all(json.loads(line)["key"] for line in lines)
+
+
+def test_sec73_store_survives_a_torn_line(tmp_path, monkeypatch):
+    # A sweep killed mid-append leaves a torn line in sec73-runs.jsonl: the next sweep's records start on a line
+    # of their own, and both sweeps then replay without training.
+    first = run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path)
+    with open(tmp_path / STORE_NAME, "ab") as fh:
+        fh.write(b'{"D_K": 2, "key": "')
+    second = run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path)
+    lines = (tmp_path / STORE_NAME).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 17 and lines[8] == '{"D_K": 2, "key": "'
+    assert sorted(json.loads(line)["key"] for line in lines[9:]) == sorted(r["key"] for r in second.records)
+    monkeypatch.setattr("rgr_verify.transformer.train_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
+    assert run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path, train_missing=False).records == first.records
+    assert run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path, train_missing=False).records == second.records

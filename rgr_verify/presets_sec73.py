@@ -4,9 +4,10 @@ A sweep trains every (D_K, h, seed) of a preset with :func:`rgr_verify.transform
 of its embedding source and appends one JSON line per run to ``<results_dir>/sec73-runs.jsonl``. Each record is
 keyed by a hash of the run's full configuration, its seed, the device kind and the code version (a hash of
 ``transformer.py`` and ``embedding_sources.py``), so a later sweep (or a claim, or another pytest worker) replays
-stored runs instead of training them again. Appends are whole lines under a file lock; missing runs train in
-groups of equal h, each under its own lock, so concurrent callers of one sweep (pytest-xdist workers) split the
-groups between them and then replay.
+stored runs instead of training them again. The file is a :class:`rgr_verify.store.JsonlStore`, like the engine's
+``runs.jsonl``: appends are whole lines under a file lock, a torn line left by a killed writer is skipped and
+terminated by the next append. Missing runs train in groups of equal h, each under its own named lock, so
+concurrent callers of one sweep (pytest-xdist workers) split the groups between them and then replay.
 
 Seeds come from the root seed only (not from a claim's seed), so every claim of Sec. 7.3 shares one sweep; seed
 index i uses the same permutation pi and the same validation/test examples for every (D_K, h), which makes
@@ -27,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from ._checks import check_choice, check_int
+from .store import RESULTS_ENV, JsonlStore, default_results_dir
 from .transformer import RunResult, RunSpec, TaskConfig, TrainConfig
 
 __all__ = [
@@ -44,7 +46,7 @@ __all__ = [
 ]
 
 GPT2_DIR_ENV = "RGR_VERIFY_GPT2_DIR"  # a local Hugging Face GPT-2 snapshot directory, if any
-CACHE_ENV = "RGR_VERIFY_RESULTS"  # shared with the engine's results store
+CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
 STORE_NAME = "sec73-runs.jsonl"
 
 
@@ -121,8 +123,7 @@ def sec73_preset(tier: str, *, source: str | None = None) -> Sec73Preset:
 def default_cache_dir() -> Path:
     """Where runs are stored when no results dir is given: ``$RGR_VERIFY_RESULTS`` or ``~/.cache/rgr-verify/results``
     (the engine's default store; Sec. 7.3 records live in their own file there)."""
-    raw = os.environ.get(CACHE_ENV)
-    return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
+    return default_results_dir()
 
 
 def _code_version() -> str:
@@ -198,28 +199,6 @@ def _plan(preset: Sec73Preset, root_seed: int, device: str):
     return plan
 
 
-def _read_store(path: Path) -> dict:
-    out = {}
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:  # a torn line from a killed writer: ignore it, the run is redone
-                continue
-            out[rec.get("key")] = rec
-    return out
-
-
-def _append(path: Path, records: list[dict]) -> None:
-    with open(path, "a", encoding="utf-8") as f:
-        f.write("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
-        f.flush()
-        os.fsync(f.fileno())
-
-
 def run_sec73(
     preset: Sec73Preset,
     *,
@@ -232,7 +211,7 @@ def run_sec73(
 ) -> Sec73Results | None:
     """Replay stored runs of ``preset`` and train the missing ones (unless ``train_missing`` is False, in which
     case None is returned when any run is missing). Returns the sweep's :class:`Sec73Results`."""
-    from filelock import FileLock, Timeout
+    from filelock import Timeout
 
     from .transformer import train_runs
 
@@ -240,17 +219,9 @@ def run_sec73(
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     check_choice("device", device, ("cpu", "cuda"))
-    store_dir = Path(results_dir) if results_dir is not None else default_cache_dir()
-    store_dir.mkdir(parents=True, exist_ok=True)
-    path = store_dir / STORE_NAME
+    store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME)
     plan = _plan(preset, root_seed, device)
-    store_lock = FileLock(str(path) + ".lock")  # guards reads and appends of the shared store file
-
-    def read():
-        with store_lock:
-            return _read_store(path)
-
-    stored = read()
+    stored = store.read()
     missing = [(key, spec, i) for key, spec, i in plan if key not in stored]
     if missing and not train_missing:
         return None
@@ -261,13 +232,13 @@ def run_sec73(
     while pending:
         progressed = False
         for h in list(pending):
-            lock = FileLock(str(store_dir / f"sec73-{preset.name}-{preset.source}-{device}-h{h}.lock"))
+            lock = store.lock(_group_lock_name(preset, device, h))
             try:
                 lock.acquire(timeout=0)
             except Timeout:
                 continue
             try:
-                stored = read()
+                stored = store.read()
                 todo = [(key, spec, i) for key, spec, i in plan if spec.n_heads == h and key not in stored]
                 if todo:
                     if table is None:  # built only when something must train: replay needs no embedding files
@@ -275,20 +246,23 @@ def run_sec73(
                         table = source.table(preset.task.m, rng=rng)
                     results = train_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train,
                                          device=device, max_batch_runs=preset.max_batch_runs, progress=progress)
-                    new = [_record(key, spec, i, res, preset, table, device)
-                           for (key, spec, i), res in zip(todo, results)]
-                    with store_lock:
-                        _append(path, new)
+                    store.append([_record(key, spec, i, res, preset, table, device)
+                                  for (key, spec, i), res in zip(todo, results)])
             finally:
                 lock.release()
             pending.remove(h)
             progressed = True
         if pending and not progressed:  # every remaining group trains elsewhere: wait for the first one
-            with FileLock(str(store_dir / f"sec73-{preset.name}-{preset.source}-{device}-h{pending[0]}.lock")):
+            with store.locked(_group_lock_name(preset, device, pending[0])):
                 pass
-    stored = read()
+    stored = store.read()
     records = tuple(stored[key] for key, _, _ in plan)
     return Sec73Results(preset, records[0]["source_description"], device, records)
+
+
+def _group_lock_name(preset: Sec73Preset, device: str, h: int) -> str:
+    """The training lock of the runs with h heads of one sweep."""
+    return f"sec73-{preset.name}-{preset.source}-{device}-h{h}"
 
 
 def _record(key, spec, i, res, preset, table, device) -> dict:

@@ -1,10 +1,14 @@
-"""Results store: append-only JSON-lines records keyed by a hash of (config, seed, engine version).
+"""Results stores: append-only JSON-lines files of keyed records, shared by concurrent writers.
 
-Layout: ``<results_dir>/runs.jsonl`` holds one record per finished run; ``runs.jsonl.lock`` is the
-:mod:`filelock` lock that serialises writers (several sweeps or pytest-xdist workers may share a directory).
-An append writes one complete line with a single ``write`` and ``fsync``; if a previous writer was killed
+:class:`JsonlStore` is the generic part: ``<results_dir>/<filename>`` holds one JSON record (a dict with a string
+``"key"``) a line, ``<filename>.lock`` is the :mod:`filelock` lock that serialises writers (several sweeps or
+pytest-xdist workers may share a directory), and named training locks let concurrent callers split the work of a
+sweep. An append writes complete lines with a single ``write`` and ``fsync``; if a previous writer was killed
 mid-line, the next append first terminates the torn line, and readers skip lines that do not parse. So a sweep
 killed at any moment loses at most the runs still training, and a resumed sweep redoes none of the finished ones.
+
+:class:`ResultStore` keeps the engine's runs in ``runs.jsonl``, keyed by a hash of (config, seed, engine version);
+the Sec. 7.3 sweep (:mod:`rgr_verify.presets_sec73`) keeps its runs in ``sec73-runs.jsonl`` of the same directory.
 """
 
 from __future__ import annotations
@@ -13,14 +17,14 @@ import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from filelock import FileLock
 
 from ._checks import check_int
 from .engine import ENGINE_VERSION, RunConfig, RunResult, run_key
 
-__all__ = ["ResultStore", "default_results_dir", "RESULTS_ENV", "ensure_runs", "run_preset"]
+__all__ = ["JsonlStore", "ResultStore", "default_results_dir", "RESULTS_ENV", "ensure_runs", "run_preset"]
 
 RESULTS_ENV = "RGR_VERIFY_RESULTS"
 
@@ -31,30 +35,31 @@ def default_results_dir() -> Path:
     return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
 
 
-class ResultStore:
-    """Append-only store of run records in ``directory``."""
+class JsonlStore:
+    """Append-only file ``directory / filename`` of JSON records keyed by their string ``"key"`` field.
 
-    FILENAME = "runs.jsonl"
+    ``directory`` is created if needed (None: :func:`default_results_dir`); ``filename`` is a plain file name.
+    Reads take no lock (appends write whole lines, and a line still being written does not parse), so stored
+    records replay from a read-only directory.
+    """
 
-    def __init__(self, directory: str | os.PathLike | None = None):
+    def __init__(self, directory: str | os.PathLike | None, filename: str):
+        if not isinstance(filename, str) or not filename or filename in (".", "..") or any(
+                sep in filename for sep in ("/", "\\", "\0")):
+            raise ValueError(f"filename must be a non-empty plain file name (no path separators), got {filename!r}")
         self.directory = Path(directory) if directory is not None else default_results_dir()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ValueError(f"results directory {str(self.directory)!r} cannot be created: {exc}") from None
-        self.path = self.directory / self.FILENAME
-        self._lock = FileLock(str(self.path) + ".lock")
+        self.path = self.directory / filename
+        self._append_lock = FileLock(str(self.path) + ".lock")
 
-    @contextmanager
-    def locked(self, name: str = "train") -> Iterator["ResultStore"]:
-        """Hold the named training lock (one per preset and tier), so concurrent workers compute a preset once
-        while other presets proceed in parallel. Appends use a separate, short-held lock."""
-        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
-        with FileLock(str(self.directory / f".{safe}.lock")):
-            yield self
-
-    def records(self) -> dict[str, dict]:
-        """All complete records of the current engine version, by key (a later record for a key wins)."""
+    def read(self, where: Callable[[dict], bool] | None = None) -> dict[str, dict]:
+        """Every complete record (for which ``where(record)`` holds, if given), by key; a later record for a key
+        wins. Lines that do not parse (torn by a killed writer) or are not keyed records are skipped."""
+        if where is not None and not callable(where):
+            raise ValueError(f"where must be None or a callable taking a record, got {type(where).__name__}")
         out: dict[str, dict] = {}
         if not self.path.exists():
             return out
@@ -64,9 +69,69 @@ class ResultStore:
                     rec = json.loads(raw.decode())
                 except (UnicodeDecodeError, json.JSONDecodeError):
                     continue  # a torn line from a killed writer
-                if isinstance(rec, dict) and rec.get("engine_version") == ENGINE_VERSION and "key" in rec:
+                if isinstance(rec, dict) and isinstance(rec.get("key"), str) and (where is None or where(rec)):
                     out[rec["key"]] = rec
         return out
+
+    def append(self, records: Sequence[dict]) -> None:
+        """Append ``records`` (dicts with a string ``"key"``, JSON-serialisable), one line each, in one write
+        followed by fsync, under the store's lock. A torn last line left by a killed writer is terminated first,
+        so it costs only its own record."""
+        if isinstance(records, dict) or not all(isinstance(r, dict) and isinstance(r.get("key"), str)
+                                                for r in records):
+            raise ValueError("records must be a sequence of dicts, each with a string 'key'")
+        data = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records).encode()
+        if not data:
+            return
+        with self._append_lock:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # terminate a torn line left by a killed writer
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def lock(self, name: str) -> FileLock:
+        """The named training lock (a file ``.<name>.lock`` in the directory; characters other than letters,
+        digits, ``-`` and ``_`` become ``_``), for callers that acquire it without waiting."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"lock name must be a non-empty string, got {name!r}")
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+        return FileLock(str(self.directory / f".{safe}.lock"))
+
+    @contextmanager
+    def locked(self, name: str) -> Iterator["JsonlStore"]:
+        """Hold the named training lock, so concurrent callers compute a piece of work once while other pieces
+        proceed in parallel. Appends use the store's own, short-held lock."""
+        with self.lock(name):
+            yield self
+
+
+class ResultStore:
+    """Append-only store of engine run records in ``directory / runs.jsonl`` (a :class:`JsonlStore`)."""
+
+    FILENAME = "runs.jsonl"
+
+    def __init__(self, directory: str | os.PathLike | None = None):
+        self._jsonl = JsonlStore(directory, self.FILENAME)
+        self.directory = self._jsonl.directory
+        self.path = self._jsonl.path
+
+    @contextmanager
+    def locked(self, name: str = "train") -> Iterator["ResultStore"]:
+        """Hold the named training lock (one per preset and tier), so concurrent workers compute a preset once
+        while other presets proceed in parallel. Appends use a separate, short-held lock."""
+        with self._jsonl.locked(name):
+            yield self
+
+    def records(self) -> dict[str, dict]:
+        """All complete records of the current engine version, by key (a later record for a key wins)."""
+        return self._jsonl.read(where=lambda rec: rec.get("engine_version") == ENGINE_VERSION)
 
     def append(self, result: RunResult) -> str:
         """Append one run's record atomically; returns its key."""
@@ -74,20 +139,7 @@ class ResultStore:
         rec["extra"] = {k: v for k, v in rec["extra"].items() if k != "weights"}
         key = run_key(result.config, result.seed)
         rec["key"] = key
-        line = (json.dumps(rec, sort_keys=True) + "\n").encode()
-        with self._lock:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                size = os.fstat(fd).st_size
-                if size:
-                    with open(self.path, "rb") as fh:
-                        fh.seek(size - 1)
-                        if fh.read(1) != b"\n":
-                            line = b"\n" + line  # terminate a torn line left by a killed writer
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        self._jsonl.append([rec])
         return key
 
     def missing(self, runs: Iterable[tuple[RunConfig, int]]) -> list[tuple[RunConfig, int]]:
