@@ -1,5 +1,6 @@
 # App. A.1, App. A.3, Sec. 7.1, Sec. 7.2: the batched training engine (sampler, gradients, AdamW, batch invariance).
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -245,3 +246,156 @@ def test_fast_max_training_step_equals_general_gradient(shapes):
     general = general.clone()
     fast = batch._grad_max_step(Xc[:, 0], A[:, 0], negB[:, 0])
     torch.testing.assert_close(fast, general, rtol=1e-12, atol=1e-14)
+
+
+# ---- CUDA path: prefetched uniforms, device-scalar AdamW, CUDA graphs ----------------------------------------
+
+def _leaving_runs():
+    """A mixed max-variant batch whose runs leave at different checks (caps 80, 120, 200; early stops)."""
+    base = dict(ell=8, n_val=40, n_test=60, check_every=40, patience=2, stop_f1=0.9)
+    return [(RunConfig(m=24, d_model=8, n_heads=1, d_head=8, max_steps=200, **base), 0),
+            (RunConfig(m=24, d_model=8, n_heads=4, d_head=4, max_steps=80, **base), 1),
+            (RunConfig(m=24, d_model=8, n_heads=2, d_head=2, max_steps=200, **base), 2),
+            (RunConfig(m=32, d_model=4, n_heads=4, d_head=4, max_steps=120, **base), 3)]
+
+
+def _assert_same_results(got, want, atol=0.0):
+    for a, b in zip(got, want, strict=True):
+        assert (a.config, a.seed, a.steps, a.stopped_early) == (b.config, b.seed, b.steps, b.stopped_early)
+        assert {k: a.extra[k] for k in ("tp", "fp", "fn")} == {k: b.extra[k] for k in ("tp", "fp", "fn")}
+        assert a.metric == b.metric and a.val_history == b.val_history
+        assert abs(a.tau - b.tau) <= atol
+        for name in ("W_Q", "W_K"):
+            np.testing.assert_allclose(a.extra["weights"][name], b.extra["weights"][name], rtol=0, atol=atol)
+
+
+def test_prefetched_uniforms_leave_results_unchanged(monkeypatch):
+    # Drawing the next segment's uniforms in a worker thread (for every run still in the batch, then dropping
+    # the rows of runs that leave) must not change any run's training contexts: results bitwise equal.
+    dropped = []
+    keep = _Batch.keep
+
+    def spy(self, rows):
+        dropped.append(self._prefetched is not None and len(rows) < len(self.alive))
+        keep(self, rows)
+
+    monkeypatch.setattr(_Batch, "keep", spy)
+    runs = _leaving_runs()
+    with_prefetch = train_batch(runs, keep_weights=True, prefetch=True)
+    assert any(dropped)  # some prefetched block lost rows
+    assert len({r.steps for r in with_prefetch}) > 1
+    _assert_same_results(with_prefetch, train_batch(runs, keep_weights=True, prefetch=False))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("weight_decay", [0.0, 0.01])
+def test_device_scalar_adamw_equals_stacked_adamw_bitwise(dtype, weight_decay):
+    # The graph-capturable AdamW (step counter and bias corrections as tensors) is bitwise the host-step AdamW.
+    from rgr_verify.engine import _adamw_scalar_tables, _stacked_adamw_step_on_device
+
+    gen = torch.Generator().manual_seed(5)
+    theta = torch.randn(3, 200, generator=gen, dtype=dtype)
+    theta[:, :5] = 0.0  # padding: zero, with zero gradient
+    m, v, buf = torch.zeros_like(theta), torch.zeros_like(theta), torch.empty_like(theta)
+    theta_d, m_d, v_d, buf_d, g_d = theta.clone(), m.clone(), v.clone(), torch.empty_like(theta), torch.empty_like(theta)
+    step = torch.zeros((), dtype=torch.long)
+    tables = torch.as_tensor(_adamw_scalar_tables(60, lr=1e-3), dtype=dtype)
+    for t in range(1, 61):
+        g = torch.randn(3, 200, generator=gen, dtype=dtype) * 10.0 ** (t % 7 - 5)  # gradients from 1e-5 to 10
+        g[:, :5] = 0.0
+        stacked_adamw_step([theta], [g], [m], [v], t, lr=1e-3, weight_decay=weight_decay, buffers=[buf])
+        _stacked_adamw_step_on_device(theta_d, g_d.copy_(g), m_d, v_d, step, tables, buf_d, lr=1e-3,
+                                      weight_decay=weight_decay)
+        assert torch.equal(theta_d, theta) and torch.equal(m_d, m) and torch.equal(v_d, v)
+    assert int(step) == 60
+
+
+def test_device_step_training_equals_host_step_on_cpu():
+    # The CUDA training loop (device-scalar AdamW; graph capture replaced by a Python replay of the same steps on
+    # the static inputs) run on CPU gives bitwise the host-step parameters, across chunk lengths 15 and 5 and
+    # a change of the batch's rows (which must drop the recorded chunks).
+    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, ell=8, n_val=4, n_test=4, max_steps=500), s)
+            for s, (h, dk, m, d) in enumerate([(2, 3, 30, 6), (4, 2, 24, 4), (1, 5, 20, 8)])]
+    host = _Batch(runs, device="cpu", dtype=torch.float32)
+    eager = _Batch(runs, device="cpu", dtype=torch.float32)
+    eager.device_step = True
+    fake = _Batch(runs, device="cpu", dtype=torch.float32)
+    fake.device_step = fake.cuda_graphs = True
+    fake._record_chunk = lambda static: (lambda: fake._max_steps_on_device(*static))
+    broken = _Batch(runs, device="cpu", dtype=torch.float32)  # a capture that fails: warn once, train eagerly
+    broken.device_step = broken.cuda_graphs = True
+
+    def refuse(static):
+        raise RuntimeError("capture refused")
+
+    broken._record_chunk = refuse
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for rows in (None, [0, 2]):
+            for b in (host, eager, fake, broken):
+                if rows is not None:
+                    b.keep(rows)
+                for _ in range(2):
+                    b.train_segment(35, sub=15)
+    assert [str(w.message) for w in caught] == [
+        "CUDA graph capture failed (RuntimeError: capture refused); training eagerly"]
+    for b in (eager, fake, broken):
+        assert b.step == host.step == 140 and int(b._step_t) == host.step
+        for name in ("theta", "exp_avg", "exp_avg_sq"):
+            assert torch.equal(getattr(b, name), getattr(host, name)), name
+    # Per row set: chunks 15, 15, 5 | 15, 15, 5, of which all but the first of each length are replays.
+    assert fake.graph_replays == 8 and eager.graph_replays == broken.graph_replays == 0
+
+
+def test_cuda_graphs_switch(monkeypatch):
+    from rgr_verify.engine import cuda_graphs_enabled
+
+    monkeypatch.delenv("RGR_VERIFY_CUDA_GRAPHS", raising=False)
+    assert cuda_graphs_enabled()
+    monkeypatch.setenv("RGR_VERIFY_CUDA_GRAPHS", "0")
+    assert not cuda_graphs_enabled()
+    monkeypatch.setenv("RGR_VERIFY_CUDA_GRAPHS", "yes")
+    with pytest.raises(ValueError, match="RGR_VERIFY_CUDA_GRAPHS"):
+        cuda_graphs_enabled()
+    monkeypatch.setenv("RGR_VERIFY_CUDA_GRAPHS", "1")
+    for kwargs in (dict(prefetch=1), dict(cuda_graphs="no"), dict(stats=[])):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
+            train_batch(_leaving_runs(), **kwargs)
+
+
+def test_bench_reports_cuda_graphs_off_on_cpu():
+    from rgr_verify.bench import run_bench
+
+    res = run_bench([RunConfig(m=20, d_model=8, n_heads=2, d_head=4, ell=8, n_val=10, n_test=10, check_every=10)],
+                    [0], steps=20, naive_runs=1)
+    assert res.to_dict()["cuda_graphs"] is False
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("graphs", [True, False], ids=["graphs", "eager"])
+def test_cuda_training_matches_cpu_float64(graphs):
+    # The CUDA path (device sampling and labels, device-scalar AdamW, CUDA graphs or not) against the CPU run,
+    # both in float64: contexts are the same integers (same uniforms, exact float64 products and comparisons);
+    # only summation orders differ, so weights and tau agree within 1e-9 (as batch-mates do in
+    # test_batch_invariance_against_solo_runs), and step counts, test counts and validation F1 exactly.
+    runs = _leaving_runs()
+    stats: dict = {}
+    got = train_batch(runs, device="cuda", dtype=torch.float64, keep_weights=True, cuda_graphs=graphs, stats=stats)
+    assert (stats["cuda_graph_replays"] > 0) == graphs
+    _assert_same_results(got, train_batch(runs, dtype=torch.float64, keep_weights=True), atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("which", ["leaving", "bench-shape"])
+def test_cuda_graph_replay_equals_cuda_eager_exactly(which):
+    # Graph replay launches the kernels the eager device-scalar path launches, on the same inputs: float32
+    # results must be bitwise equal. "bench-shape" uses the sweep's chunk of 100 steps and 500-step segments.
+    if which == "leaving":
+        runs = _leaving_runs()
+    else:
+        runs = [(RunConfig(m=64, d_model=32, n_heads=h, d_head=32 // h, max_steps=1000, patience=10**6), s)
+                for h in (1, 4) for s in range(4)]
+    stats: dict = {}
+    graphed = train_batch(runs, device="cuda", keep_weights=True, cuda_graphs=True, stats=stats)
+    assert stats["cuda_graph_replays"] > 0
+    _assert_same_results(graphed, train_batch(runs, device="cuda", keep_weights=True, cuda_graphs=False))

@@ -4,7 +4,8 @@ The naive loop is what a researcher would write for App. A.1: one model (``nn.Pa
 ``torch.optim.AdamW``, one context per step drawn by the reference sampler
 (:func:`rgr_verify.contexts.sample_context`), the loss through :mod:`rgr_verify.scoring`, validation micro-F1
 every ``check_every`` steps; runs one after another. Both sides run a fixed number of steps per run (no early
-stopping, so they do the same work) and the benchmark reports run-steps per second of each and their ratio.
+stopping, so they do the same work) and the benchmark reports run-steps per second of each and their ratio, and
+whether the engine replayed CUDA graphs (``cuda_graphs``; only on CUDA, see :mod:`rgr_verify.engine`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class BenchResult:
     engine_steps_per_s: float
     naive_seconds: float
     engine_seconds: float
+    cuda_graphs: bool = False  # whether the engine replayed CUDA graphs (max variant on CUDA)
 
     @property
     def ratio(self) -> float:
@@ -100,11 +102,13 @@ def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int 
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     naive_s = time.perf_counter() - t0
+    stats: dict = {}
     t0 = time.perf_counter()
-    train_runs(runs, device=device)
+    train_runs(runs, device=device, stats=stats)
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     engine_s = time.perf_counter() - t0
     return BenchResult(device=device, n_runs=len(runs), n_naive_runs=len(pick), steps=steps,
                        naive_steps_per_s=len(pick) * steps / naive_s, engine_steps_per_s=len(runs) * steps / engine_s,
-                       naive_seconds=naive_s, engine_seconds=engine_s)
+                       naive_seconds=naive_s, engine_seconds=engine_s,
+                       cuda_graphs=stats.get("cuda_graph_replays", 0) > 0)

@@ -16,10 +16,20 @@ run dimension R and trained by one program:
 Because every per-run quantity (data, initialisation, loss, gradient, update) only touches the run's own slice,
 a run's result does not depend on which runs share its batch (tested against solo runs in float64).
 
-Device: everything after the per-run uniforms (sampling, labels, gradients, AdamW, evaluation) is tensor code and
-runs on ``device="cuda"`` unchanged, with one host synchronisation per evaluation; the uniforms come from per-run
-numpy generators, copied once per 500-step segment. CUDA graphs and a fused optimiser kernel are not implemented,
-and the CUDA path has not been run (no GPU was available when it was written).
+Device: the uniforms that drive context sampling come from the per-run numpy generators on the host (so a run's
+data do not depend on its batch or the device); the next 500-step segment's block is drawn in a background
+thread while the current segment trains and copied to the device once per segment. Everything after them
+(sampling, labels, gradients, AdamW, evaluation) is tensor code and runs on ``device="cuda"`` unchanged. On CUDA
+the max variant's step reads its step-dependent AdamW scalars from device tables indexed by a device step counter
+(:func:`_stacked_adamw_step_on_device`; bitwise equal to :func:`stacked_adamw_step` on CPU, tested), so a
+100-step chunk is captured in a ``torch.cuda.CUDAGraph`` once per set of rows (after one eager warm-up chunk) and
+replayed for the following chunks (graphs and eager launch the same kernels; ``RGR_VERIFY_CUDA_GRAPHS=0`` turns
+graphs off, and a failed capture warns once and falls back to eager).
+Between two checks the host never waits for the device: it copies the uniforms in at the start of a segment
+(the stream is idle then) and the metrics out at each check; besides, each capture (once per chunk length and set
+of rows) synchronises, and so does the test evaluation of runs that finish. Softmax and value variants run
+eagerly. There is no fused optimiser kernel. None of the CUDA code has been run: no GPU was available when it was
+written (the GPU tests in ``empirical/test_engine.py`` are marked ``gpu``).
 
 Protocol (App. A.1): S^(k) = (X_C W_Q^(k))(X_C W_K^(k))^T; S_max = max_k S^(k); predict (p -> q) iff
 S_max > tau; loss (1/ell^2) sum_{p,q} [softplus(-z) y w_+ + softplus(z)(1 - y)], z = alpha (S_max - tau),
@@ -35,6 +45,10 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
+import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -59,6 +73,7 @@ __all__ = [
     "draw_uniforms",
     "labels_torch",
     "stacked_adamw_step",
+    "cuda_graphs_enabled",
     "train_runs",
     "plan_batches",
 ]
@@ -417,6 +432,55 @@ def stacked_adamw_step(params: Sequence[torch.Tensor], grads: Sequence[torch.Ten
             p.addcdiv_(m, denom, value=-step_size)
 
 
+def _adamw_scalar_tables(n_steps: int, *, lr: float, betas=_BETAS) -> np.ndarray:
+    """``[n_steps + 1, 2]`` float64: row t holds (-lr / (1 - b1^t), sqrt(1 - b2^t)), the step-dependent scalars of
+    :func:`stacked_adamw_step` at step t, computed by the same Python expressions (row 0 is NaN: unused)."""
+    out = np.full((n_steps + 1, 2), np.nan)
+    beta1, beta2 = betas
+    for step in range(1, n_steps + 1):
+        out[step, 0] = -(lr / (1 - beta1**step))
+        out[step, 1] = math.sqrt(1 - beta2**step)
+    return out
+
+
+def _stacked_adamw_step_on_device(p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
+                                  step: torch.Tensor, tables: torch.Tensor, denom: torch.Tensor, *, lr: float,
+                                  weight_decay: float, betas=_BETAS, eps: float = _EPS) -> None:
+    """:func:`stacked_adamw_step` (with ``buffers``) for one stacked tensor, with the step count on the device.
+
+    ``step`` (0-dim long, the step count before this step) is incremented in place and indexes ``tables``
+    (:func:`_adamw_scalar_tables` in p's dtype, ``[T, 2]``), so no host value depends on the step and K
+    consecutive calls can be captured in one CUDA graph. The last update p + (-s) m / denom (``addcdiv``, whose
+    CPU kernel computes self + (value * t1) / t2) is written as mul, div, add with the scalar a one-element
+    tensor: the same roundings, so on CPU the result is bitwise that of :func:`stacked_adamw_step` (tested).
+    ``g`` is overwritten (used as scratch once m and v have read it); ``denom`` is a buffer like p.
+    """
+    beta1, beta2 = betas
+    step.add_(1)
+    row = torch.index_select(tables, 0, step.view(1))  # [1, 2]: (-step_size, sqrt(bias correction 2))
+    if weight_decay != 0:
+        p.mul_(1 - lr * weight_decay)
+    m.lerp_(g, 1 - beta1)
+    v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    buf = torch.clamp(v, min=torch.finfo(v.dtype).tiny, out=denom)  # see stacked_adamw_step
+    buf.sqrt_().div_(row[:, 1]).add_(eps)
+    torch.mul(m, row[:, 0], out=g).div_(buf)
+    p.add_(g)
+
+
+def cuda_graphs_enabled() -> bool:
+    """Whether the engine may capture CUDA graphs: ``$RGR_VERIFY_CUDA_GRAPHS`` "1" (default) or "0"."""
+    value = os.environ.get("RGR_VERIFY_CUDA_GRAPHS", "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(f"RGR_VERIFY_CUDA_GRAPHS must be '0' or '1', got {value!r}")
+    return value == "1"
+
+
+def _host_uniforms(gens: Sequence[np.random.Generator], n: int, m: int, ell: int) -> tuple[torch.Tensor, ...]:
+    """:func:`draw_uniforms` on the host (CPU tensors); safe in a worker thread: no device call."""
+    return draw_uniforms(gens, n, m, ell)
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The batch
 
@@ -493,6 +557,17 @@ class _Batch:
                 WV[j, :c.d_model, :c.message_dim] = dd.W_V
             self.W_V = torch.as_tensor(WV, **kw)
         self.streams = [dd.stream for dd in self.data]
+        # Uniforms of the next segment being drawn in a worker thread: (future, rows of the block that are still
+        # in the batch, steps), or None. A stream is only ever read by that draw or by train_segment.
+        self._prefetched: tuple[Future, list[int], int] | None = None
+        # Max variant on CUDA: step-dependent AdamW scalars read from device tables by a device step counter
+        # (the same values as the host step; bitwise on CPU), so that chunks of steps can be graph-captured.
+        self.device_step = self.device.type == "cuda"
+        self.cuda_graphs = False  # capture and replay CUDA graphs (set by train_batch; needs device_step)
+        self.graph_replays = 0  # chunks run by replaying a graph
+        self._graphs: dict[int, tuple[Callable[[], None], tuple]] = {}  # chunk length -> (replay, static inputs)
+        self._warm: set[int] = set()  # chunk lengths run eagerly since the last change of the batch's rows
+        self._graph_failed = False
         self.step = 0
         self.history: list[list[float]] = [[] for _ in range(R)]
         self.streak = np.zeros(R, dtype=np.int64)
@@ -646,6 +721,86 @@ class _Batch:
             self._one_t = torch.ones((), device=self.device, dtype=self.dtype)
         return self._one_t
 
+    def _step_buffers(self, last_step: int) -> None:
+        """Allocate the max step's persistent buffers (before any capture, on the current stream), and AdamW
+        scalar tables covering steps up to ``last_step``."""
+        if getattr(self, "_grad_buf", None) is None or self._grad_buf.shape != self.theta.shape:
+            self._grad_buf = torch.empty_like(self.theta)
+            self._denom_buf = torch.empty_like(self.theta)
+        if getattr(self, "_gtau_buf", None) is None or self._gtau_buf.shape[0] != self.theta.shape[0]:
+            self._gtau_buf = self.theta.new_empty(self.theta.shape[0])
+        self._one()
+        if getattr(self, "_step_t", None) is None:
+            self._step_t = torch.zeros((), dtype=torch.long, device=self.device)
+        if getattr(self, "_adam_tables", None) is None or self._adam_tables.shape[0] <= last_step:
+            cap = max(c.max_steps for c in self.configs)
+            n = max(last_step, -(-cap // self.c0.check_every) * self.c0.check_every)  # the last step a run can take
+            self._adam_tables = torch.as_tensor(_adamw_scalar_tables(n, lr=self.c0.lr), dtype=self.dtype,
+                                                device=self.device)
+            self._graphs = {}  # captured graphs read the old tables
+
+    def _max_steps_on_device(self, Xc: torch.Tensor, A: torch.Tensor, negB: torch.Tensor) -> None:
+        """Max variant: one step per context of ``Xc [R, K, ell, d]`` (coefficients ``[R, K, ell, ell]``),
+        AdamW by :func:`_stacked_adamw_step_on_device`; advances ``_step_t`` by K, not ``self.step``."""
+        c = self.c0
+        for t in range(Xc.shape[1]):
+            grad = self._grad_max_step(Xc[:, t], A[:, t], negB[:, t])
+            _stacked_adamw_step_on_device(self.theta, grad, self.exp_avg, self.exp_avg_sq, self._step_t,
+                                          self._adam_tables, self._denom_buf, lr=c.lr, weight_decay=c.weight_decay)
+
+    def _side_stream(self):
+        """The stream that warms up and captures graphs (CUDA only)."""
+        if getattr(self, "_stream", None) is None:
+            self._stream = torch.cuda.Stream(device=self.device)
+        return self._stream
+
+    def _record_chunk(self, static: tuple) -> Callable[[], None]:
+        """Capture :meth:`_max_steps_on_device` on the static inputs in a CUDA graph; returns its replay."""
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=self._side_stream()):
+            self._max_steps_on_device(*static)
+        return graph.replay
+
+    def _max_chunk(self, Xc: torch.Tensor, A: torch.Tensor, negB: torch.Tensor) -> None:
+        """K = ``Xc.shape[1]`` max-variant steps with device scalars: eagerly the first time a chunk length is
+        seen for the current rows (the warm-up), then by capturing them once in a CUDA graph (when
+        ``cuda_graphs``) and replaying it with the chunk copied into its static inputs. Same kernels either way."""
+        K = Xc.shape[1]
+        self._step_buffers(self.step + K)
+        self._step_t.fill_(self.step)
+        use_graphs = self.cuda_graphs and not self._graph_failed
+        entry = self._graphs.get(K) if use_graphs else None
+        if entry is None and use_graphs and K in self._warm:
+            static = (Xc.clone(), A.clone(), negB.clone())  # the graph's inputs: copied into before each replay
+            main = torch.cuda.current_stream(self.device) if self.device.type == "cuda" else None
+            try:
+                entry = self._graphs[K] = (self._record_chunk(static), static)
+            except Exception as exc:  # any capture failure: fall back to the eager path
+                self._graph_failed = True
+                warnings.warn(f"CUDA graph capture failed ({type(exc).__name__}: {exc}); training eagerly",
+                              RuntimeWarning, stacklevel=2)
+                if main is not None:  # torch.cuda.graph may leave the capture stream current when capture_end fails
+                    torch.cuda.set_stream(main)
+                    torch.cuda.synchronize(self.device)
+                self._step_t.fill_(self.step)  # a capture runs nothing; re-arm the counter all the same
+        if entry is not None:
+            replay, static = entry
+            for dst, src in zip(static, (Xc, A, negB)):
+                dst.copy_(src)
+            replay()
+            self.graph_replays += 1
+        elif use_graphs and self.device.type == "cuda":  # warm-up on the capture stream, as torch recommends
+            side, main = self._side_stream(), torch.cuda.current_stream(self.device)
+            side.wait_stream(main)
+            with torch.cuda.stream(side):
+                self._max_steps_on_device(Xc, A, negB)
+            main.wait_stream(side)
+            self._warm.add(K)
+        else:
+            self._max_steps_on_device(Xc, A, negB)
+            self._warm.add(K)
+        self.step += K
+
     def _grad_max_step(self, Xc: torch.Tensor, A: torch.Tensor, negB: torch.Tensor) -> torch.Tensor:
         """:meth:`grads` for the max variant and one context per run (``Xc [R, ell, d]``, coefficients
         ``[R, ell, ell]``), without the loss: the same formulas with 3-D bmm and head-major copies made once."""
@@ -732,17 +887,48 @@ class _Batch:
         return np.where(den > 0, num / np.maximum(den, 1.0), 1.0), acc
 
     # ---- training -----------------------------------------------------------------------------------------
+    def _segment_uniforms(self, n_steps: int) -> tuple[torch.Tensor, ...]:
+        """This segment's uniforms (host tensors ``[R, n_steps, ell]``): the prefetched block, less the rows of
+        runs that left the batch since it was drawn, or else drawn now. Either way each run's values are the
+        next ``n_steps`` rows of its own stream."""
+        pending, self._prefetched = self._prefetched, None
+        if pending is None:
+            return _host_uniforms(self.streams, n_steps, self._m_min(), self.c0.ell)
+        future, rows, n = pending
+        u = future.result()
+        if n != n_steps:
+            raise RuntimeError(f"uniforms were prefetched for {n} steps, but the segment has {n_steps}")
+        if rows != list(range(u[0].shape[0])):
+            idx = torch.as_tensor(rows, dtype=torch.long)
+            u = tuple(x.index_select(0, idx) for x in u)
+        return u
+
+    def _m_min(self) -> int:
+        """Smallest m of the rows still in the batch, from the host configs (no device read)."""
+        return min(self.configs[j].m for j in self.alive)
+
     @torch.no_grad()
-    def train_segment(self, n_steps: int, sub: int = 100) -> None:
-        """``n_steps`` optimisation steps, one fresh context per run per step."""
+    def train_segment(self, n_steps: int, sub: int = 100, *, pool: ThreadPoolExecutor | None = None,
+                      next_steps: int = 0) -> None:
+        """``n_steps`` optimisation steps, one fresh context per run per step.
+
+        With a ``pool`` and ``next_steps > 0``, the next segment's uniforms (``next_steps`` per run still in the
+        batch) are drawn in the pool while this segment trains; the next call uses them (:meth:`keep` drops
+        the rows of runs that leave in between; their streams are never read again)."""
         c = self.c0
-        u = draw_uniforms(self.streams, n_steps, int(self.m_run.min()), c.ell, device=self.device)
+        u = tuple(x.to(self.device) for x in self._segment_uniforms(n_steps))
+        if pool is not None and next_steps > 0:
+            self._prefetched = (pool.submit(_host_uniforms, list(self.streams), next_steps, self._m_min(), c.ell),
+                                list(range(len(self.streams))), next_steps)
         ctx = contexts_from_uniforms(self.nbrs, *u, rho=c.rho, m=self.m_run)  # [R, n_steps, ell]
         for s0 in range(0, n_steps, sub):
             cs = ctx[:, s0:s0 + sub]
             y = labels_torch(self.nbrs, cs)  # [R, sub, ell, ell]
             Xc = self._embed(cs)  # [R, sub, ell, d]
             A, negB = self.logistic_coefs(y, 1) if c.variant != "value" else (None, None)
+            if c.variant == "max" and self.device_step:
+                self._max_chunk(Xc, A, negB)
+                continue
             if c.variant == "max":
                 for t in range(cs.shape[1]):
                     grad = self._grad_max_step(Xc[:, t], A[:, t], negB[:, t])
@@ -767,6 +953,11 @@ class _Batch:
             self.W_V = self.W_V[idx]
         self.streams = [self.streams[i] for i in rows]
         self.alive = [self.alive[i] for i in rows]
+        if self._prefetched is not None:
+            future, prows, n = self._prefetched
+            self._prefetched = (future, [prows[i] for i in rows], n)
+        # New objects, not cleared in place: subset() copies share the old ones. Graphs read the old rows.
+        self._graphs, self._warm = {}, set()
         self._refresh()
 
     def subset(self, rows: Sequence[int]) -> "_Batch":
@@ -791,6 +982,7 @@ def _finish(batch: _Batch, rows: Sequence[int], stopped: bool, keep_weights: boo
         return []
     sub = batch.subset(rows)
     metric, acc = sub.evaluate_pairs(sub.test_pairs) if sub.pair_names else sub.evaluate(sub.test)
+    taus = sub.tau.double().cpu().numpy()  # one copy for all finished rows (float32 -> float64 is exact)
     results = []
     for k, row in enumerate(rows):
         j = batch.alive[row]
@@ -800,44 +992,67 @@ def _finish(batch: _Batch, rows: Sequence[int], stopped: bool, keep_weights: boo
         if keep_weights:
             extra["weights"] = batch.weights_of(row)
         results.append((j, RunResult(cfg, batch.seeds[j], float(metric[k]), batch.step, stopped,
-                                     float(batch.tau[row]), tuple(batch.history[j]), extra)))
+                                     float(taus[k]), tuple(batch.history[j]), extra)))
     return results
 
 
 def train_batch(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", dtype: torch.dtype = torch.float32,
-                on_result: Callable[[RunResult], None] | None = None, keep_weights: bool = False) -> list[RunResult]:
-    """Train runs of one shape key together until each stops or reaches its cap. Results in input order."""
+                on_result: Callable[[RunResult], None] | None = None, keep_weights: bool = False,
+                prefetch: bool = True, cuda_graphs: bool | None = None, stats: dict | None = None
+                ) -> list[RunResult]:
+    """Train runs of one shape key together until each stops or reaches its cap. Results in input order.
+
+    ``prefetch``: draw the next segment's uniforms in a worker thread while a segment trains (same results).
+    ``cuda_graphs``: on CUDA, replay the max variant's 100-step chunks as CUDA graphs (default:
+    :func:`cuda_graphs_enabled`; same kernels as eager, so the same results). ``stats``, if given, gets
+    ``cuda_graph_replays`` (chunks replayed from a graph) added to it.
+    """
+    if not isinstance(prefetch, bool):
+        raise ValueError(f"prefetch must be a bool, got {prefetch!r}")
+    if cuda_graphs is not None and not isinstance(cuda_graphs, bool):
+        raise ValueError(f"cuda_graphs must be a bool or None, got {cuda_graphs!r}")
+    if stats is not None and not isinstance(stats, dict):
+        raise ValueError(f"stats must be a dict or None, got {type(stats).__name__}")
+    graphs = cuda_graphs_enabled() if cuda_graphs is None else cuda_graphs  # validates the variable everywhere
     batch = _Batch(runs, device=device, dtype=dtype)
+    batch.cuda_graphs = batch.device_step and graphs
     results: dict[int, RunResult] = {}
     c0 = batch.c0
-    while batch.alive:
-        batch.train_segment(c0.check_every)
-        metric, _ = (batch.evaluate_pairs(batch.val_pairs) if batch.pair_names
-                     else batch.evaluate(batch.val, batch.val_y))
-        keep, done_stop, done_cap = [], [], []
-        for row, j in enumerate(batch.alive):
-            cfg = batch.configs[j]
-            v = float(metric[row])
-            batch.history[j].append(v)
-            if cfg.variant == "value":
-                improved = v < batch.best[j]
-                batch.best[j] = min(batch.best[j], v)
-                batch.streak[j] = 0 if improved else batch.streak[j] + 1
-            else:
-                batch.streak[j] = batch.streak[j] + 1 if v > cfg.stop_f1 else 0
-            if batch.streak[j] >= cfg.patience:
-                done_stop.append(row)
-            elif batch.step >= cfg.max_steps:
-                done_cap.append(row)
-            else:
-                keep.append(row)
-        for res_list in (_finish(batch, done_stop, True, keep_weights), _finish(batch, done_cap, False, keep_weights)):
-            for idx, res in res_list:
-                results[idx] = res
-                if on_result is not None:
-                    on_result(res)
-        if len(keep) < len(batch.alive):
-            batch.keep(keep)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rgr-uniforms") if prefetch else nullcontext() as pool:
+        while batch.alive:
+            # A next segment exists only if some run's cap lies beyond this one (early stops may still end all).
+            after = batch.step + c0.check_every
+            more = any(batch.configs[j].max_steps > after for j in batch.alive)
+            batch.train_segment(c0.check_every, pool=pool, next_steps=c0.check_every if more else 0)
+            metric, _ = (batch.evaluate_pairs(batch.val_pairs) if batch.pair_names
+                         else batch.evaluate(batch.val, batch.val_y))
+            keep, done_stop, done_cap = [], [], []
+            for row, j in enumerate(batch.alive):
+                cfg = batch.configs[j]
+                v = float(metric[row])
+                batch.history[j].append(v)
+                if cfg.variant == "value":
+                    improved = v < batch.best[j]
+                    batch.best[j] = min(batch.best[j], v)
+                    batch.streak[j] = 0 if improved else batch.streak[j] + 1
+                else:
+                    batch.streak[j] = batch.streak[j] + 1 if v > cfg.stop_f1 else 0
+                if batch.streak[j] >= cfg.patience:
+                    done_stop.append(row)
+                elif batch.step >= cfg.max_steps:
+                    done_cap.append(row)
+                else:
+                    keep.append(row)
+            for res_list in (_finish(batch, done_stop, True, keep_weights),
+                             _finish(batch, done_cap, False, keep_weights)):
+                for idx, res in res_list:
+                    results[idx] = res
+                    if on_result is not None:
+                        on_result(res)
+            if len(keep) < len(batch.alive):
+                batch.keep(keep)
+    if stats is not None:
+        stats["cuda_graph_replays"] = stats.get("cuda_graph_replays", 0) + batch.graph_replays
     return [results[j] for j in range(len(runs))]
 
 
@@ -872,8 +1087,10 @@ def plan_batches(runs: Iterable[tuple[RunConfig, int]], *, max_batch: int = 256,
 
 def train_runs(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", dtype: torch.dtype = torch.float32,
                max_batch: int = 256, max_waste: float = 4.0, on_result: Callable[[RunResult], None] | None = None,
-               keep_weights: bool = False) -> list[RunResult]:
-    """Train many runs (any mix of shapes) batched by :func:`plan_batches`. Results in input order."""
+               keep_weights: bool = False, prefetch: bool = True, cuda_graphs: bool | None = None,
+               stats: dict | None = None) -> list[RunResult]:
+    """Train many runs (any mix of shapes) batched by :func:`plan_batches`. Results in input order.
+    ``prefetch``, ``cuda_graphs``, ``stats``: as in :func:`train_batch`."""
     runs = [(c, int(s)) for c, s in runs]
     if device not in ("cpu", "cuda") and not str(device).startswith("cuda"):
         raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
@@ -881,6 +1098,7 @@ def train_runs(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", dt
         raise ValueError("device 'cuda' requested but CUDA is not available")
     out: dict[tuple, RunResult] = {}
     for batch in plan_batches(runs, max_batch=max_batch, max_waste=max_waste):
-        for res in train_batch(batch, device=device, dtype=dtype, on_result=on_result, keep_weights=keep_weights):
+        for res in train_batch(batch, device=device, dtype=dtype, on_result=on_result, keep_weights=keep_weights,
+                               prefetch=prefetch, cuda_graphs=cuda_graphs, stats=stats):
             out[(res.config, res.seed)] = res
     return [out[(c, s)] for c, s in runs]

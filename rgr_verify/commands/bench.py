@@ -43,6 +43,7 @@ def run(args) -> int:
     print(f"naive loop : {res.naive_steps_per_s:12.1f} run-steps/s  ({res.n_naive_runs} runs, {res.naive_seconds:.1f} s)")
     print(f"engine     : {res.engine_steps_per_s:12.1f} run-steps/s  ({res.n_runs} runs, {res.engine_seconds:.1f} s)")
     print(f"ratio      : {res.ratio:12.1f}x")
+    print(f"cuda graphs: {'used' if res.cuda_graphs else 'not used'}")
     if args.json_path:
         path = Path(args.json_path)
         try:
