@@ -21,6 +21,9 @@ from .claims.runner import ClaimResult
 
 __all__ = ["SCHEMA", "result_record", "audit_document", "render_table", "render_markdown", "atomic_write_text"]
 
+# How a claim that could not run here (no GPU, tier not selected) is shown: its status is inconclusive.
+_NOT_RUN = "inconclusive (not run)"
+
 SCHEMA = "rgr-verify/audit/1"
 
 
@@ -59,7 +62,7 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
     from . import __version__
 
     records = [result_record(r) for r in results]
-    counts = Counter(r["status"] if r["ran"] else "not run" for r in records)
+    counts = Counter(r["status"] if r["ran"] else _NOT_RUN for r in records)
     return {
         "schema": SCHEMA,
         "paper": "arXiv 2509.22840 v3, 'A Capacity-Based Rationale for Multi-Head Attention'",
@@ -87,7 +90,7 @@ def render_table(doc: dict, *, width: int = 160) -> str:
     """A plain-text table: id, reference, status (with ledger mark), paper value, measured value."""
     rows = [("id", "ref", "status", "paper value", "measured value")]
     for r in doc["claims"]:
-        status = r["status"] if r["ran"] else "not run"
+        status = r["status"] if r["ran"] else _NOT_RUN
         if r["matches"] is False:
             status += f" (ledger: {r['expected'] or 'no entry'})"
         rows.append((r["id"], r["ref"], status, r["paper_value"], r["measured_value"]))
@@ -133,7 +136,7 @@ def render_markdown(doc: dict) -> str:
         "",
         "Statuses: *verified* / *refuted* (with witness) for statements checked exactly or by property search; "
         "*holds-empirically* / *contradicted-empirically* for training experiments; *inconclusive* where the "
-        "evidence cannot decide or the check could not run here (*not run*); *error* when a check broke.",
+        "evidence cannot decide or the check could not run here (*inconclusive (not run)*, with the reason); *error* when a check broke.",
         "",
         "## Claims",
         "",
@@ -141,7 +144,7 @@ def render_markdown(doc: dict) -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for r in doc["claims"]:
-        status = r["status"] if r["ran"] else "not run"
+        status = r["status"] if r["ran"] else _NOT_RUN
         if r["matches"] is False:
             status = f"**{status}** (ledger: {r['expected']})"
         out.append(f"| [`{r['id']}`](#{r['id']}) | {r['ref']} | {status} | {_md_cell(r['paper_value'])} | "
@@ -155,7 +158,7 @@ def render_markdown(doc: dict) -> str:
     out += ["", "## Details", ""]
     for r in doc["claims"]:
         out += [f"### {r['id']}", "", f"*{r['ref']}* · kind `{r['kind']}` · tier `{r['tier']}` · "
-                f"status **{r['status'] if r['ran'] else 'not run'}** · seed `{r['seed']}` · {r['seconds']} s", "",
+                f"status **{r['status'] if r['ran'] else _NOT_RUN}** · seed `{r['seed']}` · {r['seconds']} s", "",
                 r["statement"], ""]
         for key, label in (("paper_value", "Paper"), ("measured_value", "Measured"), ("evidence", "Evidence"),
                            ("witness", "Witness"), ("details", "Details"), ("notes", "Reading / notes")):
