@@ -12,7 +12,7 @@ from scipy import stats as _st
 
 from ..capacity import compression_x, curves, fit_through_origin, threshold
 from .base import Claim, Kind, Status, Tier, Verdict
-from .paper_sec6 import _cells, _records
+from .paper_sec6 import _cells, _dk, _records
 
 ORDER = 105
 
@@ -46,8 +46,8 @@ def _check_table2_caps(ctx, min_fraction=0.5):
                    evidence=f"full sweep ({len(recs)} runs); converged = early-stopping rule fired before the cap")
 
 
-def _regular(ctx):
-    recs, why = _records("a3-regular", "full", ctx)
+def _regular(ctx, tier="full"):
+    recs, why = _records("a3-regular", tier, ctx)
     if recs is None:
         return None, why
     groups = curves([r for r in recs if r["config"]["graph"] == "regular"])
@@ -84,6 +84,37 @@ def _check_edges_collapse(ctx, factor=2.0, min_r2=0.8):
                                    "D_K*": {r: ths[r].central for r in sorted(ths)}},
                    witness=None if ok else {"slope": fit.slope, "R2": fit.r2}, artefacts=arts,
                    evidence=f"full sweep ({n} runs)")
+
+
+def _check_dkstar_grows_with_r_quick(ctx):
+    """Quick tier: at fixed m and d_model, D_K* grows with the number of edges r m (App. A.3 at CPU sizes)."""
+    by_r, n = _regular(ctx, "quick")
+    if by_r is None:
+        return Verdict.not_run(n)
+    ths = {r: threshold(pts) for r, pts in by_r.items()}
+    rs = sorted(ths)
+    dk = {r: _dk(ths[r]) for r in rs}
+    lowest = {r: min(p.D_K for p in by_r[r]) for r in rs}
+    # A decrease between two degrees contradicts; a D_K* at the smallest tested D_K is only an upper bound.
+    wrong = [(a, b) for i, a in enumerate(rs) for b in rs[i + 1:] if dk[b] < dk[a] and dk[a] > lowest[a]]
+    rise = dk[rs[-1]] > dk[rs[0]]
+    status = (Status.CONTRADICTED_EMPIRICALLY if wrong else Status.HOLDS_EMPIRICALLY if rise
+              else Status.INCONCLUSIVE)
+    arts = ()
+    if ctx.out_dir is not None:
+        from ..plots import plot_curves, plot_h_star
+
+        p1 = plot_curves({f"r={r}": pts for r, pts in by_r.items()}, ctx.out_dir / "fig11-regular-curves-quick.png",
+                         title="r-regular F1-D_K curves (quick: m=32, d_model=16); 95% t-intervals")
+        p2 = plot_h_star([(r * 32 / 16, ths[r]) for r in rs], ctx.out_dir / "fig13-heads-quick.png",
+                         title="h* against r m / d_model (App. A.3, quick)", xlabel="r m / d_model")
+        arts = tuple(str(p.relative_to(ctx.out_dir)) for p in (p1, p2))
+    return Verdict(status, paper_value="at fixed m, D_K* grows with the number of edges r m (edges, not vertices, "
+                                       "set the threshold)",
+                   measured_value={"D_K*": {r: str(dk[r]) for r in rs},
+                                   "predicted 0.46 (r m / d_model) log2 m": {r: 0.46 * r * 32 / 16 * 5 for r in rs}},
+                   witness=wrong or None, params={"tier": "quick"}, artefacts=arts,
+                   evidence=f"quick sweep ({n} runs); censored = beyond the largest D_K tested")
 
 
 def _check_heads_with_r(ctx, min_rho=0.8):
@@ -134,6 +165,13 @@ CLAIMS: tuple[Claim, ...] = (
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_edges_collapse,
           notes="Full tier (a3-regular full: m=128, d_model=32, 5 seeds, cap 20000). Eq. (31)-(32); log2 as the paper "
                 "writes it; slope through the origin; tolerance: slope within a factor 2 of 0.46, centred R^2 >= 0.8."),
+    Claim(id="appa3-dkstar-grows-with-degree-quick", ref="App. A.3",
+          statement="At fixed m and d_model, the D_K needed for F1 0.99 grows with the degree r (the edge count r m), "
+                    "not with the vertex count",
+          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_dkstar_grows_with_r_quick,
+          notes="Quick tier: a3-regular quick (m=32, d_model=16, r in {1,2,4}, h in {1,4}, D_K in {8,...,64}, 3 seeds, "
+                "cap 3000). Holds when D_K*(r=4) > D_K*(r=1) and no larger degree has a smaller D_K*; contradicted by "
+                "any such decrease (a D_K* at the smallest tested D_K is an upper bound only); censored = infinite."),
     Claim(id="appa3-heads-grow-with-degree", ref="App. A.3",
           statement="The head count at the threshold grows with the degree r (Figure 13)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_heads_with_r,

@@ -1,8 +1,8 @@
 """Sec. 6 (Experiments) and Sec. 6.1 (Results): empirical claims from trained runs.
 
 Quick-tier claims use the ``sec6-grid`` quick preset (CPU; (m, d_model) in {(32,16), (64,32), (64,16)},
-h in {1,2,4,8}, D_K in {8,...,64}, 4 seeds, cap 6000 steps) and are phrased so that they are decidable at those
-sizes. Full-tier claims (the paper's constants: the Fig. 3 slope, the Fig. 10 fit, Table 1 widths, the Fig. 4
+h in {1,2,4,8}, D_K in {8,...,64}, 4 seeds, cap 6000 steps), or for the diagonal the ``sec6-diagonal`` quick preset,
+and are phrased so that they are decidable at those sizes. Full-tier claims (the paper's constants: the Fig. 3 slope, the Fig. 10 fit, Table 1 widths, the Fig. 4
 diagonal) use the ``full`` presets: they train on a CUDA GPU, replay stored full-tier records from the results
 directory, or report inconclusive ("needs a CUDA GPU or stored full-tier results").
 
@@ -326,6 +326,40 @@ def _check_single_head_fails(ctx):
                    measured_value=rows, witness=bad or None, evidence=f"full sweep ({len(recs)} runs)")
 
 
+def _check_diagonal_quick(ctx):
+    """Quick tier: along the lambda = 2 diagonal, D_K* grows far slower than m (the theory: like lambda ln m)."""
+    recs, why = _records("sec6-diagonal", "quick", ctx)
+    if recs is None:
+        return Verdict.not_run(why)
+    cells = _cells(recs)
+    ths = {k: threshold(v) for k, v in cells.items()}
+    (m0, d0), (m1, d1) = min(cells), max(cells)
+    a, b = _dk(ths[(m0, d0)]), _dk(ths[(m1, d1)])
+    lowest = min(p.D_K for p in cells[(m0, d0)])
+    linear = m1 / m0  # D_K* proportional to m would give this ratio
+    ratio = b / a if math.isfinite(a) else math.nan
+    if not math.isfinite(b) or math.isnan(ratio):
+        status = Status.INCONCLUSIVE  # a censored end: no ratio
+    elif ratio >= linear:
+        status = Status.CONTRADICTED_EMPIRICALLY
+    elif a <= lowest:
+        status = Status.INCONCLUSIVE  # D_K*(m0) may lie below the grid: the ratio is only a lower bound
+    else:
+        status = Status.HOLDS_EMPIRICALLY
+    arts = _artefacts(ctx, cells, "sec6-diagonal-quick-f1-curves", "F1-D_K curves on the lambda = 2 diagonal (quick)")
+    if ctx.out_dir is not None:
+        from ..plots import plot_diagonal
+
+        p = plot_diagonal([(m, th) for (m, d), th in ths.items()], ctx.out_dir / "fig4-diagonal-quick.png",
+                          title="lambda = 2 diagonal (quick): D_K* (line) and h* (bars)")
+        arts = arts + (str(p.relative_to(ctx.out_dir)),)
+    return Verdict(status, paper_value=f"along a fixed compression m / d_model, D_K* grows like ln m, far slower than m "
+                                       f"(tolerance: D_K*({m1}) / D_K*({m0}) < m ratio {linear:g}; "
+                                       f"ln ratio {math.log(m1) / math.log(m0):.2f})",
+                   measured_value={"ratio": ratio, "cells": _table(cells, ths)}, artefacts=arts,
+                   params={"tier": "quick"}, evidence=f"quick sweep ({len(recs)} runs)")
+
+
 def _check_fig4(ctx, factor=2.0):
     recs, why = _records("sec6-diagonal", "full", ctx)
     if recs is None:
@@ -406,6 +440,14 @@ CLAIMS: tuple[Claim, ...] = (
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_single_head_fails,
           notes="Full tier. Holds when, in both cells, h > 1 reaches 0.99 and h = 1 either never does or only at a "
                 "larger D_K."),
+    Claim(id="fig4-diagonal-sublinear-growth-quick", ref="Figure 4",
+          statement="Along a fixed compression m / d_model, D_K* grows far slower than m (quick-tier diagonal "
+                    "lambda = 2)",
+          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_diagonal_quick,
+          notes="Quick tier: sec6-diagonal quick ((32,16), (64,32), (128,64); h in {1,2,4}; D_K in {4,6,8,12,16,24,32}; "
+                "3 seeds; cap 3000). Holds when D_K*(128) / D_K*(32) < 4 (the m ratio) with D_K*(32) above the grid's "
+                "floor; contradicted when >= 4; inconclusive when an end is censored or D_K*(32) sits at the floor. "
+                "The paper's lambda = 8 log-growth constant is fig4-diagonal-logarithmic-growth (full tier)."),
     Claim(id="fig4-diagonal-logarithmic-growth", ref="Figure 4",
           statement="Along m/d_model = 8, D_K* grows only logarithmically in m from m >= 512",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig4,
