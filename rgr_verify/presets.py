@@ -108,8 +108,11 @@ def _a3_regular(tier: str):
 def _sec71_softmax(tier: str):
     if tier == "quick":
         # Cap 4x the quick max cap (6000), as the paper's 80,000 is 4x Table 2's 20,000 at these sizes.
-        runs = _grid(32, 16, (1, 4), (8, 16, 32, 64), 3, variant="softmax", max_steps=24_000)
-        return "Sec. 7.1 softmax, reduced: m=32, d_model=16, h in {1,4}; 3 seeds, cap 24000 (4x the quick max cap)", runs
+        runs = []
+        for m, d in ((32, 16), (64, 16)):
+            runs += _grid(m, d, (1, 4), (8, 16, 32, 64), 3, variant="softmax", max_steps=24_000)
+        return ("Sec. 7.1 softmax, reduced: (m, d_model) in {(32,16), (64,16)}, h in {1,4}; 3 seeds, cap 24000 (4x the "
+                "quick max cap)"), runs
     runs = []
     for m, d in ((64, 16), (64, 32), (128, 32), (256, 32)):
         runs += _grid(m, d, (1, 2, 4, 8, 16, 32), _dk_range(m, d, factor=2.0), 3, variant="softmax",

@@ -112,11 +112,12 @@ def _check_sharp_transition(ctx, preset="sec6-grid", tier="quick", ratio_max=4.0
                    witness=bad or rows, params=params, evidence=f"training sweep ({len(recs)} runs)", artefacts=arts)
 
 
-def _check_multihead_advantage(ctx, preset="sec6-grid", tier="quick", min_lambda=4.0, min_gap=0.1, alpha=0.05):
+def _check_multihead_advantage(ctx, preset="sec6-grid", tier="quick", min_lambda=4.0, min_gap=0.1, alpha=0.05,
+                               variant="max"):
     recs, why = _records(preset, tier, ctx)
     if recs is None:
         return Verdict.not_run(why)
-    cells = _cells(recs)
+    cells = _cells(recs, variant)
     per_cell, failed = {}, []
     for (m, d), pts in sorted(cells.items()):
         if m / d < min_lambda:
@@ -140,8 +141,8 @@ def _check_multihead_advantage(ctx, preset="sec6-grid", tier="quick", min_lambda
             "D_K* any h": th.central, "D_K* h=1": th1.central if th1.central is not None else f"> {th1.max_tested}"}
         if not sig:
             failed.append(f"({m},{d})")
-    params = {"preset": preset, "tier": tier, "compressed cells": f"m/d_model >= {min_lambda}", "min gap": min_gap,
-              "alpha": alpha}
+    params = {"preset": preset, "tier": tier, "variant": variant, "compressed cells": f"m/d_model >= {min_lambda}",
+              "min gap": min_gap, "alpha": alpha}
     if not per_cell:
         return Verdict(Status.INCONCLUSIVE, measured_value="no compressed cell in the preset", params=params)
     no_adv = [k for k, v in per_cell.items() if v["best gap (mean F1, h>1 minus h=1)"] is not None
