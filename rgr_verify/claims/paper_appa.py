@@ -91,6 +91,9 @@ def _check_dkstar_grows_with_r_quick(ctx):
     by_r, n = _regular(ctx, "quick")
     if by_r is None:
         return Verdict.not_run(n)
+    from ..presets import preset_runs
+
+    m, d = {(c.m, c.d_model) for c, _ in preset_runs("a3-regular", "quick")}.pop()  # one (m, d_model) cell
     ths = {r: threshold(pts) for r, pts in by_r.items()}
     rs = sorted(ths)
     dk = {r: _dk(ths[r]) for r in rs}
@@ -105,14 +108,14 @@ def _check_dkstar_grows_with_r_quick(ctx):
         from ..plots import plot_curves, plot_h_star
 
         p1 = plot_curves({f"r={r}": pts for r, pts in by_r.items()}, ctx.out_dir / "fig11-regular-curves-quick.png",
-                         title="r-regular F1-D_K curves (quick: m=32, d_model=16); 95% t-intervals")
-        p2 = plot_h_star([(r * 32 / 16, ths[r]) for r in rs], ctx.out_dir / "fig13-heads-quick.png",
+                         title=f"r-regular F1-D_K curves (quick: m={m}, d_model={d}); 95% t-intervals")
+        p2 = plot_h_star([(r * m / d, ths[r]) for r in rs], ctx.out_dir / "fig13-heads-quick.png",
                          title="h* against r m / d_model (App. A.3, quick)", xlabel="r m / d_model")
         arts = tuple(str(p.relative_to(ctx.out_dir)) for p in (p1, p2))
     return Verdict(status, paper_value="at fixed m, D_K* grows with the number of edges r m (edges, not vertices, "
                                        "set the threshold)",
                    measured_value={"D_K*": {r: str(dk[r]) for r in rs},
-                                   "predicted 0.46 (r m / d_model) log2 m": {r: 0.46 * r * 32 / 16 * 5 for r in rs}},
+                                   "predicted 0.46 (r m / d_model) log2 m": {r: 0.46 * compression_x(m, d, base="2", r=r) for r in rs}},
                    witness=wrong or None, params={"tier": "quick"}, artefacts=arts,
                    evidence=f"quick sweep ({n} runs); censored = beyond the largest D_K tested")
 
