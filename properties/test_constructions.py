@@ -8,7 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rgr_verify.cli import main
-from rgr_verify.constants import certified_c_construction1, paper_c_theorem_b1, union_bound_construction1
+from rgr_verify.constants import (
+    certified_c_construction1,
+    paper_c_theorem_b1,
+    smallest_passing,
+    union_bound_construction1,
+)
 from rgr_verify.constructions import (
     Construction,
     algorithm1,
@@ -179,3 +184,23 @@ def test_constants_command(capsys):
     assert main(["constants", "--theorem", "I", "--m", "16", "--draws", "1"]) == 0
     assert "certified_C" in capsys.readouterr().out
     assert main(["constants", "--theorem", "nope"]) == 2
+
+
+@given(lo=st.integers(-50, 50), width=st.integers(1, 200), data=st.data())
+def test_smallest_passing_finds_the_first_true_value(lo, width, data):
+    hi = lo + width
+    first = data.draw(st.integers(lo + 1, hi))  # ok is false below `first`, true from it on
+    calls = []
+
+    def ok(n):
+        calls.append(n)
+        return n >= first
+
+    assert smallest_passing(ok, lo, hi) == first
+    assert all(lo < n < hi for n in calls)  # the ends are taken as given, never evaluated
+    assert len(calls) <= math.ceil(math.log2(width)) + 1
+
+
+def test_smallest_passing_rejects_an_empty_range():
+    with pytest.raises(ValueError, match="hi must be an integer >= 4"):
+        smallest_passing(lambda n: True, 3, 3)

@@ -41,6 +41,7 @@ __all__ = [
     "paper_c_theorem_b1",
     "min_dk_all_draws",
     "algorithm1_limit_margin",
+    "smallest_passing",
     "minimal_c0_algorithm1",
     "measured_constants",
 ]
@@ -153,6 +154,21 @@ def algorithm1_limit_margin(m: int, d_model: int, *, rng: np.random.Generator, b
             "nonedge_margin": mg.nonedge_margin, "failing_pairs": mg.failing_pairs}
 
 
+def smallest_passing(ok, lo: int, hi: int) -> int:
+    """Integer bisection: the smallest n in (lo, hi] with ``ok(n)``, for a predicate that is monotone (false up to
+    some point, true after it), given that ``ok(lo)`` is false (or lo is below the range) and ``ok(hi)`` is true;
+    neither end is evaluated."""
+    lo = check_int("lo", lo)
+    hi = check_int("hi", hi, min_value=lo + 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def minimal_c0_algorithm1(m: int, *, n_draws: int, rng: np.random.Generator, max_d_model: int | None = None) -> dict:
     """Smallest d_model (bisection over integers; the limit margin grows with d_model) whose limit margin is > 0
     in all ``n_draws`` draws; c_0 = d_model / ln m. d_model None if even max_d_model (default m) fails."""
@@ -169,12 +185,7 @@ def minimal_c0_algorithm1(m: int, *, n_draws: int, rng: np.random.Generator, max
     lo = min(hi - 1, max(1, int(20 * math.log(m))))
     if lo >= 1 and ok(lo):
         lo = 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
+    hi = smallest_passing(ok, lo, hi)
     return {"m": m, "d_model": hi, "c0": hi / math.log(m), "n_draws": n_draws}
 
 
@@ -246,11 +257,4 @@ def _fast_min_dk(make, *, n_draws: int, rng: np.random.Generator, d_k_hi: int) -
 
     if not ok(d_k_hi):
         return {"d_k": None}
-    lo, hi = 0, d_k_hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return {"d_k": hi}
+    return {"d_k": smallest_passing(ok, 0, d_k_hi)}

@@ -476,11 +476,6 @@ def cuda_graphs_enabled() -> bool:
     return value == "1"
 
 
-def _host_uniforms(gens: Sequence[np.random.Generator], n: int, m: int, ell: int) -> tuple[torch.Tensor, ...]:
-    """:func:`draw_uniforms` on the host (CPU tensors); safe in a worker thread: no device call."""
-    return draw_uniforms(gens, n, m, ell)
-
-
 # --------------------------------------------------------------------------------------------------------------
 # The batch
 
@@ -705,9 +700,7 @@ class _Batch:
         dK = dS.transpose(-1, -2) @ Q
         dQK = torch.stack((dQ, dK), dim=3)  # [R, B, H, 2, ell, dk]
         dQK = dQK.permute(0, 1, 4, 3, 2, 5).reshape(R, B * ell, -1)  # [R, B*ell, 2*H*dk]
-        if getattr(self, "_grad_buf", None) is None or self._grad_buf.shape != self.theta.shape:
-            self._grad_buf = torch.empty_like(self.theta)
-            self._denom_buf = torch.empty_like(self.theta)
+        self._ensure_buffers()
         grad = self._grad_buf
         torch.matmul(Xc.reshape(R, B * ell, d).transpose(1, 2), dQK, out=grad[:, :-1].view(R, d, -1))
         if grad_tau is None:
@@ -715,6 +708,14 @@ class _Batch:
         else:
             grad[:, -1] = grad_tau
         return loss, grad
+
+    def _ensure_buffers(self) -> None:
+        """Allocate the per-step buffers (gradient, AdamW denominator, tau gradient) for the current rows, once per
+        change of the batch's rows (on the current stream: before any graph capture)."""
+        if getattr(self, "_grad_buf", None) is None or self._grad_buf.shape != self.theta.shape:
+            self._grad_buf = torch.empty_like(self.theta)
+            self._denom_buf = torch.empty_like(self.theta)
+            self._gtau_buf = self.theta.new_empty(self.theta.shape[0])
 
     def _one(self) -> torch.Tensor:
         if getattr(self, "_one_t", None) is None:
@@ -724,11 +725,7 @@ class _Batch:
     def _step_buffers(self, last_step: int) -> None:
         """Allocate the max step's persistent buffers (before any capture, on the current stream), and AdamW
         scalar tables covering steps up to ``last_step``."""
-        if getattr(self, "_grad_buf", None) is None or self._grad_buf.shape != self.theta.shape:
-            self._grad_buf = torch.empty_like(self.theta)
-            self._denom_buf = torch.empty_like(self.theta)
-        if getattr(self, "_gtau_buf", None) is None or self._gtau_buf.shape[0] != self.theta.shape[0]:
-            self._gtau_buf = self.theta.new_empty(self.theta.shape[0])
+        self._ensure_buffers()
         self._one()
         if getattr(self, "_step_t", None) is None:
             self._step_t = torch.zeros((), dtype=torch.long, device=self.device)
@@ -806,11 +803,7 @@ class _Batch:
         ``[R, ell, ell]``), without the loss: the same formulas with 3-D bmm and head-major copies made once."""
         R, ell, d = Xc.shape
         H, dk = self.H, self.dk
-        if getattr(self, "_grad_buf", None) is None or self._grad_buf.shape != self.theta.shape:
-            self._grad_buf = torch.empty_like(self.theta)
-            self._denom_buf = torch.empty_like(self.theta)
-        if getattr(self, "_gtau_buf", None) is None or self._gtau_buf.shape[0] != self.theta.shape[0]:
-            self._gtau_buf = self.theta.new_empty(self.theta.shape[0])
+        self._ensure_buffers()
         grad = self._grad_buf
         QK = torch.bmm(Xc, self.theta[:, :-1].view(R, d, 2 * H * dk)).view(R, ell, 2, H, dk)
         # Head-major copies: Q [R H, ell, dk] and K^T [R H, dk, ell] (contiguous operands keep bmm on its fast path).
@@ -893,7 +886,7 @@ class _Batch:
         next ``n_steps`` rows of its own stream."""
         pending, self._prefetched = self._prefetched, None
         if pending is None:
-            return _host_uniforms(self.streams, n_steps, self._m_min(), self.c0.ell)
+            return draw_uniforms(self.streams, n_steps, self._m_min(), self.c0.ell)  # host tensors
         future, rows, n = pending
         u = future.result()
         if n != n_steps:
@@ -918,7 +911,7 @@ class _Batch:
         c = self.c0
         u = tuple(x.to(self.device) for x in self._segment_uniforms(n_steps))
         if pool is not None and next_steps > 0:
-            self._prefetched = (pool.submit(_host_uniforms, list(self.streams), next_steps, self._m_min(), c.ell),
+            self._prefetched = (pool.submit(draw_uniforms, list(self.streams), next_steps, self._m_min(), c.ell),
                                 list(range(len(self.streams))), next_steps)
         ctx = contexts_from_uniforms(self.nbrs, *u, rho=c.rho, m=self.m_run)  # [R, n_steps, ell]
         for s0 in range(0, n_steps, sub):

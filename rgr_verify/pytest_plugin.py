@@ -102,11 +102,13 @@ class _VerdictCollector:
     def pytest_terminal_summary(self, terminalreporter):
         if not self.records:
             return
+        from .report import shown_status
+
         tr = terminalreporter
         tr.section("rgr-verify claim verdicts")
         counts: dict[str, int] = {}
         for rec in self.records.values():
-            key = rec["status"] if rec["ran"] else "inconclusive (not run here)"
+            key = shown_status(rec)
             counts[key] = counts.get(key, 0) + 1
         tr.write_line(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f"  ({len(self.records)} claims)")
         bad = [r for r in self.records.values() if r["ran"] and r["status"] != r["expected"]]

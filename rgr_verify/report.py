@@ -9,20 +9,26 @@ Files are written to a temporary name and renamed into place, so a report is eit
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Iterable
 
+from ._files import atomic_write_text
 from .claims.base import Status, jsonable
 from .claims.runner import ClaimResult
 
-__all__ = ["SCHEMA", "result_record", "audit_document", "render_table", "render_markdown", "atomic_write_text"]
+__all__ = ["SCHEMA", "NOT_RUN", "shown_status", "result_record", "audit_document", "render_table", "render_markdown",
+           "atomic_write_text"]
 
 # How a claim that could not run here (no GPU, tier not selected) is shown: its status is inconclusive.
-_NOT_RUN = "inconclusive (not run)"
+NOT_RUN = "inconclusive (not run)"
+
+
+def shown_status(record: dict) -> str:
+    """A record's status as reports show it: its status, or :data:`NOT_RUN` when the check could not run here."""
+    return record["status"] if record["ran"] else NOT_RUN
+
 
 SCHEMA = "rgr-verify/audit/1"
 
@@ -62,7 +68,7 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
     from . import __version__
 
     records = [result_record(r) for r in results]
-    counts = Counter(r["status"] if r["ran"] else _NOT_RUN for r in records)
+    counts = Counter(shown_status(r) for r in records)
     return {
         "schema": SCHEMA,
         "paper": "arXiv 2509.22840 v3, 'A Capacity-Based Rationale for Multi-Head Attention'",
@@ -90,7 +96,7 @@ def render_table(doc: dict, *, width: int = 160) -> str:
     """A plain-text table: id, reference, status (with ledger mark), paper value, measured value."""
     rows = [("id", "ref", "status", "paper value", "measured value")]
     for r in doc["claims"]:
-        status = r["status"] if r["ran"] else _NOT_RUN
+        status = shown_status(r)
         if r["matches"] is False:
             status += f" (ledger: {r['expected'] or 'no entry'})"
         rows.append((r["id"], r["ref"], status, r["paper_value"], r["measured_value"]))
@@ -144,7 +150,7 @@ def render_markdown(doc: dict) -> str:
         "| --- | --- | --- | --- | --- |",
     ]
     for r in doc["claims"]:
-        status = r["status"] if r["ran"] else _NOT_RUN
+        status = shown_status(r)
         if r["matches"] is False:
             status = f"**{status}** (ledger: {r['expected']})"
         out.append(f"| [`{r['id']}`](#{r['id']}) | {r['ref']} | {status} | {_md_cell(r['paper_value'])} | "
@@ -158,7 +164,7 @@ def render_markdown(doc: dict) -> str:
     out += ["", "## Details", ""]
     for r in doc["claims"]:
         out += [f"### {r['id']}", "", f"*{r['ref']}* · kind `{r['kind']}` · tier `{r['tier']}` · "
-                f"status **{r['status'] if r['ran'] else _NOT_RUN}** · seed `{r['seed']}` · {r['seconds']} s", "",
+                f"status **{shown_status(r)}** · seed `{r['seed']}` · {r['seconds']} s", "",
                 r["statement"], ""]
         for key, label in (("paper_value", "Paper"), ("measured_value", "Measured"), ("evidence", "Evidence"),
                            ("witness", "Witness"), ("details", "Details"), ("notes", "Reading / notes")):
@@ -175,16 +181,3 @@ def render_markdown(doc: dict) -> str:
                 out.append(f"- artefact: [{art}]({art})")
         out.append("")
     return "\n".join(out) + "\n"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and an atomic rename."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -462,21 +462,35 @@ def lognormal_psi1_lower_bound(sigma: float, t: float) -> dict:
     return {"a": float(grid[idx]), "log_lower_bound": float(vals[idx]), "exceeds_log2": bool(vals[idx] > math.log(2))}
 
 
+def _pair_head_scores(U, V, xa, xb, *, d_k: int, names: tuple[str, str]) -> np.ndarray:
+    """Per-head scores ``[h, 2, 2]`` on the length-2 context (x_a, x_b): entry [k, p, q] = x_p^T U_k V_k^T x_q, with
+    U = [U_1 | ... | U_h] and V likewise ``[d_model, h d_k]`` (scored by :func:`rgr_verify.scoring.head_scores`)."""
+    import torch
+
+    from .scoring import head_scores, split_heads
+
+    U = check_finite_array("U", U, ndim=2)
+    V = check_finite_array("V", V, ndim=2)
+    d_k = check_int("d_k", d_k, min_value=1)
+    if U.shape != V.shape or U.shape[1] % d_k:
+        raise ValueError(f"U and V must share a shape [d_model, h * d_k] with d_k={d_k}, got {U.shape}, {V.shape}")
+    xa = check_finite_array(names[0], xa, ndim=1)
+    xb = check_finite_array(names[1], xb, ndim=1)
+    if xa.shape[0] != U.shape[0] or xb.shape[0] != U.shape[0]:
+        raise ValueError(f"{names[0]} and {names[1]} must have length d_model = {U.shape[0]}")
+    h = U.shape[1] // d_k
+    X_C = torch.as_tensor(np.stack([xa, xb]))[None]  # [1, 2, d_model]
+    return head_scores(X_C, split_heads(U, h), split_heads(V, h))[0].numpy()  # [h, 2, 2]
+
+
 def decision_function(U, V, tau: float, xu, xv, *, d_k: int, aggregation: str = "max") -> float:
     """S(u, v) - tau of Lemma 9.3: heads s_k = x_u^T U_k V_k^T x_v with U = [U_1 | ... | U_h] ``[d_model, h d_k]``.
 
     ``aggregation``: "max" (Eq. (25)), "sum" or "logsumexp" over heads (the remark after Lemma 9.3).
     """
     check_choice("aggregation", aggregation, ("max", "sum", "logsumexp"))
-    U = check_finite_array("U", U, ndim=2)
-    V = check_finite_array("V", V, ndim=2)
-    d_k = check_int("d_k", d_k, min_value=1)
-    if U.shape != V.shape or U.shape[1] % d_k:
-        raise ValueError(f"U and V must share a shape [d_model, h * d_k] with d_k={d_k}, got {U.shape}, {V.shape}")
-    xu = check_finite_array("xu", xu, ndim=1)
-    xv = check_finite_array("xv", xv, ndim=1)
-    h = U.shape[1] // d_k
-    s = np.array([xu @ U[:, k * d_k:(k + 1) * d_k] @ (V[:, k * d_k:(k + 1) * d_k].T @ xv) for k in range(h)])
+    tau = check_real("tau", tau)
+    s = _pair_head_scores(U, V, xu, xv, d_k=d_k, names=("xu", "xv"))[:, 0, 1]
     if aggregation == "max":
         agg = s.max()
     elif aggregation == "sum":
@@ -488,20 +502,8 @@ def decision_function(U, V, tau: float, xu, xv, *, d_k: int, aggregation: str = 
 
 def two_way_softmax_score(U, V, xi, xj, *, d_k: int) -> float:
     """A_ij on the length-2 context (i, j) (Eq. (28)): sum_k sigma(L^(k)_ij - L^(k)_ii), L = x^T U_k V_k^T x / sqrt(d_k)."""
-    U = check_finite_array("U", U, ndim=2)
-    V = check_finite_array("V", V, ndim=2)
-    d_k = check_int("d_k", d_k, min_value=1)
-    if U.shape != V.shape or U.shape[1] % d_k:
-        raise ValueError(f"U and V must share a shape [d_model, h * d_k] with d_k={d_k}, got {U.shape}, {V.shape}")
-    xi = check_finite_array("xi", xi, ndim=1)
-    xj = check_finite_array("xj", xj, ndim=1)
-    total = 0.0
-    for k in range(U.shape[1] // d_k):
-        Uk, Vk = U[:, k * d_k:(k + 1) * d_k], V[:, k * d_k:(k + 1) * d_k]
-        q = xi @ Uk
-        diff = (q @ (Vk.T @ xj) - q @ (Vk.T @ xi)) / math.sqrt(d_k)
-        total += float(special.expit(diff))
-    return total
+    S = _pair_head_scores(U, V, xi, xj, d_k=d_k, names=("xi", "xj"))
+    return float(special.expit((S[:, 0, 1] - S[:, 0, 0]) / math.sqrt(d_k)).sum())
 
 
 def nuclear_normalised_margin(c: Construction, margin: float) -> dict:

@@ -7,10 +7,9 @@ refutation is recorded in the ledger is a finding of the audit and passes.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
+from .._files import atomic_write_text
 from .base import Status
 
 __all__ = ["LEDGER_PATH", "read_ledger", "write_ledger", "LedgerEntry"]
@@ -87,12 +86,5 @@ def write_ledger(updates: dict[str, Status], order: list[str], path: Path | str 
         entry = entries[cid]
         note = f"  # {entry.note}" if entry.note else ""
         lines.append(f"{cid:<{width}}  {entry.status.value}{note}\n")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ledger-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.writelines(lines)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, "".join(lines))
     return path

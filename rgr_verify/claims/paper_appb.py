@@ -425,10 +425,7 @@ def _check_b3_leakage_c0(ctx: CheckContext) -> Verdict:
                 res.append(_max_leakage(m, d, r.permutation(m), r))
             return max(res) <= 2.0
 
-        lo, hi = 1, m
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        hi = K.smallest_passing(ok, 1, m)  # d_model = m is taken to pass and 1 to fail (not evaluated)
         rows.append({"m": m, "d_model_min": hi, "c0_min": hi / math.log(m)})
     v = exponent_verdict([r_["m"] for r_ in rows], [r_["c0_min"] for r_ in rows], claimed=0.0, tol=0.25, upper=True,
                          what="minimal c0 = d_model / ln m at which Lemma B.3 item 2 (C2 = 2) holds in all 10 draws, vs m",

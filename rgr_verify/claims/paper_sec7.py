@@ -14,7 +14,7 @@ import math
 from ..capacity import curves, threshold
 from ..stats import paired_t_pvalue
 from .base import Claim, Kind, Status, Tier, Verdict
-from .paper_sec6 import _cells, _dk, _records
+from .paper_sec6 import _cells, _check_multihead_advantage, _dk, _records
 
 ORDER = 70
 
@@ -90,8 +90,6 @@ def _check_softmax_multihead(ctx):
 
 def _check_softmax_multihead_quick(ctx):
     """Quick tier: the multi-head advantage at fixed D_K, by sec6-multihead-advantage's rule, on softmax runs."""
-    from .paper_sec6 import _check_multihead_advantage
-
     return _check_multihead_advantage(ctx, preset="sec71-softmax", tier="quick", variant="softmax")
 
 
