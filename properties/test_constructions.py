@@ -204,3 +204,8 @@ def test_smallest_passing_finds_the_first_true_value(lo, width, data):
 def test_smallest_passing_rejects_an_empty_range():
     with pytest.raises(ValueError, match="hi must be an integer >= 4"):
         smallest_passing(lambda n: True, 3, 3)
+
+
+def test_smallest_passing_rejects_a_non_callable():
+    with pytest.raises(ValueError, match="ok must be a callable"):
+        smallest_passing(3, 0, 5)

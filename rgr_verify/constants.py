@@ -158,6 +158,8 @@ def smallest_passing(ok, lo: int, hi: int) -> int:
     """Integer bisection: the smallest n in (lo, hi] with ``ok(n)``, for a predicate that is monotone (false up to
     some point, true after it), given that ``ok(lo)`` is false (or lo is below the range) and ``ok(hi)`` is true;
     neither end is evaluated."""
+    if not callable(ok):
+        raise ValueError(f"ok must be a callable taking an integer, got {type(ok).__name__}")
     lo = check_int("lo", lo)
     hi = check_int("hi", hi, min_value=lo + 1)
     while hi - lo > 1:
