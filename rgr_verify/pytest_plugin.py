@@ -4,7 +4,8 @@
 - ``--tier quick|full|gpu`` (default quick, or ``$RGR_VERIFY_TIER``): ``slow`` tests run from tier full on,
   ``gpu`` tests at tier gpu and only where CUDA is available (otherwise they are skipped, with the reason);
 - the root seed (``$RGR_VERIFY_SEED``) is printed in the header and available as ``config.rgr_root_seed``;
-- a terminal summary counts claim verdicts by status and lists mismatches with the ledger.
+- a terminal summary counts claim verdicts by status (and by paper, when claims of several papers ran) and lists
+  mismatches with the ledger.
 """
 
 from __future__ import annotations
@@ -111,6 +112,25 @@ class _VerdictCollector:
             key = shown_status(rec)
             counts[key] = counts.get(key, 0) + 1
         tr.write_line(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f"  ({len(self.records)} claims)")
+        by_paper = _records_by_paper(self.records.values())
+        if len(by_paper) > 1:
+            for paper, recs in by_paper.items():
+                sub: dict[str, int] = {}
+                for rec in recs:
+                    sub[shown_status(rec)] = sub.get(shown_status(rec), 0) + 1
+                tr.write_line(f"  {paper}: " + ", ".join(f"{n} {k}" for k, n in sorted(sub.items()))
+                              + f"  ({len(recs)} claims)")
         bad = [r for r in self.records.values() if r["ran"] and r["status"] != r["expected"]]
         for rec in sorted(bad, key=lambda r: r["id"]):
             tr.write_line(f"  MISMATCH {rec['id']} ({rec['ref']}): computed {rec['status']}, ledger {rec['expected']}")
+
+
+def _records_by_paper(records) -> dict[str, list[dict]]:
+    """Verdict records grouped by the paper their claim concerns (from the record, else from the registry)."""
+    from .claims import all_claims
+
+    papers = {c.id: c.paper for c in all_claims()}
+    out: dict[str, list[dict]] = {}
+    for rec in records:
+        out.setdefault(rec.get("paper") or papers.get(rec["id"], "unknown"), []).append(rec)
+    return dict(sorted(out.items()))

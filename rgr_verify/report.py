@@ -1,7 +1,7 @@
 """Audit reports: the claims table for the terminal, ``report.md`` and the JSON record of every verdict.
 
 JSON schema (``schema = "rgr-verify/audit/1"``): a header (tier, root_seed, device, versions, summary counts) and
-``claims``, one record per claim with ``id, ref, statement, kind, tier, status, expected, matches, ran,
+``claims``, one record per claim with ``id, paper, ref, statement, kind, tier, status, expected, matches, ran,
 paper_value, measured_value, witness, params, seed, evidence, details, notes, artefacts, seconds``.
 Files are written to a temporary name and renamed into place, so a report is either whole or absent.
 """
@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Iterable
 
 from ._files import atomic_write_text
-from .claims.base import Status, jsonable
+from .claims.base import PAPERS, RGR_PAPER, Status, jsonable, paper_parts
 from .claims.runner import ClaimResult
 
-__all__ = ["SCHEMA", "NOT_RUN", "shown_status", "result_record", "audit_document", "render_table", "render_markdown",
+__all__ = ["SCHEMA", "NOT_RUN", "shown_status", "paper_title", "group_by_paper", "result_record", "audit_document", "render_table", "render_markdown",
            "atomic_write_text"]
 
 # How a claim that could not run here (no GPU, tier not selected) is shown: its status is inconclusive.
@@ -33,11 +33,26 @@ def shown_status(record: dict) -> str:
 SCHEMA = "rgr-verify/audit/1"
 
 
+def paper_title(paper: str) -> str:
+    """The heading of a paper group: the paper's title, or "Cross-paper claims (A x B)" for a joined id."""
+    parts = paper_parts(paper)
+    return PAPERS[paper] if len(parts) == 1 else "Cross-paper claims (" + " x ".join(f"arXiv {p}" for p in parts) + ")"
+
+
+def group_by_paper(records: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Records grouped by their ``paper`` (missing: the RGR paper), groups in order of first appearance."""
+    groups: dict[str, list[dict]] = {}
+    for r in records:
+        groups.setdefault(r.get("paper") or RGR_PAPER, []).append(r)
+    return list(groups.items())
+
+
 def result_record(result: ClaimResult) -> dict:
     """The JSON record of one claim's result."""
     c, v = result.claim, result.verdict
     return {
         "id": c.id,
+        "paper": c.paper,
         "ref": c.ref,
         "statement": c.statement,
         "kind": c.kind.value,
@@ -81,7 +96,12 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
             "claims": len(records),
             "by_status": dict(sorted(counts.items())),
             "mismatches": [r["id"] for r in records if r["matches"] is False],
+            "findings_by_scope": {title: [r["id"] for r in group] for title, group in _findings_by_scope(
+                [r for r in records if r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)])},
+            "by_paper": {paper: dict(sorted(Counter(shown_status(r) for r in recs).items()))
+                         for paper, recs in group_by_paper(records)},
         },
+        "papers": {paper: paper_title(paper) for paper, _ in group_by_paper(records)},
         "claims": records,
     }
 
@@ -95,18 +115,25 @@ def _short(value, width: int) -> str:
 def render_table(doc: dict, *, width: int = 160) -> str:
     """A plain-text table: id, reference, status (with ledger mark), paper value, measured value."""
     rows = [("id", "ref", "status", "paper value", "measured value")]
-    for r in doc["claims"]:
-        status = shown_status(r)
-        if r["matches"] is False:
-            status += f" (ledger: {r['expected'] or 'no entry'})"
-        rows.append((r["id"], r["ref"], status, r["paper_value"], r["measured_value"]))
-    w_id = min(48, max(len(str(r[0])) for r in rows))
+    groups = group_by_paper(doc["claims"])
+    for paper, recs in groups:
+        if len(groups) > 1:
+            rows.append((f"== {paper_title(paper)}", "", "", "", ""))
+        for r in recs:
+            status = shown_status(r)
+            if r["matches"] is False:
+                status += f" (ledger: {r['expected'] or 'no entry'})"
+            rows.append((r["id"], r["ref"], status, r["paper_value"], r["measured_value"]))
+    w_id = min(48, max(len(str(r[0])) for r in rows if not str(r[0]).startswith("== ")))
     w_ref = min(16, max(len(str(r[1])) for r in rows))
     w_st = min(34, max(len(str(r[2])) for r in rows))
     rest = max(20, width - w_id - w_ref - w_st - 8)
     w_pv, w_mv = rest // 2, rest - rest // 2
     lines = []
     for i, (cid, ref, st, pv, mv) in enumerate(rows):
+        if str(cid).startswith("== "):
+            lines.append(str(cid))
+            continue
         lines.append(f"{_short(cid, w_id):<{w_id}}  {_short(ref, w_ref):<{w_ref}}  {_short(st, w_st):<{w_st}}  "
                      f"{_short(pv, w_pv):<{w_pv}}  {_short(mv, w_mv)}".rstrip())
         if i == 0:
@@ -116,11 +143,27 @@ def render_table(doc: dict, *, width: int = 160) -> str:
     lines.append("")
     lines.append(f"{s['claims']} claims: {by}. Ledger mismatches: {len(s['mismatches'])}"
                  + (f" ({', '.join(s['mismatches'])})" if s["mismatches"] else ""))
+    if len(s.get("by_paper", {})) > 1:
+        for paper, counts in s["by_paper"].items():
+            lines.append(f"  {paper}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     return "\n".join(lines)
 
 
 def _md_cell(value, width: int = 120) -> str:
     return _short(value, width).replace("|", "\\|")
+
+
+def _findings_by_scope(findings: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Findings split by the scope their check recorded (``params["refuted_under"]``, see
+    ``claims.tools.reading_record``): under every reading, under a named reading, and without a reading record."""
+    groups = {"every": [], "named": [], "unrecorded": []}
+    for r in findings:
+        scope = str((r.get("params") or {}).get("refuted_under", "unrecorded"))
+        key = "every" if scope == "every reading" else ("named" if scope.startswith("reading") else "unrecorded")
+        groups[key].append(r)
+    titles = {"every": "Refuted under every reading", "named": "Refuted under a named reading",
+              "unrecorded": "Refuted (no reading record)"}
+    return [(titles[k], v) for k, v in groups.items() if v]
 
 
 def render_markdown(doc: dict) -> str:
@@ -146,24 +189,35 @@ def render_markdown(doc: dict) -> str:
         "",
         "## Claims",
         "",
-        "| id | ref | status | paper value | measured value |",
-        "| --- | --- | --- | --- | --- |",
     ]
-    for r in doc["claims"]:
-        status = shown_status(r)
-        if r["matches"] is False:
-            status = f"**{status}** (ledger: {r['expected']})"
-        out.append(f"| [`{r['id']}`](#{r['id']}) | {r['ref']} | {status} | {_md_cell(r['paper_value'])} | "
-                   f"{_md_cell(r['measured_value'])} |")
+    groups = group_by_paper(doc["claims"])
+    for paper, recs in groups:
+        if len(groups) > 1:
+            counts = s.get("by_paper", {}).get(paper, {})
+            out += [f"### {paper_title(paper)}", "",
+                    f"{len(recs)} claims. " + ", ".join(f"**{n}** {k}" for k, n in counts.items()) + ".", ""]
+        out += ["| id | ref | status | paper value | measured value |", "| --- | --- | --- | --- | --- |"]
+        for r in recs:
+            status = shown_status(r)
+            if r["matches"] is False:
+                status = f"**{status}** (ledger: {r['expected']})"
+            out.append(f"| [`{r['id']}`](#{r['id']}) | {r['ref']} | {status} | {_md_cell(r['paper_value'])} | "
+                       f"{_md_cell(r['measured_value'])} |")
+        out.append("")
     findings = [r for r in doc["claims"] if r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)]
     if findings:
         out += ["", "## Findings (refuted or contradicted statements)", ""]
-        for r in findings:
-            out.append(f"- [`{r['id']}`](#{r['id']}) ({r['ref']}): {r['statement']} — measured: "
-                       f"{_md_cell(r['measured_value'], 300)}")
+        for title, group in _findings_by_scope(findings):
+            out += [f"### {title}", ""]
+            for r in group:
+                scope = (r.get("params") or {}).get("refuted_under", "")
+                scope = f" [refuted under {scope}]" if str(scope).startswith("reading") else ""
+                out.append(f"- [`{r['id']}`](#{r['id']}) ({r['ref']}): {r['statement']}{scope} — measured: "
+                           f"{_md_cell(r['measured_value'], 300)}")
+            out.append("")
     out += ["", "## Details", ""]
     for r in doc["claims"]:
-        out += [f"### {r['id']}", "", f"*{r['ref']}* · kind `{r['kind']}` · tier `{r['tier']}` · "
+        out += [f"### {r['id']}", "", f"*{r['ref']}* ({r.get('paper') or RGR_PAPER}) · kind `{r['kind']}` · tier `{r['tier']}` · "
                 f"status **{shown_status(r)}** · seed `{r['seed']}` · {r['seconds']} s", "",
                 r["statement"], ""]
         for key, label in (("paper_value", "Paper"), ("measured_value", "Measured"), ("evidence", "Evidence"),

@@ -31,6 +31,10 @@ __all__ = [
     "jsonable",
     "DEFAULT_SEED",
     "SEED_ENV",
+    "PAPERS",
+    "RGR_PAPER",
+    "FACTS_PAPER",
+    "paper_parts",
 ]
 
 DEFAULT_SEED = 20250926
@@ -89,6 +93,30 @@ _REF_RE = re.compile(
     r"Eqs?\. \(\d+\)(\s*[-–,]\s*\(\d+\))*|Table \d+|Figures? \d+(\s*[-–,]\s*\d+)*|Abstract|OpenReview abstract|"
     r"Construction [IV]+)"
 )
+RGR_PAPER = "2509.22840"  # "A Capacity-Based Rationale for Multi-Head Attention": the default paper of a claim
+FACTS_PAPER = "2502.05076"  # "Paying Attention to Facts" (a summary only): its own labels
+# A claim concerns one paper, or several joined by "+" (cross-paper claims); its ref must be a label of one of them.
+PAPERS = {
+    RGR_PAPER: "arXiv 2509.22840 v3, 'A Capacity-Based Rationale for Multi-Head Attention'",
+    FACTS_PAPER: "arXiv 2502.05076, 'Paying Attention to Facts: Quantifying the Knowledge Capacity of Attention "
+                 "Layers' (audited from a summary)",
+}
+_PAPER_REF_RE = {
+    RGR_PAPER: _REF_RE,
+    FACTS_PAPER: re.compile(r"^(Proposition \d+\.\d+|Example \d+\.\d+|Definition \d+\.\d+|Eqs?\. \(\d+\)|"
+                            r"Figures? \d+(\s*[-–,]\s*\d+)*|Sec\. \d+(\.\d+)*|Summary)"),
+}
+
+
+def paper_parts(paper: str) -> tuple[str, ...]:
+    """The paper ids a claim's ``paper`` names ("A+B" for a cross-paper claim); ValueError for an unknown id."""
+    if not isinstance(paper, str) or not paper:
+        raise ValueError(f"paper must be a non-empty string of paper ids joined by '+', got {paper!r}")
+    parts = tuple(paper.split("+"))
+    for part in parts:
+        if part not in PAPERS:
+            raise ValueError(f"paper must name known papers ({', '.join(PAPERS)}) joined by '+', got {paper!r}")
+    return parts
 
 
 @dataclass(frozen=True)
@@ -102,6 +130,11 @@ class CheckContext:
         device: "cpu" or "cuda".
         out_dir: a directory for plots and artefacts, or None when nothing should be written.
         results_dir: where empirical results are stored and replayed from, or None.
+        evidence_dir: the committed evidence folder to replay (None: :func:`rgr_verify.evidence.default_evidence_dir`).
+        replay_only: never train: stored records decide, or the check does not run (a full-tier claim replayed in
+            the quick tier's test run).
+        provenance: where the check's records came from, appended by :func:`rgr_verify.store.claim_records` and
+            added to the verdict's evidence by the runner.
     """
 
     seed: int
@@ -110,6 +143,9 @@ class CheckContext:
     device: str = "cpu"
     out_dir: Path | None = None
     results_dir: Path | None = None
+    evidence_dir: Path | None = None
+    replay_only: bool = False
+    provenance: list = field(default_factory=list, compare=False)
 
     def rng(self, *extra: int) -> np.random.Generator:
         """A numpy Generator for this claim, optionally split further by integer keys."""
@@ -170,6 +206,11 @@ class Claim:
         tier: a :class:`Tier`.
         check: ``check(ctx: CheckContext) -> Verdict``.
         notes: readings chosen where the paper is ambiguous, and other caveats.
+        paper: the arXiv id of the paper it concerns (default the RGR paper), or ids joined by "+" for a
+            cross-paper claim; ``ref`` must be a label of (one of) them.
+        replays: the presets whose stored full-tier evidence (``evidence/``) the check reads through
+            :func:`rgr_verify.store.claim_records`; a full-tier claim that names them runs in the quick tier's test
+            run too, by replay alone, whenever that evidence is complete.
     """
 
     id: str
@@ -179,16 +220,25 @@ class Claim:
     tier: Tier
     check: Callable[[CheckContext], Verdict] = field(repr=False, compare=False)
     notes: str = ""
+    paper: str = RGR_PAPER
+    replays: tuple = ()
 
     def __post_init__(self):
         if not _ID_RE.match(self.id):
             raise ValueError(f"claim id must be kebab-case ([a-z0-9-]), got {self.id!r}")
-        if not _REF_RE.match(self.ref):
-            raise ValueError(f"claim ref must start with a paper label such as 'Sec. 3' or 'Theorem 4.1', got {self.ref!r}")
+        parts = paper_parts(self.paper)
+        if not any(_PAPER_REF_RE[part].match(self.ref) for part in parts):
+            raise ValueError(f"claim ref must start with a label of paper {self.paper} such as 'Sec. 3' or "
+                             f"'Theorem 4.1' (2502.05076: 'Proposition 2.1', 'Example 2.4', 'Figure 4'), got {self.ref!r}")
         object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "tier", Tier(self.tier))
         if not callable(self.check):
             raise ValueError(f"claim {self.id}: check must be callable")
+        if isinstance(self.replays, str) or not all(isinstance(p, str) and p for p in self.replays):
+            raise ValueError(f"claim {self.id}: replays must be a tuple of preset names, got {self.replays!r}")
+        object.__setattr__(self, "replays", tuple(self.replays))
+        if self.replays and self.tier is not Tier.FULL:
+            raise ValueError(f"claim {self.id}: only full-tier claims replay stored evidence (tier {self.tier.value})")
 
     @property
     def marker(self) -> str:

@@ -1,6 +1,6 @@
 """The registry: every claim of every ``paper_*`` module of this package, in paper order.
 
-A claims module is any module ``rgr_verify/claims/paper_<part>.py`` that defines ``CLAIMS`` (a tuple of
+A claims module is any module ``rgr_verify/claims/paper_<part>.py`` (or ``xpaper.py``, the cross-paper claims) that defines ``CLAIMS`` (a tuple of
 :class:`~rgr_verify.claims.base.Claim`) and ``ORDER`` (an int placing it in the paper's order). Adding a module
 is all it takes to add claims; nothing else needs editing.
 """
@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 
 from .._checks import check_choice
-from .base import TIERS, Claim, Tier
+from .base import TIERS, Claim, Tier, paper_parts
 
 __all__ = ["all_claims", "get_claim", "select_claims", "claim_modules"]
 
@@ -23,7 +23,7 @@ def claim_modules() -> list:
 
     mods = []
     for info in pkgutil.iter_modules(pkg_path):
-        if info.name.startswith("paper_"):
+        if info.name.startswith("paper_") or info.name == "xpaper":
             mods.append(importlib.import_module(f"{__package__}.{info.name}"))
     return sorted(mods, key=lambda mod: (getattr(mod, "ORDER", 1000), mod.__name__))
 
@@ -51,16 +51,23 @@ def get_claim(claim_id: str) -> Claim:
     raise ValueError(f"unknown claim id {claim_id!r} (see `rgr-verify claims` for the list)")
 
 
-def select_claims(only: str | None = None, tier: str = "gpu") -> tuple[Claim, ...]:
-    """Claims whose id or reference matches ``only`` and whose tier is at most ``tier``.
+def select_claims(only: str | None = None, tier: str = "gpu", paper: str | None = None) -> tuple[Claim, ...]:
+    """Claims whose id or reference matches ``only``, that concern ``paper`` and whose tier is at most ``tier``.
 
     Args:
         only: comma-separated glob patterns matched against ids and references (e.g. ``"sec3-*,App. C"``);
             None selects every claim. A pattern that matches nothing raises ValueError.
         tier: "quick", "full" or "gpu" (each includes the cheaper ones).
+        paper: an arXiv id of :data:`~rgr_verify.claims.base.PAPERS` (e.g. ``"2502.05076"``): only claims that
+            concern it, cross-paper claims included; None: every paper.
     """
     check_choice("tier", tier, TIERS)
     claims = all_claims()
+    if paper is not None:
+        (paper,) = paper_parts(paper) if "+" not in str(paper) else (None,)
+        if paper is None:
+            raise ValueError("paper must be a single paper id (cross-paper claims are listed under each of their papers)")
+        claims = tuple(c for c in claims if paper in paper_parts(c.paper))
     if only is not None:
         if not isinstance(only, str) or not only.strip():
             raise ValueError("only must be a non-empty pattern of claim ids or references")

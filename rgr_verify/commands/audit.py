@@ -27,6 +27,7 @@ ORDER = 10
 def add_arguments(p):
     p.add_argument("--tier", default="quick", help="quick (CPU, default), full (adds long CPU runs) or gpu")
     p.add_argument("--only", metavar="PATTERN", help="comma-separated globs on claim ids or references, e.g. 'sec3-*,App. C'")
+    p.add_argument("--paper", metavar="ID", help="only claims concerning this paper (2509.22840, 2502.05076), cross-paper ones included")
     p.add_argument("--json", metavar="PATH", help="also write the JSON record here (default: DIR/report.json)")
     p.add_argument("--out", metavar="DIR", default="rgr-report", help="report directory (default: rgr-report)")
     p.add_argument("--results", metavar="DIR", help="results store for empirical claims (replayed when present)")
@@ -61,7 +62,7 @@ def _validate(args):
     out = writable_dir_target(args.out, "--out")
     json_path = writable_file_target(args.json, "--json") if args.json else None
     results = writable_dir_target(args.results, "--results") if args.results else None
-    claims = select_claims(args.only, tier="gpu")  # unselected tiers are reported as not run
+    claims = select_claims(args.only, tier="gpu", paper=getattr(args, "paper", None))  # unselected tiers: not run
     return seed, device, out, json_path, results, claims
 
 

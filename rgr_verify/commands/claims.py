@@ -5,6 +5,13 @@ from __future__ import annotations
 import json
 
 from ..claims import all_claims, read_ledger
+from ..claims.base import PAPERS, RGR_PAPER, paper_parts
+
+
+def _paper_title(paper: str) -> str:
+    """A paper group's heading: its title, or "cross-paper: ..." for claims joining several papers."""
+    parts = paper_parts(paper)
+    return PAPERS[paper] if len(parts) == 1 else "cross-paper claims (" + " x ".join(parts) + ")"
 
 NAME = "claims"
 HELP = "list every claim with its reference and tier"
@@ -15,6 +22,7 @@ def add_arguments(p):
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--status", help="only claims whose ledger status is this (e.g. refuted)")
     p.add_argument("--only", metavar="PATTERN", help="comma-separated globs on claim ids or references")
+    p.add_argument("--paper", metavar="ID", help="only claims concerning this paper (2509.22840, 2502.05076), cross-paper ones included")
 
 
 def run(args) -> int:
@@ -25,11 +33,12 @@ def run(args) -> int:
         raise ValueError(f"--status must be one of {allowed}, got {args.status!r}")
     ledger = read_ledger()
     rows = []
-    for c in (select_claims(args.only) if args.only else all_claims()):
+    paper = getattr(args, "paper", None)
+    for c in (select_claims(args.only, paper=paper) if args.only or paper else all_claims()):
         entry = ledger.get(c.id)
         if args.status is not None and (entry is None or entry.status.value != args.status):
             continue
-        rows.append({"id": c.id, "ref": c.ref, "kind": c.kind.value, "tier": c.tier.value,
+        rows.append({"id": c.id, "paper": c.paper, "ref": c.ref, "kind": c.kind.value, "tier": c.tier.value,
                      "expected": entry.status.value if entry else None, "statement": c.statement, "notes": c.notes})
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -37,7 +46,12 @@ def run(args) -> int:
     w = max([len(r["id"]) for r in rows] + [2])
     wr = max([len(r["ref"]) for r in rows] + [3])
     print(f"{'id':<{w}}  {'ref':<{wr}}  {'kind':<16}  {'tier':<5}  expected")
-    for r in rows:
-        print(f"{r['id']:<{w}}  {r['ref']:<{wr}}  {r['kind']:<16}  {r['tier']:<5}  {r['expected'] or '(none)'}")
+    papers = list(dict.fromkeys(r["paper"] for r in rows))
+    for paper in papers:
+        if len(papers) > 1 or paper != RGR_PAPER:
+            print(f"-- {_paper_title(paper)}")
+        for r in rows:
+            if r["paper"] == paper:
+                print(f"{r['id']:<{w}}  {r['ref']:<{wr}}  {r['kind']:<16}  {r['tier']:<5}  {r['expected'] or '(none)'}")
     print(f"{len(rows)} claims")
     return 0

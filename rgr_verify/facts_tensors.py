@@ -1,0 +1,473 @@
+"""Database tensors of "Paying Attention to Facts" (arXiv 2502.05076, summary only): ranks, bounds, certificates.
+
+A database is a set of (key, query, value) triples; its 3-tensor ``D[k, q, v]`` is 1 when the triple is stored
+and 0 otherwise (``[|K|, |Q|, |V|]``). The paper measures a database by the tensor rank of D and bounds it by
+its slices (Proposition 2.1: rank(D) <= min(sum_k |V_k|, sum_q |V_q|) <= |D|).
+
+Tensor rank is NP-hard to compute, so nothing here returns "the rank". What it offers:
+
+- **certified upper bounds**: explicit CP decompositions (:func:`slice_decomposition`) checked exactly in
+  integer arithmetic (:func:`is_decomposition`);
+- **certified lower bounds**: the rank of each flattening, computed exactly over GF(p) (:func:`modular_rank`);
+  for an integer matrix rank over GF(p) <= rank over Q, so it is a lower bound of the tensor rank;
+- :func:`rank_bounds`, the two together; when they meet, the rank is certified;
+- the 2x2x2 case exactly: Cayley's hyperdeterminant (:func:`hyperdeterminant`) and the slice pencil
+  det(x T_0 + y T_1), whose real roots decide between real rank 2 and 3 (:func:`pencil_polynomial`);
+- argmax and softmax rank inflation: a rank-2 matrix whose row argmax is any permutation
+  (:func:`circle_rank2_factors`), softmax of a rank-1 matrix of full rank (:func:`softmax_rank1_exact`),
+  and how finite precision limits the first (:func:`circle_argmax_failures`);
+- :func:`numerical_rank_upper_estimate`, a float SVD count, documented as an estimate of a matrix rank only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ._checks import check_choice, check_int, check_real
+
+__all__ = [
+    "Database",
+    "database_from_triples",
+    "permutation_database",
+    "graph_database",
+    "random_functional_database",
+    "distinct_value_database",
+    "single_value_diagonal_database",
+    "flattenings",
+    "modular_rank",
+    "flattening_lower_bound",
+    "prop21_bounds",
+    "slice_decomposition",
+    "cp_tensor",
+    "is_decomposition",
+    "RankBounds",
+    "rank_bounds",
+    "hyperdeterminant",
+    "pencil_polynomial",
+    "fibre_argmax_accuracy",
+    "circle_rank2_factors",
+    "softmax_rank1_exact",
+    "softmax_threshold",
+    "circle_argmax_failures",
+    "numerical_rank_upper_estimate",
+    "MODULUS",
+]
+
+MODULUS = 2_147_483_647  # the prime 2^31 - 1: products of two residues fit in int64
+
+
+@dataclass(frozen=True, eq=False)
+class Database:
+    """A database of (key, query, value) triples.
+
+    Attributes:
+        triples: int64 array ``[n, 3]`` of distinct (key, query, value) ids, sorted lexicographically.
+        n_keys, n_queries, n_values: the sizes |K|, |Q|, |V| (ids lie in ``[0, size)``).
+    """
+
+    triples: np.ndarray
+    n_keys: int
+    n_queries: int
+    n_values: int
+
+    def __post_init__(self):
+        for name in ("n_keys", "n_queries", "n_values"):
+            check_int(name, getattr(self, name), min_value=1)
+        arr = np.asarray(self.triples)
+        if arr.size == 0:
+            arr = np.zeros((0, 3), dtype=np.int64)
+        if arr.ndim != 2 or arr.shape[1] != 3 or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"triples must be an integer array of shape [n, 3], got shape {arr.shape}, dtype {arr.dtype}")
+        arr = arr.astype(np.int64)
+        for col, (name, size) in enumerate((("key", self.n_keys), ("query", self.n_queries), ("value", self.n_values))):
+            if arr.size and (arr[:, col].min() < 0 or arr[:, col].max() >= size):
+                raise ValueError(f"triples: {name} ids must lie in [0, {size - 1}]")
+        uniq = np.unique(arr, axis=0)
+        if len(uniq) != len(arr):
+            raise ValueError("triples must be distinct")
+        uniq.setflags(write=False)
+        object.__setattr__(self, "triples", uniq)
+
+    @property
+    def size(self) -> int:
+        """|D|, the number of triples."""
+        return int(len(self.triples))
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return (self.n_keys, self.n_queries, self.n_values)
+
+    def tensor(self) -> np.ndarray:
+        """The database tensor ``D``: int64 ``[|K|, |Q|, |V|]``, 1 on stored triples, 0 elsewhere."""
+        D = np.zeros(self.shape, dtype=np.int64)
+        D[self.triples[:, 0], self.triples[:, 1], self.triples[:, 2]] = 1
+        return D
+
+    def fibres(self) -> dict[tuple[int, int], frozenset]:
+        """The queried fibres: {(key, query): the set of valid values}."""
+        out: dict[tuple[int, int], set] = {}
+        for k, q, v in self.triples.tolist():
+            out.setdefault((k, q), set()).add(v)
+        return {kq: frozenset(vs) for kq, vs in out.items()}
+
+    def is_functional(self) -> bool:
+        """True when every queried (key, query) pair has exactly one value."""
+        return len(self.fibres()) == self.size
+
+
+def database_from_triples(triples, *, n_keys: int | None = None, n_queries: int | None = None,
+                          n_values: int | None = None) -> Database:
+    """A :class:`Database` from an iterable of (key, query, value) triples; sizes default to max id + 1."""
+    arr = np.asarray(list(triples) if not isinstance(triples, np.ndarray) else triples)
+    arr = arr.reshape(-1, 3) if arr.size else np.zeros((0, 3), dtype=np.int64)
+    sizes = [n if n is not None else (int(arr[:, c].max()) + 1 if arr.size else 1)
+             for c, n in enumerate((n_keys, n_queries, n_values))]
+    return Database(arr, *sizes)
+
+
+def permutation_database(perm) -> Database:
+    """One predicate, key i -> value perm[i] (an RGR permutation graph read as a database); rank exactly m."""
+    arr = np.asarray(perm)
+    if arr.ndim != 1 or arr.size < 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"perm must be a non-empty 1-d integer array, got shape {arr.shape}")
+    m = arr.size
+    if not np.array_equal(np.sort(arr), np.arange(m)):
+        raise ValueError(f"perm must be a permutation of 0..{m - 1}")
+    return Database(np.stack([np.arange(m), np.zeros(m, dtype=np.int64), arr], axis=1), m, 1, m)
+
+
+def graph_database(graph) -> Database:
+    """An RGR :class:`~rgr_verify.graphs.Digraph` as a one-predicate database: edge (s, t) -> triple (s, 0, t)."""
+    from .graphs import Digraph
+
+    if not isinstance(graph, Digraph):
+        raise ValueError(f"graph must be a rgr_verify.graphs.Digraph, got {type(graph).__name__}")
+    e = graph.edges
+    return Database(np.stack([e[:, 0], np.zeros(len(e), dtype=np.int64), e[:, 1]], axis=1), graph.m, 1, graph.m)
+
+
+def random_functional_database(n_keys: int, n_queries: int, n_values: int, *, rng: np.random.Generator) -> Database:
+    """Every (key, query) pair gets one value drawn uniformly from ``n_values``: |D| = n_keys n_queries."""
+    n_keys = check_int("n_keys", n_keys, min_value=1)
+    n_queries = check_int("n_queries", n_queries, min_value=1)
+    n_values = check_int("n_values", n_values, min_value=1)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    k, q = np.meshgrid(np.arange(n_keys), np.arange(n_queries), indexing="ij")
+    v = rng.integers(0, n_values, size=k.shape)
+    return Database(np.stack([k.ravel(), q.ravel(), v.ravel()], axis=1), n_keys, n_queries, n_values)
+
+
+def distinct_value_database(n_keys: int, n_queries: int, *, rng: np.random.Generator | None = None) -> Database:
+    """Every (key, query) pair gets its own value (|V| = |D| = n_keys n_queries, values shuffled by ``rng``).
+
+    Its value flattening is a permutation matrix of size |D|, so rank(D) = |D| exactly (certified).
+    """
+    n_keys = check_int("n_keys", n_keys, min_value=1)
+    n_queries = check_int("n_queries", n_queries, min_value=1)
+    n = n_keys * n_queries
+    v = np.arange(n) if rng is None else rng.permutation(n)
+    k, q = np.meshgrid(np.arange(n_keys), np.arange(n_queries), indexing="ij")
+    return Database(np.stack([k.ravel(), q.ravel(), v], axis=1), n_keys, n_queries, n)
+
+
+def single_value_diagonal_database(n: int) -> Database:
+    """Triples (i, i, 0) for i < n: rank n (its key-query slice is the identity) yet effective rank 1 (Example 2.4's
+    general form: every queried fibre has the same answer)."""
+    n = check_int("n", n, min_value=1)
+    i = np.arange(n)
+    return Database(np.stack([i, i, np.zeros(n, dtype=np.int64)], axis=1), n, n, 1)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Flattenings and exact ranks
+
+
+def flattenings(T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three flattenings of a 3-tensor ``[I, J, K]``: ``[I, J K]``, ``[J, I K]``, ``[K, I J]``."""
+    T = np.asarray(T)
+    if T.ndim != 3:
+        raise ValueError(f"T must be a 3-tensor, got shape {T.shape}")
+    I, J, K = T.shape
+    return (T.reshape(I, J * K), T.transpose(1, 0, 2).reshape(J, I * K), T.transpose(2, 0, 1).reshape(K, I * J))
+
+
+def modular_rank(M, *, p: int = MODULUS) -> int:
+    """Rank of an integer matrix over GF(p) by exact Gaussian elimination (int64).
+
+    For an integer matrix this is at most its rank over Q (a minor that vanishes over Q vanishes mod p), so it is
+    a certified lower bound of the rational (and real) rank; for a prime p not dividing the relevant minors it is
+    equal to it.
+    """
+    M = np.asarray(M)
+    if M.ndim != 2 or not np.issubdtype(M.dtype, np.integer):
+        raise ValueError(f"M must be a 2-d integer array, got shape {M.shape}, dtype {M.dtype}")
+    p = check_int("p", p, min_value=2, max_value=MODULUS)
+    A = np.mod(M.astype(np.int64), p)
+    rows, cols = A.shape
+    rank = 0
+    for c in range(cols):
+        if rank == rows:
+            break
+        nz = np.flatnonzero(A[rank:, c])
+        if nz.size == 0:
+            continue
+        piv = rank + int(nz[0])
+        if piv != rank:
+            A[[rank, piv]] = A[[piv, rank]]
+        inv = pow(int(A[rank, c]), p - 2, p)
+        A[rank] = (A[rank] * inv) % p
+        below = np.flatnonzero(A[rank + 1:, c]) + rank + 1
+        if below.size:
+            A[below] = (A[below] - (A[below, c:c + 1] * A[rank]) % p) % p
+        rank += 1
+    return rank
+
+
+def flattening_lower_bound(T) -> int:
+    """max over the three flattenings of their rank over GF(p): a certified lower bound of rank(T) (integer T)."""
+    return max(modular_rank(F) for F in flattenings(np.asarray(T)))
+
+
+def prop21_bounds(db: Database) -> dict[str, int]:
+    """Proposition 2.1's quantities: sum_k |V_k|, sum_q |V_q| (|V_x| = distinct values stored with x) and |D|.
+
+    Reading: |V_k| counts the distinct values occurring with key k over all queries (likewise |V_q|).
+    """
+    if not isinstance(db, Database):
+        raise ValueError(f"db must be a Database, got {type(db).__name__}")
+    t = db.triples
+    by_key = len(np.unique(t[:, [0, 2]], axis=0)) if db.size else 0
+    by_query = len(np.unique(t[:, [1, 2]], axis=0)) if db.size else 0
+    return {"sum_k |V_k|": by_key, "sum_q |V_q|": by_query, "|D|": db.size,
+            "bound": min(by_key, by_query)}
+
+
+def slice_decomposition(db: Database, *, by: str = "query") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An explicit CP decomposition of D with sum_q |V_q| (``by="query"``) or sum_k |V_k| (``by="key"``) terms.
+
+    by="query": one term per stored (q, v): a = indicator of the keys k with (k, q, v) in D, b = e_q, c = e_v.
+    Returns integer factor matrices ``A [|K|, R]``, ``B [|Q|, R]``, ``C [|V|, R]`` with D = sum_r a_r (x) b_r (x) c_r.
+    """
+    if not isinstance(db, Database):
+        raise ValueError(f"db must be a Database, got {type(db).__name__}")
+    check_choice("by", by, ("query", "key"))
+    t = db.triples
+    pair_cols = [1, 2] if by == "query" else [0, 2]
+    pairs = np.unique(t[:, pair_cols], axis=0) if db.size else np.zeros((0, 2), dtype=np.int64)
+    R = len(pairs)
+    A = np.zeros((db.n_keys, R), dtype=np.int64)
+    B = np.zeros((db.n_queries, R), dtype=np.int64)
+    C = np.zeros((db.n_values, R), dtype=np.int64)
+    index = {tuple(pq): r for r, pq in enumerate(pairs.tolist())}
+    for k, q, v in t.tolist():
+        r = index[(q, v) if by == "query" else (k, v)]
+        A[k, r], B[q, r], C[v, r] = 1, 1, 1  # by="key": a = e_k, b = the queries of (k, v), c = e_v
+    return A, B, C
+
+
+def cp_tensor(A, B, C) -> np.ndarray:
+    """sum_r A[:, r] (x) B[:, r] (x) C[:, r], shape ``[I, J, K]`` (exact for integer factors)."""
+    A, B, C = (np.asarray(x) for x in (A, B, C))
+    if A.ndim != 2 or B.ndim != 2 or C.ndim != 2 or not (A.shape[1] == B.shape[1] == C.shape[1]):
+        raise ValueError(f"factors must be 2-d with the same number of columns, got {A.shape}, {B.shape}, {C.shape}")
+    return np.einsum("ir,jr,kr->ijk", A, B, C)
+
+
+def is_decomposition(T, factors, *, atol: float = 0.0) -> bool:
+    """True when the CP factors reproduce T (exactly for integer input and ``atol=0``)."""
+    atol = check_real("atol", atol, low=0.0)
+    T = np.asarray(T)
+    R = cp_tensor(*factors)
+    if R.shape != T.shape:
+        return False
+    return bool(np.array_equal(R, T)) if atol == 0 else bool(np.max(np.abs(R - T), initial=0.0) <= atol)
+
+
+@dataclass(frozen=True)
+class RankBounds:
+    """Certified bounds on a tensor rank: ``lower <= rank <= upper`` (equal: the rank is certified).
+
+    Attributes:
+        lower: max flattening rank over GF(p) (certified lower bound).
+        upper: number of terms of an explicit decomposition checked exactly (certified upper bound).
+        how: which certificates were used.
+    """
+
+    lower: int
+    upper: int
+    how: str
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+
+def rank_bounds(db: Database) -> RankBounds:
+    """Certified bounds on rank(D): flattening ranks below, the smaller Proposition 2.1 decomposition above."""
+    D = db.tensor()
+    best = None
+    for by in ("query", "key"):
+        f = slice_decomposition(db, by=by)
+        if not is_decomposition(D, f):  # pragma: no cover - would be a bug in slice_decomposition
+            raise RuntimeError("slice decomposition does not reproduce D")
+        if best is None or f[0].shape[1] < best[1]:
+            best = (by, f[0].shape[1])
+    lower = flattening_lower_bound(D) if db.size else 0
+    return RankBounds(lower=lower, upper=best[1], how=f"flattening rank over GF({MODULUS}) <= rank <= "
+                                                       f"{best[1]}-term decomposition by {best[0]} (exact)")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 2x2x2 tensors
+
+
+def hyperdeterminant(T):
+    """Cayley's hyperdeterminant of a 2x2x2 tensor (works on numbers and sympy expressions).
+
+    Det(T) = t000^2 t111^2 + t001^2 t110^2 + t010^2 t101^2 + t100^2 t011^2
+             - 2 (t000 t001 t110 t111 + t000 t010 t101 t111 + t000 t100 t011 t111
+                  + t001 t010 t101 t110 + t001 t100 t011 t110 + t010 t100 t011 t101)
+             + 4 (t000 t011 t101 t110 + t001 t010 t100 t111).
+    Over R: Det > 0 gives rank 2, Det < 0 rank 3 (complex rank 2).
+    """
+    t = _as_2x2x2(T)
+    a, b, c, d = t[0][0][0], t[0][0][1], t[0][1][0], t[0][1][1]
+    e, f, g, h = t[1][0][0], t[1][0][1], t[1][1][0], t[1][1][1]
+    # a=t000 b=t001 c=t010 d=t011 e=t100 f=t101 g=t110 h=t111
+    return (a * a * h * h + b * b * g * g + c * c * f * f + e * e * d * d
+            - 2 * (a * b * g * h + a * c * f * h + a * e * d * h + b * c * f * g + b * e * d * g + c * e * d * f)
+            + 4 * (a * d * f * g + b * c * e * h))
+
+
+def pencil_polynomial(T, x: sp.Symbol, y: sp.Symbol) -> sp.Expr:
+    """det(x T[:, :, 0] + y T[:, :, 1]) for a 2x2x2 tensor (slices along the last mode), a binary quadratic form.
+
+    If T = sum_{r<=2} a_r (x) b_r (x) c_r over a field F, every slice is A diag(c(i)) B^T, so this form is
+    det(A) det(B) times a product of two linear forms over F: with real T and no real factorisation (negative
+    discriminant) the real rank is at least 3.
+    """
+    t = _as_2x2x2(T)
+    S0 = sp.Matrix(2, 2, lambda i, j: sp.nsimplify(t[i][j][0]))
+    S1 = sp.Matrix(2, 2, lambda i, j: sp.nsimplify(t[i][j][1]))
+    return sp.expand((x * S0 + y * S1).det())
+
+
+def _as_2x2x2(T):
+    if isinstance(T, np.ndarray):
+        if T.shape != (2, 2, 2):
+            raise ValueError(f"T must have shape (2, 2, 2), got {T.shape}")
+        return T.tolist()
+    try:
+        ok = len(T) == 2 and all(len(r) == 2 and all(len(c) == 2 for c in r) for r in T)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError("T must be a 2x2x2 array or nested lists")
+    return T
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Argmax and softmax rank inflation
+
+
+def fibre_argmax_accuracy(db: Database, T) -> float:
+    """Fraction of queried fibres (k, q) whose unique argmax over v of T[k, q, :] is a valid value (ties fail)."""
+    T = np.asarray(T)
+    if T.shape != db.shape:
+        raise ValueError(f"T must have the database's shape {db.shape}, got {T.shape}")
+    fib = db.fibres()
+    if not fib:
+        return 1.0
+    ok = 0
+    for (k, q), vs in fib.items():
+        row = T[k, q]
+        top = np.flatnonzero(row == row.max())
+        ok += int(top.size == 1 and int(top[0]) in vs)
+    return ok / len(fib)
+
+
+def circle_rank2_factors(perm, *, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+    """Factors ``U [m, 2]``, ``V [m, 2]`` of the rank-2 matrix M = U V^T, M[i, j] = cos(phi_perm[i] - phi_j).
+
+    phi_j = 2 pi j / m. Row i peaks at column perm[i] with value 1; every other entry is <= cos(2 pi / m), so the
+    row argmax is the permutation (one-hot argmax matrix of rank m) at margin 1 - cos(2 pi / m) ~ 2 pi^2 / m^2.
+    Angles are computed in float64 and the factors cast to ``dtype``.
+    """
+    arr = np.asarray(perm)
+    if arr.ndim != 1 or arr.size < 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"perm must be a non-empty 1-d integer array, got shape {arr.shape}")
+    m = arr.size
+    if not np.array_equal(np.sort(arr), np.arange(m)):
+        raise ValueError(f"perm must be a permutation of 0..{m - 1}")
+    check_choice("dtype", np.dtype(dtype), (np.dtype(np.float32), np.dtype(np.float64)))
+    phi = 2 * np.pi * np.arange(m) / m
+    V = np.stack([np.cos(phi), np.sin(phi)], axis=1)
+    return V[arr].astype(dtype), V.astype(dtype)
+
+
+def circle_argmax_failures(m: int, *, dtype, rows=None) -> int:
+    """How many rows (of ``rows``, default all) of the identity-permutation circle matrix computed in ``dtype``
+    fail to have their true column as the strict maximum.
+
+    Only the two circle neighbours j +- 1 can compete (every other entry is below cos(4 pi / m), far under the
+    rounding error), so row i compares M[i, i] with M[i, i +- 1], each computed as u0 v0 + u1 v1 in ``dtype``.
+    """
+    m = check_int("m", m, min_value=3)
+    dt = np.dtype(dtype)
+    check_choice("dtype", dt, (np.dtype(np.float32), np.dtype(np.float64)))
+    idx = np.arange(m) if rows is None else np.asarray(rows, dtype=np.int64)
+    if idx.ndim != 1 or (idx.size and (idx.min() < 0 or idx.max() >= m)):
+        raise ValueError(f"rows must be a 1-d array of row ids in [0, {m - 1}]")
+
+    def factor(j):
+        phi = 2 * np.pi * (j % m) / m
+        return np.cos(phi).astype(dt), np.sin(phi).astype(dt)
+
+    c0, s0 = factor(idx)
+    own = c0 * c0 + s0 * s0
+    bad = np.zeros(idx.size, dtype=bool)
+    for shift in (-1, 1):
+        c1, s1 = factor(idx + shift)
+        bad |= (c0 * c1 + s0 * s1) >= own
+    return int(bad.sum())
+
+
+def softmax_rank1_exact(n: int) -> sp.Matrix:
+    """Row-softmax of the rank-1 matrix (ln 2) u u^T with u = (0, 1, ..., n-1), exactly: S[i, j] = 2^(ij) / Z_i.
+
+    S = diag(1 / Z) W with W[i, j] = (2^i)^j a Vandermonde matrix on the distinct nodes 2^i, so S has full rank n.
+    """
+    n = check_int("n", n, min_value=1, max_value=64)
+    W = sp.Matrix(n, n, lambda i, j: sp.Integer(2) ** (i * j))
+    Z = [sum(W.row(i)) for i in range(n)]
+    return sp.Matrix(n, n, lambda i, j: W[i, j] / Z[i])
+
+
+def softmax_threshold(logits, tau: float, *, axis: int = -1) -> np.ndarray:
+    """softmax>=tau: 1 where softmax(logits) along ``axis`` is at least tau, else 0 (float64 softmax)."""
+    tau = check_real("tau", tau, low=0.0, high=1.0, low_open=True)
+    z = np.asarray(logits, dtype=np.float64)
+    z = z - z.max(axis=axis, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=axis, keepdims=True)
+    return (p >= tau).astype(np.int64)
+
+
+def numerical_rank_upper_estimate(M, *, rtol: float | None = None) -> int:
+    """Count of singular values above ``rtol * sigma_max`` (default: max(shape) * eps of the dtype).
+
+    A numerical estimate of a *matrix* rank in floating point (what a computation at that precision can
+    distinguish), not a certified rank; for tensors use :func:`rank_bounds`.
+    """
+    M = np.asarray(M)
+    if M.ndim != 2 or not np.issubdtype(M.dtype, np.floating):
+        raise ValueError(f"M must be a 2-d float array, got shape {M.shape}, dtype {M.dtype}")
+    if rtol is None:
+        rtol = max(M.shape) * np.finfo(M.dtype).eps
+    rtol = check_real("rtol", rtol, low=0.0)
+    s = np.linalg.svd(M, compute_uv=False)
+    return int((s > rtol * s[0]).sum()) if s.size and s[0] > 0 else 0
