@@ -16,6 +16,7 @@ from scipy.stats import binom as binom_dist
 
 from .. import formulas as F
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from .tools import FAILS, HOLDS, with_readings
 from .symbolic import (
     Var,
     combine_verdicts,
@@ -423,6 +424,22 @@ def _b7_means(ctx: CheckContext) -> Verdict:
                            details="Exact over all 2^9 outcomes (d_model = 3): the two inner products share x_a, so the "
                                    "expectation is d p^3 + d(d-1) p^4, not (d p^2)^2. The conclusion gamma <~ B p_B^2 "
                                    "survives (the excess is a factor 1 + (1-p)/(d p) <= 2 when d p_B >= 1).")
+    # The reading "up to a constant factor" (the corollary's <~): d p^3 + d(d-1) p^4 <= 2 (d p^2)^2 once d p >= 1,
+    # which p_B = Theta(log m / d_model) gives.
+    dv = sp.Symbol("d", positive=True)
+    g = 2 * (dv * p**2) ** 2 - (dv * p**3 + dv * (dv - 1) * p**4)
+    up_to = inequality_verdict(dv * p**3 + dv * (dv - 1) * p**4, "<=", 2 * (dv * p**2) ** 2,
+                               variables=[Var(dv, 1, 1e4, log=True), Var(p, 1e-4, 0.99, log=True)], ctx=ctx,
+                               constraints=[lambda pt: pt["d"] * pt["p_B"] >= 1],
+                               proof=lambda: ("2 d^2 p^4 - d p^3 - d(d-1) p^4 = d p^3 (d p + p - 1) >= 0 when d p >= 1"
+                                              if sp.expand(g - dv * p**3 * (dv * p + p - 1)) == 0 else None))
+    if out.status is Status.REFUTED:
+        return with_readings(out, ["binary rows with i.i.d. Bernoulli(p_B) entries, p_B in (0, 1)",
+                                   "three distinct rows x_i, x_j, x_a (exact enumeration at d_model = 3)"],
+                             {"exact equality (the printed '=')": f"{FAILS}: E = d p^3 + d(d-1) p^4, not d^2 p^4",
+                              "up to a constant factor (the printed '<~'), d_model p_B >= 1":
+                                  f"{HOLDS if up_to.status is Status.VERIFIED else FAILS}: "
+                                  "d p^3 + d(d-1) p^4 <= 2 (d p^2)^2"})
     return out
 
 
@@ -480,12 +497,24 @@ def _eq33_forms(ctx: CheckContext) -> Verdict:
 def _b10_heads(ctx: CheckContext) -> Verdict:
     Mp = Var(F.mp, 1, 1e6, integer=True, log=True)
     Dl = Var(F.Delta, 1, 1e4, integer=True, log=True)
-    return inequality_verdict(F.heads_lemma_b8(), "<=", sp.ceiling(F.mp / F.d_model), variables=[Mp, _D, Dl], ctx=ctx,
-                              constraints=[lambda pt: pt["Delta"] <= pt["m'"] / pt["d_model"]],
-                              paper_value="Corollary B.10 is immediate from Theorem B.9 with h_0 = ceil(m'/d_model) heads",
-                              details="Lemma B.8 (and so Theorem B.9) uses H = ceil(m'/d_model) + Delta matchings, more "
-                                      "than h_0. Under (33) h_0 >= Delta, and an equitable edge colouring (de Werra) "
-                                      "does give h_0 matchings of size <= d_model, but that is a different lemma.")
+    cons = [lambda pt: pt["Delta"] <= pt["m'"] / pt["d_model"]]
+    v = inequality_verdict(F.heads_lemma_b8(), "<=", sp.ceiling(F.mp / F.d_model), variables=[Mp, _D, Dl], ctx=ctx,
+                           constraints=cons,
+                           paper_value="Corollary B.10 is immediate from Theorem B.9 with h_0 = ceil(m'/d_model) heads",
+                           details="Lemma B.8 (and so Theorem B.9) uses H = ceil(m'/d_model) + Delta matchings, more "
+                                   "than h_0. Under (33) h_0 >= Delta, and an equitable edge colouring (de Werra) "
+                                   "does give h_0 matchings of size <= d_model, but that is a different lemma.")
+    # Reading "h_0 up to a constant factor" (what the D_K = Theta(...) conclusion needs): (33) gives H <= 2 h_0.
+    theta = inequality_verdict(F.heads_lemma_b8(), "<=", 2 * sp.ceiling(F.mp / F.d_model), variables=[Mp, _D, Dl],
+                               ctx=ctx, constraints=cons)
+    if v.status is Status.REFUTED:
+        return with_readings(v, ["(33): Delta <= m'/d_model", "m', d_model, Delta positive integers"],
+                             {"exactly h_0 = ceil(m'/d_model) heads from Theorem B.9's construction (Lemma B.8)":
+                                  f"{FAILS}: Lemma B.8 gives ceil(m'/d_model) + Delta",
+                              "h_0 up to a constant factor (enough for D_K = Theta(m' log m / d_model))":
+                                  f"{HOLDS if theta.status is Status.VERIFIED else FAILS}: "
+                                  "ceil(m'/d_model) + Delta <= 2 ceil(m'/d_model) under (33)"})
+    return v
 
 
 def _b10_theta(ctx: CheckContext) -> Verdict:

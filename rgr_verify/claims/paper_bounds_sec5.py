@@ -9,7 +9,8 @@ from __future__ import annotations
 import sympy as sp
 
 from .. import formulas as F
-from .base import CheckContext, Claim, Kind, Tier, Verdict
+from .base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from .tools import FAILS, HOLDS, with_readings
 from .symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict, prove_nonnegative
 
 ORDER = 220
@@ -80,6 +81,17 @@ def _multi_head_c3(ctx: CheckContext) -> Verdict:
                            paper_value="c_3 > K  =>  N_3 = K sqrt(c_3) log m <= c_1 c_3 log m",
                            details="N_3 <= c_1 d_k at d_k = c_3 log m holds iff c_3 >= (K/c_1)^2, which depends on the "
                                    "margin fraction c_1 (1/16 in App. B.2), not only on K.")
+    # Reading "c_3 sufficiently large (depending on K and the margin c_1)": c_3 >= (K/c_1)^2.
+    large = inequality_verdict(n3, "<=", F.c1 * F.c3 * sp.log(F.m),
+                               variables=V[:2] + [Var(F.c3, 0.25, 1e5, log=True), V[3]], ctx=ctx,
+                               constraints=[lambda pt: pt["c_3"] >= (pt["K"] / pt["c_1"]) ** 2], max_points=1500,
+                               proof=lambda: "K sqrt(c_3) <= c_1 c_3 iff sqrt(c_3) >= K / c_1")
+    if v.status is Status.REFUTED:
+        return with_readings(v, ["N_3 = K (B/d_model) sqrt(d_k log m) (Eq. (1)) at B = d_model", "d_k = c_3 log m",
+                                 "c_3 > K", "c_1 in [1/16, 1] (App. B.2 uses 1/16)"],
+                             {"literal: c_3 larger than the constant K of (1)": f"{FAILS}: needs c_3 >= (K/c_1)^2",
+                              "c_3 sufficiently large (depending on K and c_1)":
+                                  f"{HOLDS if large.status is Status.VERIFIED else FAILS}: c_3 >= (K/c_1)^2 suffices"})
     return v
 
 
