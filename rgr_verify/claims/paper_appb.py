@@ -38,11 +38,11 @@ from ..measurements import (
     restricted_self_incoherence,
     separation_margins,
 )
-from ..stats import zero_failure_sample_size
+from ..stats import failure_rate_upper_bound, zero_failure_sample_size
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict, jsonable
-from .tools import monte_carlo_verdict, property_verdict
+from .tools import FAILS, HOLDS, NOT_TESTED, monte_carlo_verdict, property_verdict, reading_record, with_readings
 
-__all__ = ["CLAIMS", "ORDER", "fit_exponent", "exponent_verdict", "seeds_strategy"]
+__all__ = ["CLAIMS", "ORDER", "fit_exponent", "exponent_verdict", "seeds_strategy", "whp_constant_sweep"]
 
 ORDER = 110
 
@@ -88,6 +88,71 @@ def exponent_verdict(x, y, *, claimed: float, tol: float, paper_value, what: str
         params={**params, "claimed_exponent": claimed, "tolerance": tol, "upper_bound_only": upper},
         details=jsonable({"fit": fit, "points": table if table is not None else list(zip(x, y))}),
         evidence=f"size sweep, log-log OLS over {fit['n']} points, 95% t-interval",
+    )
+
+
+def whp_constant_sweep(*, ctx: CheckContext, m: int, d_model: int, Cs: tuple, n_draws: int, n_limit: int,
+                       finite_trial, limit_trial, what: str, extra_hypotheses: list[str]) -> Verdict:
+    """"With probability >= 1 - m^-3 for a sufficiently large C" at one size (m, d_model), decided without fixing C.
+
+    ``limit_trial(r)`` returns the d_k -> infinity margin of one draw (a number; > 0 separates), ``finite_trial(C, r)``
+    whether the draw at d_k = ceil(C ln m) separates, each from the generator r. Failures at finite d_k come from the
+    Rademacher noise, which the limit does not have; as C grows the failure rate tends to the limit's.
+    - refuted (reading: c0 = d_model / ln m counts as sufficiently large at this m) when the limit itself fails with
+      an exact lower bound above m^-3: then no C works at this size;
+    - holds-empirically when some C of the grid, and every larger one, separates in all ``n_draws`` draws (the
+      measured C, with its exact upper bound on the failure rate; m^-3 itself would need ~m^3 draws);
+    - inconclusive otherwise.
+    """
+    from scipy.stats import beta
+
+    rate = float(m) ** -3
+    fa = 1e-6
+    lim_ss = np.random.SeedSequence([ctx.seed, 0]).spawn(n_limit)
+    lim = [float(limit_trial(np.random.default_rng(s))) for s in lim_ss]
+    k_lim = sum(x <= 0 for x in lim)
+    lim_lower = 0.0 if k_lim == 0 else float(beta.ppf(fa, k_lim, n_limit - k_lim + 1))
+    rows = []
+    for ci, C in enumerate(Cs):
+        ss = np.random.SeedSequence([ctx.seed, 1, ci]).spawn(n_draws)
+        k = sum(not finite_trial(C, np.random.default_rng(s)) for s in ss)
+        rows.append({"C": C, "d_k": math.ceil(C * math.log(m)), "failures": k, "draws": n_draws,
+                     "upper_bound_failure_rate": failure_rate_upper_bound(k, n_draws, false_alarm=fa)})
+    zero_from = None
+    for i in range(len(rows)):
+        if all(r["failures"] == 0 for r in rows[i:]):
+            zero_from = rows[i]
+            break
+    c0 = d_model / math.log(m)
+    hyps = [f"(m, d_model) = ({m}, {d_model}): d_model >= c0 ln m with c0 = {c0:.1f}", "d_k = ceil(C ln m)",
+            "tau = d_k / 2", *extra_hypotheses]
+    measured = {"limit_failures": f"{k_lim}/{n_limit} (min limit margin {min(lim):.3g}, exact lower bound "
+                                  f"{lim_lower:.3g} at false alarm {fa:g})",
+                "failures_by_C": {r["C"]: f"{r['failures']}/{r['draws']}" for r in rows},
+                "measured_C": zero_from["C"] if zero_from else None}
+    params = {"m": m, "d_model": d_model, "c0": c0, "C_grid": list(Cs), "n_draws": n_draws, "n_limit": n_limit,
+              "claimed_failure_rate": rate, "false_alarm": fa, "table": rows}
+    if lim_lower > rate:
+        status = Status.REFUTED
+        params.update(reading_record(hyps, {
+            f"non-asymptotic: c0 = {c0:.1f} counts as sufficiently large at m = {m}":
+                f"{FAILS}: the d_k -> infinity limit fails in {k_lim}/{n_limit} draws, so no C works",
+            "asymptotic: c0 larger than d_model / ln m at this size": f"{NOT_TESTED}: not admissible at this (m, d_model)"}))
+    elif zero_from is not None:
+        status = Status.HOLDS_EMPIRICALLY
+    else:
+        status = Status.INCONCLUSIVE
+    return Verdict(
+        status=status,
+        paper_value=f"for a sufficiently large C, {what} separates every ordered pair w.p. >= 1 - m^-3 = 1 - {rate:.3g}",
+        measured_value=measured, params=params,
+        witness={"first_limit_failure": next((i for i, x in enumerate(lim) if x <= 0), None)} if status is Status.REFUTED else None,
+        evidence=f"Monte Carlo: {n_limit} draws of the exact d_k -> infinity limit, {n_draws} fresh draws per C of "
+                 f"(graph, X, W_sig); exact Clopper-Pearson bounds at false alarm {fa:g}",
+        details=("Refuted only when the limit fails (then no C works at this size, under the reading that this c0 is "
+                 "admissible); holds-empirically when the failure count reaches 0/n at some C of the grid and stays "
+                 "there, which is the measured constant (its upper bound is what n draws can certify; m^-3 would need "
+                 "about m^3 draws); inconclusive otherwise."),
     )
 
 
@@ -374,12 +439,10 @@ def _leakage_masses(X, perm, B):
     return worst
 
 
-def _check_b3_leakage_mc(ctx: CheckContext) -> Verdict:
-    m, d = 256, 32
-    n = zero_failure_sample_size(0.05)
-    r = ctx.rng(0)
-    worst = []
-    batch = 125
+def _leakage_worst_draws(r: np.random.Generator, m: int, d: int, n: int) -> list[float]:
+    """Per draw, max over i, k and S in {V_k minus i, T_k} of ||delta_{i,S}||^2 (Lemma B.3 item 2), blocks of d."""
+    worst: list[float] = []
+    batch = max(1, min(125, 2_000_000 // (m * m)))
     while len(worst) < n:
         b = min(batch, n - len(worst))
         raw = r.standard_normal((b, m, d))
@@ -392,11 +455,43 @@ def _check_b3_leakage_mc(ctx: CheckContext) -> Verdict:
             vk = D2[t].reshape(m, -1, d).sum(2).max()
             tk = max(float(D2[t][:, blk].sum(1).max()) for blk in blocks)
             worst.append(max(float(vk), tk))
-    return monte_carlo_verdict(lambda i: (worst[i] <= 2.0, {"draw": i, "max_leakage_mass": worst[i]}), n_trials=n,
-                               claimed_failure_rate=float(m) ** -4,
-                               paper_value="||delta_{i,S}||^2 <= C2 = 2 for all i, k, S in {V_k minus i, T_k} "
-                                           "w.p. >= 1 - m^-4",
-                               params={"m": m, "d_model": d, "C2": 2.0, "max_mass_seen": max(worst)})
+    return worst
+
+
+def _check_b3_leakage_mc(ctx: CheckContext) -> Verdict:
+    m, d_ok, d_paper, C2 = 256, 128, 32, 2.0
+    n = zero_failure_sample_size(0.05)
+    ok = _leakage_worst_draws(ctx.rng(1), m, d_ok, n)  # c0 = 23, well above the measured minimal c0 (about 10)
+    paper = _leakage_worst_draws(ctx.rng(0), m, d_paper, n)  # the experiments' (256, 32): c0 = 5.8
+    v = monte_carlo_verdict(lambda i: (ok[i] <= C2, {"draw": i, "max_leakage_mass": ok[i]}), n_trials=n,
+                            claimed_failure_rate=float(m) ** -4,
+                            paper_value="||delta_{i,S}||^2 <= C2 = 2 for all i, k, S in {V_k minus i, T_k} "
+                                        "w.p. >= 1 - m^-4 once d_model >= c0 log m, c0 large",
+                            params={"m": m, "d_model": d_ok, "c0": d_ok / math.log(m), "C2": C2,
+                                    "max_mass_seen": max(ok)})
+    k_paper = sum(x > C2 for x in paper)
+    from scipy.stats import beta
+
+    lo_paper = 0.0 if k_paper == 0 else float(beta.ppf(1e-6, k_paper, n - k_paper + 1))
+    reading = {f"c0 = {d_ok / math.log(m):.1f} (d_model = {d_ok}) sufficiently large":
+               (f"{FAILS}: {v.measured_value}" if v.status is Status.REFUTED else f"{HOLDS}: {v.measured_value}"),
+               f"c0 = {d_paper / math.log(m):.1f} (the experiments' (256, 32)) sufficiently large":
+               (f"{FAILS}: {k_paper}/{n} draws exceed C2 (exact lower bound {lo_paper:.3g} > m^-4)"
+                if lo_paper > float(m) ** -4 else f"{HOLDS}: {k_paper}/{n} draws exceed C2")}
+    if v.status is Status.REFUTED:
+        return with_readings(v, [f"d_model = {d_ok} >= c0 ln m, c0 = {d_ok / math.log(m):.1f}", "C2 = 2 (the lemma's e.g.)",
+                                 "blocks of d_model consecutive sources, T_k = pi(V_k), pi uniform"], reading)
+    k = int(str(v.measured_value).split("/")[0])
+    status = Status.HOLDS_EMPIRICALLY if k == 0 else v.status
+    return Verdict(status=status, paper_value=v.paper_value,
+                   measured_value={"admissible c0": v.measured_value,
+                                   "paper size (256, 32)": f"{k_paper}/{n} draws exceed C2 = 2 (max {max(paper):.3g})"},
+                   params={**v.params, "readings": reading}, evidence=v.evidence,
+                   details="holds-empirically: no draw at the admissible c0 exceeds C2 (m^-4 itself would need ~6e10 "
+                           "draws; the upper bound shown is what these draws certify). At the experiments' (256, 32) "
+                           "the conclusion fails often, but c0 = 5.8 is below the measured minimal c0 "
+                           "(lemb3-leakage-minimal-c0), so that is a finding about the experiments' sizes, not a "
+                           "refutation of the lemma.")
 
 
 def _max_leakage(m, d, perm, r):
@@ -454,7 +549,15 @@ def _cross_corr(X, perm, B, *, same: bool):
     return worst
 
 
-def _cross_corr_sweep(ctx, *, identity: bool):
+def _random_derangement(m: int, r: np.random.Generator) -> np.ndarray:
+    """A uniform random permutation without fixed points (rejection sampling; about e tries)."""
+    while True:
+        perm = r.permutation(m)
+        if not np.any(perm == np.arange(m)):
+            return perm
+
+
+def _cross_corr_sweep(ctx, *, identity: bool, derangement: bool = False):
     h = 4
     ds = (16, 32, 64, 128, 256) if _full(ctx) else (16, 32, 64, 128)
     xs, ys, table = [], [], []
@@ -462,15 +565,16 @@ def _cross_corr_sweep(ctx, *, identity: bool):
         m = h * d
         vals = []
         for rep in range(2):
-            r = ctx.rng(d, rep)
-            perm = np.arange(m) if identity else r.permutation(m)
+            r = ctx.rng(d, rep, 1) if derangement else ctx.rng(d, rep)
+            perm = np.arange(m) if identity else (_random_derangement(m, r) if derangement else r.permutation(m))
             X = gaussian_unit_norm_embeddings(m, d, rng=r)
-            vals.append(_cross_corr(X, perm, d, same=identity) / math.sqrt(math.log(m) / d))
+            vals.append(_cross_corr(X, perm, d, same=identity or derangement) / math.sqrt(math.log(m) / d))
             xs.append(d)
             ys.append(vals[-1])
         table.append({"d_model": d, "m": m, "ratio": vals})
     what = ("max_i |sum_a delta_i(pi^-1 a) delta_i(a)| / sqrt(ln m / d_model), pi = identity, j = i" if identity else
-            "max_{i != j, k} |sum_a delta_i(pi^-1 a) delta_j(a)| / sqrt(ln m / d_model), random pi")
+            "max_i |sum_a delta_i(pi^-1 a) delta_i(a)| / sqrt(ln m / d_model), random derangement pi, j = i"
+            if derangement else "max_{i != j, k} |sum_a delta_i(pi^-1 a) delta_j(a)| / sqrt(ln m / d_model), random pi")
     return exponent_verdict(xs, ys, claimed=0.0, tol=0.15, upper=True, what=what,
                             paper_value="|sum_{a in T_k} delta_{i,pi^-1(a)} delta_{j,a}| <= C3 sqrt(log m / d_model) for "
                                         "all i, j, k (absolute C3: the ratio stays bounded)",
@@ -482,7 +586,17 @@ def _check_b3_cross_random(ctx):
 
 
 def _check_b3_cross_identity(ctx):
-    return _cross_corr_sweep(ctx, identity=True)
+    v = _cross_corr_sweep(ctx, identity=True)
+    if v.status is not Status.REFUTED:
+        return v
+    der = _cross_corr_sweep(ctx, identity=False, derangement=True)  # j = i, no fixed points
+    return with_readings(v, ["X Gaussian unit-norm, d_model = m / 4 from 16 up (h = 4 heads of d_model sources)",
+                             "j = i (the item says 'for all j')", "pi = identity: a permutation whose edges are all "
+                             "self-loops"],
+                         {"permutation graphs may have fixed points (self-loops)": f"{FAILS}: {v.measured_value}",
+                          "permutation graphs without self-loops (derangements; App. A.3's graphs have none)":
+                              f"{HOLDS if der.status is Status.VERIFIED else FAILS}: j = i, random derangement: "
+                              f"{der.measured_value}"})
 
 
 def _check_b2_offblock(ctx: CheckContext) -> Verdict:
@@ -641,14 +755,17 @@ def _incoherence_sweep(ctx, *, family: str, param: str):
             xs.append(math.log(m))
             ys.append(val)
         what = "rho * ln m at B = d_model, m = 4 d_model (Theorem B.5 needs it <= c2)"
-    else:  # Cor. B.7: RBCE with p_B = ln m / d_model, growing d_model at fixed m
-        m = 512 if _full(ctx) else (128 if gamma else 256)
-        for d in (16, 32, 64, 128, 256) if _full(ctx) else (16, 32, 64, 128):
+    else:  # Cor. B.7: RBCE with p_B = 2 ln m / d_model (mu = 2 ln m), growing d_model at fixed m, p_B <= 0.4
+        if gamma:  # gamma costs O(m^3)
+            m, dims = (512, (32, 64, 128, 256)) if _full(ctx) else (192, (24, 48, 96))
+        else:
+            m, dims = (4096, (64, 128, 256, 512, 1024)) if _full(ctx) else (1024, (32, 64, 128, 256))
+        for d in dims:
             for rep in range(2):
-                pB = min(0.5, math.log(m) / d)
+                pB = 2 * math.log(m) / d
                 X = binary_compressive_embeddings(m, d, pB, rng=ctx.rng(d, rep))
                 mu = d * pB
-                ip = restricted_self_incoherence(X, 4, mu=mu, chunk=16, with_gamma=gamma)
+                ip = restricted_self_incoherence(X, 4, mu=mu, chunk=64, with_gamma=gamma)
                 if param == "eps_d":
                     val = ip.eps_d * math.sqrt(mu)
                 elif param == "rho":
@@ -660,10 +777,24 @@ def _incoherence_sweep(ctx, *, family: str, param: str):
                 xs.append(d)
                 ys.append(val)
         rate = {"eps_d": "eps_d sqrt(mu)", "rho": "rho / (B / d_model)", "gamma": "gamma / (B p_B^2)"}[param]
-        what = f"{rate} vs d_model (RBCE, m = {m}, p_B = ln m / d_model, B = 4)"
+        what = f"{rate} vs d_model (RBCE, m = {m}, p_B = 2 ln m / d_model, B = 4)"
     return exponent_verdict(xs, ys, claimed=0.0, tol=0.25, upper=True, what=what,
                             paper_value="the parameter is <~ its stated rate (absolute constant: the ratio stays bounded)",
                             params={"family": family, "param": param}, table=rows)
+
+
+def _check_b7_gamma(ctx: CheckContext) -> Verdict:
+    v = _incoherence_sweep(ctx, family="rbce", param="gamma")
+    if v.status is not Status.REFUTED:
+        return v
+    return with_readings(v, ["X in {0,1}^(m x d_model), i.i.d. Bernoulli(p_B), p_B = c log m / d_model",
+                             "mu = d_model p_B, X_inv = X^T / mu", "gamma over i != j and |S| <= B (Definition B.4)",
+                             "d_model <= m / 2 (compressive)"],
+                         {"p_B = 2 ln m / d_model (measured)": f"{FAILS}: {v.measured_value}",
+                          "any constant c in p_B = c log m / d_model (the corollary's Theta)":
+                              f"{FAILS}: one item a sharing a coordinate with both x_i and x_j (some pair has one) "
+                              "gives gamma >= 1/mu^2 = 1/(c log m)^2, while B p_B^2 = B (c log m)^2 / d_model^2; the "
+                              "ratio d_model^2 / (B (c log m)^4) is unbounded once d_model >> log^2 m"})
 
 
 def _check_b5_budget(ctx: CheckContext) -> Verdict:
@@ -755,24 +886,26 @@ def _check_b9_events(ctx: CheckContext) -> Verdict:
 
 def _check_b9_mc(ctx: CheckContext) -> Verdict:
     if not _full(ctx):
-        return Verdict.not_run("finite-d_k Monte Carlo of Theorem B.9 runs in the full tier (about 2 minutes)")
-    m, d, r_, C = 512, 384, 2, 250.0
-    n = zero_failure_sample_size(0.1)  # enough draws to see failures at rate >~ 0.05; m^-3 itself needs ~2e9
-    rate = float(m) ** -3
-    ss = np.random.SeedSequence(ctx.seed).spawn(n)
-    d_k = math.ceil(C * math.log(m))
+        return Verdict.not_run("finite-d_k Monte Carlo of Theorem B.9 runs in the full tier (about 5 minutes)")
+    from ..measurements import limit_score_matrix
 
-    def trial(i):
-        r = np.random.default_rng(ss[i])
-        g = random_regular_graph(m, r_, rng=r)
-        c = algorithm5(g, gaussian_unit_norm_embeddings(m, d, rng=r), d_k=d_k, rng=r)
-        mg = separation_margins(c, max_failures=1)
-        return mg.margin > 0, {"draw": i, "margin": mg.margin, "failing": mg.failing_pairs}
+    m, d, r_ = 512, 384, 2
 
-    return monte_carlo_verdict(trial, n_trials=n, claimed_failure_rate=rate,
-                               paper_value=f"separation w.p. >= 1 - m^-3 = 1 - {rate:.3g} at m={m}, d_model={d}, "
-                                           f"r={r_}, d_k = ceil({C:g} ln m)",
-                               params={"m": m, "d_model": d, "r": r_, "d_k": d_k, "C": C})
+    def build(d_k, r):
+        return algorithm5(random_regular_graph(m, r_, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r), d_k=d_k, rng=r)
+
+    def limit_trial(r):
+        c = build(1, r)
+        return separation_margins(c, scores=limit_score_matrix(c), tau=0.5, max_failures=1).margin
+
+    def finite_trial(C, r):
+        return separation_margins(build(math.ceil(C * math.log(m)), r), max_failures=1).margin > 0
+
+    return whp_constant_sweep(ctx=ctx, m=m, d_model=d, Cs=(250.0, 500.0, 1000.0, 2000.0), n_draws=40, n_limit=300,
+                              finite_trial=finite_trial, limit_trial=limit_trial,
+                              what="Algorithm 5 (max over heads, 2-regular graphs)",
+                              extra_hypotheses=["G 2-regular (union of 2 random perfect matchings), m' = 2m",
+                                                "h = ceil(m'/d_model) + Delta heads (Lemma B.8)"])
 
 
 def _check_b9_limit(ctx: CheckContext) -> Verdict:
@@ -891,12 +1024,13 @@ CLAIMS = (
           statement="Item 1: u_i(i) = 1 deterministically for unit-norm rows",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b3_diag),
     Claim(id="lemb3-leakage-mass-whp", ref="Lemma B.3",
-          statement="Item 2 (C2 = 2, failure rate <= m^-4) holds at the paper's experimental size "
-                    "(m, d_model) = (256, 32): max over i, k, S in {V_k minus i, T_k} of ||delta_{i,S}||^2 <= 2",
+          statement="Item 2 (C2 = 2) w.h.p. at an admissible c0: at (m, d_model) = (256, 128) (c0 = 23) no draw has "
+                    "max over i, k, S in {V_k minus i, T_k} of ||delta_{i,S}||^2 above 2; the experiments' (256, 32) "
+                    "(c0 = 5.8) is reported as a reading",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b3_leakage_mc,
-          notes="The lemma assumes d_model >= c0 log m for a large c0; here d_model / ln m = 5.8. A refutation says "
-                "the lemma's conclusion fails at this experimental size, not that the lemma is false for large c0. "
-                "Certifying m^-4 itself would need ~6e10 draws."),
+          notes="The lemma assumes d_model >= c0 log m for a sufficiently large c0; c0 = 23 is above the measured "
+                "minimal c0 (about 10, lemb3-leakage-minimal-c0). Certifying m^-4 would need ~6e10 draws: 270 draws "
+                "certify a failure rate below 5% at false alarm 1e-6."),
     Claim(id="lemb3-leakage-minimal-c0", ref="Lemma B.3",
           statement="Item 2 (leakage mass <= C2 = 2 for all i, k) holds once d_model >= c0 log m with an absolute c0: "
                     "the measured minimal c0 does not grow with m",
@@ -960,8 +1094,9 @@ CLAIMS = (
           check=lambda ctx: _incoherence_sweep(ctx, family="rbce", param="rho")),
     Claim(id="corb7-gamma-rate", ref="Corollary B.7",
           statement="Random binary embeddings: gamma <~ B p_B^2 with an absolute constant",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK,
-          check=lambda ctx: _incoherence_sweep(ctx, family="rbce", param="gamma")),
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b7_gamma,
+          notes="Non-degenerate sizes: p_B = 2 ln m / d_model <= 0.44 (mu = 2 ln m), d_model from 32 to m/2, gamma "
+                "over i != j only (charitable)."),
     Claim(id="lemb8-konig-coloring", ref="Lemma B.8",
           statement="Konig colouring with Delta colours plus batching partitions E into at most ceil(m'/d_model) + "
                     "Delta matchings of size <= d_model",
@@ -979,11 +1114,12 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b9_limit,
           notes="d_model / ln m = 61.6, above the measured c0 of about 40 (thm41-minimal-constant-c0)."),
     Claim(id="thmb9-separation-whp", ref="Theorem B.9",
-          statement="C = 250 is large enough for Theorem B.9 at (m, d_model) = (512, 384), r = 2: Algorithm 5 with "
-                    "d_k = ceil(250 ln m) fails with probability <= m^-3",
+          statement="Some C makes Algorithm 5 separate w.p. >= 1 - m^-3 at (m, d_model) = (512, 384), r = 2: failures "
+                    "vanish as C grows (measured C), and the d_k -> infinity limit does not fail",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.FULL, check=_check_b9_mc,
-          notes="132 fresh draws of (G, X, W_sig). Certifying m^-3 would need about 2e9 draws; a verdict 'refuted' "
-                "says the constant needed at this size exceeds 250, not that no constant works."),
+          notes="C in {250, 500, 1000, 2000}, 40 fresh draws of (G, X, W_sig) each, 300 draws of the limit. 'C "
+                "sufficiently large' is never fixed: refuted only if the limit fails (no C works at this size, under "
+                "the reading that c0 = 61.6 is admissible). m^-3 itself would need ~1e8 draws."),
     Claim(id="corb10-equitable-h0-heads", ref="Corollary B.10",
           statement="Under (33), ceil(m'/d_model) matchings of size <= d_model exist (equitable Konig colouring), so "
                     "h_0 heads suffice",

@@ -23,7 +23,7 @@ from ..measurements import normalised_margin, separation_margins
 from ..scoring import context_embeddings, max_over_heads_scores
 from ..stats import zero_failure_sample_size
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict, jsonable
-from .paper_appb import _full, _mc_onehot, exponent_verdict, seeds_strategy
+from .paper_appb import _full, _mc_onehot, exponent_verdict, seeds_strategy, whp_constant_sweep
 from .tools import monte_carlo_verdict, property_verdict
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -248,23 +248,23 @@ def _check_thm41_limit(ctx: CheckContext) -> Verdict:
 
 def _check_thm41_mc(ctx: CheckContext) -> Verdict:
     if not _full(ctx):
-        return Verdict.not_run("finite-d_k Monte Carlo of Theorem 4.1 runs in the full tier (about 1-2 minutes)")
-    m, d, C = 512, 384, 250.0
-    n = zero_failure_sample_size(0.1)  # enough draws to see failures at rate >~ 0.05; m^-3 itself needs ~2e9
-    rate = float(m) ** -3
-    ss = np.random.SeedSequence(ctx.seed).spawn(n)
-    d_k = math.ceil(C * math.log(m))
+        return Verdict.not_run("finite-d_k Monte Carlo of Theorem 4.1 runs in the full tier (about 5 minutes)")
+    m, d = 512, 384
 
-    def trial(i):
-        r = np.random.default_rng(ss[i])
-        c = algorithm1(random_permutation_graph(m, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r), d_k=d_k, rng=r)
-        mg = separation_margins(c, max_failures=1)
-        return mg.margin > 0, {"draw": i, "margin": mg.margin, "failing": mg.failing_pairs}
+    def build(d_k, r):
+        return algorithm1(random_permutation_graph(m, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r), d_k=d_k, rng=r)
 
-    return monte_carlo_verdict(trial, n_trials=n, claimed_failure_rate=rate,
-                               paper_value=f"separation w.p. >= 1 - m^-3 = 1 - {rate:.3g} at m={m}, d_model={d}, "
-                                           f"d_k = ceil({C:g} ln m)",
-                               params={"m": m, "d_model": d, "d_k": d_k, "C": C})
+    def limit_trial(r):
+        return K.algorithm1_limit_margin(m, d, rng=r)["margin"]
+
+    def finite_trial(C, r):
+        return separation_margins(build(math.ceil(C * math.log(m)), r), max_failures=1).margin > 0
+
+    return whp_constant_sweep(ctx=ctx, m=m, d_model=d, Cs=(250.0, 500.0, 1000.0, 2000.0), n_draws=40, n_limit=300,
+                              finite_trial=finite_trial, limit_trial=limit_trial,
+                              what="Algorithm 1 (max over heads, permutation graphs)",
+                              extra_hypotheses=["pi a uniform random permutation", "h = ceil(m / d_model) = 2 heads, "
+                                                "consecutive source blocks (the last one smaller)"])
 
 
 _READ = "Natural log; d_k = ceil(C ln m); self-pairs (i, i) count as non-edges. See docs/theorems.md."
@@ -322,10 +322,12 @@ CLAIMS = (
                     "every ordered pair in a fraction >= 0.5 of draws",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_thm41_limit),
     Claim(id="thm41-separation-whp", ref="Theorem 4.1",
-          statement="C = 250 is large enough at (m, d_model) = (512, 384) (c0 = 61.6): Algorithm 1 with "
-                    "d_k = ceil(250 ln m) fails with probability <= m^-3",
+          statement="Some C makes Algorithm 1 separate w.p. >= 1 - m^-3 at (m, d_model) = (512, 384) (c0 = 61.6): "
+                    "failures vanish as C grows (measured C), and the d_k -> infinity limit does not fail",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.FULL, check=_check_thm41_mc,
-          notes="132 fresh draws of (pi, X, W_sig). Certifying m^-3 would need about 2e9 draws; failures observed "
-                "at a rate far above m^-3 show that the constant C needed at this size exceeds 250 (the 'all 3 draws "
-                "separate' minimum of thm41-minimal-constant-c, about 160, underestimates the w.h.p. constant)."),
+          notes="C in {250, 500, 1000, 2000}, 40 fresh draws of (pi, X, W_sig) each, 300 draws of the limit. 'C "
+                "sufficiently large' is never fixed to a value the paper does not state: refuted only if the limit "
+                "fails (then no C works at this size, under the reading that c0 = 61.6 is admissible). Certifying m^-3 "
+                "would need about 1e8 draws; the 'all 3 draws separate' minimum of thm41-minimal-constant-c (about 160) "
+                "underestimates the w.h.p. constant."),
 )
