@@ -11,7 +11,8 @@ concurrent callers of one sweep (pytest-xdist workers) split the groups between 
 
 Seeds come from the root seed only (not from a claim's seed), so every claim of Sec. 7.3 shares one sweep; seed
 index i uses the same permutation pi and the same validation/test examples for every (D_K, h), which makes
-comparisons between partitions paired by seed.
+comparisons between partitions paired by seed. The first ``selection_seeds`` seed indices of a preset only pick
+winners (the best h of a D_K); the claims confirm a picked winner on the other seed indices.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class Sec73Preset:
     device: str  # device the tier is meant for ("cpu" or "cuda")
     gaussian_d_model: int = 768  # d_model of the gaussian control source
     max_batch_runs: int = 64  # runs stacked in one batch
+    selection_seeds: int = 0  # leading seed indices that only pick winners; the rest confirm them
+    extra_cells: tuple = ()  # (D_K, h) pairs trained besides the D_Ks x heads grid, with the same seeds
 
     def __post_init__(self):
         check_choice("name", self.name, ("quick", "full"))
@@ -76,22 +79,39 @@ class Sec73Preset:
             for h in self.heads:
                 if check_int("D_K", D, min_value=1) % check_int("h", h, min_value=1):
                     raise ValueError(f"every h must divide every D_K, got h = {h}, D_K = {D}")
+        check_int("selection_seeds", self.selection_seeds, min_value=0, max_value=max(self.seeds - 2, 0))
+        for cell in self.extra_cells:
+            if not isinstance(cell, tuple) or len(cell) != 2:
+                raise ValueError(f"extra_cells must hold (D_K, h) pairs, got {cell!r}")
+            D, h = check_int("extra D_K", cell[0], min_value=1), check_int("extra h", cell[1], min_value=1)
+            if D % h:
+                raise ValueError(f"an extra cell's h must divide its D_K, got h = {h}, D_K = {D}")
+            if D in self.D_Ks and h in self.heads:
+                raise ValueError(f"extra_cells must lie outside the D_Ks x heads grid, got (D_K = {D}, h = {h})")
+
+    def cells(self) -> list:
+        """Every trained (D_K, h): the grid D_Ks x heads, then the extra cells."""
+        return [(D, h) for D in self.D_Ks for h in self.heads] + list(self.extra_cells)
 
     def with_source(self, source: str) -> "Sec73Preset":
         """The same preset on another embedding source."""
         return dataclasses.replace(self, source=source)
 
 
+# Quick tier: a scaled-down analogue of Figure 7. Seed index 0 picks winners, indices 1-3 confirm them. D_K = 64
+# is trained for h = 4, 8 only: it is the paper's cell of "h = 8 at D_K = 64 (d_k = 8) is counterproductive".
 _QUICK = Sec73Preset(
     name="quick",
     source="minilm",
     task=TaskConfig(m=256, ell=4, d_ff=16),
     D_Ks=(8, 32),
     heads=(1, 2, 4, 8),
-    seeds=3,
+    seeds=4,
     train=TrainConfig(steps=500, batch_size=48, lr=3e-3, eval_every=100, n_val=512, n_test=1024, mixed_precision=False),
     device="cpu",
     gaussian_d_model=384,
+    selection_seeds=1,
+    extra_cells=((64, 4), (64, 8)),
 )
 
 _FULL = Sec73Preset(
@@ -105,6 +125,7 @@ _FULL = Sec73Preset(
                       patience=20, mixed_precision=True),
     device="cuda",
     max_batch_runs=28,
+    selection_seeds=2,  # 2 seeds pick winners, 5 confirm them (does not change the runs or their keys)
 )
 
 SEC73_PRESETS = {"quick": _QUICK, "full": _FULL}
@@ -162,17 +183,20 @@ class Sec73Results:
     device: str
     records: tuple
 
-    def values(self, D_K: int, h: int, field: str = "test_acc") -> np.ndarray:
-        """``field`` of the runs at (D_K, h), ordered by seed index ``[seeds]``."""
+    def values(self, D_K: int, h: int, field: str = "test_acc", *, seeds: str = "all") -> np.ndarray:
+        """``field`` of the runs at (D_K, h), ordered by seed index: ``seeds`` = "all" ``[seeds]``, "selection"
+        (the first ``preset.selection_seeds`` indices, which pick winners) or "confirmation" (the others)."""
+        check_choice("seeds", seeds, ("all", "selection", "confirmation"))
         rows = sorted((r for r in self.records if r["D_K"] == D_K and r["h"] == h), key=lambda r: r["seed_index"])
         if not rows:
             raise ValueError(f"no runs at D_K = {D_K}, h = {h} in this sweep")
+        k = self.preset.selection_seeds
+        rows = rows[:k] if seeds == "selection" else rows[k:] if seeds == "confirmation" else rows
         return np.array([r[field] for r in rows], dtype=float)
 
     def table(self) -> dict:
         """{"D_K=..,h=..": [test accuracies by seed]} for verdicts."""
-        return {f"D_K={D},h={h}": [round(float(x), 4) for x in self.values(D, h)]
-                for D in self.preset.D_Ks for h in self.preset.heads}
+        return {f"D_K={D},h={h}": [round(float(x), 4) for x in self.values(D, h)] for D, h in self.preset.cells()}
 
 
 def _record_key(preset, spec_cfg: dict, device: str) -> str:
@@ -191,11 +215,10 @@ def _plan(preset: Sec73Preset, root_seed: int, device: str):
     seeds = _run_seeds(root_seed, preset.seeds)
     base = {**_source_key(preset), "task": dataclasses.asdict(preset.task), "train": dataclasses.asdict(preset.train)}
     plan = []
-    for D in preset.D_Ks:
-        for h in preset.heads:
-            for i, s in enumerate(seeds):
-                cfg = {**base, "D_K": D, "h": h, "seed": s}
-                plan.append((_record_key(preset, cfg, device), RunSpec(D, h, s), i))
+    for D, h in preset.cells():
+        for i, s in enumerate(seeds):
+            cfg = {**base, "D_K": D, "h": h, "seed": s}
+            plan.append((_record_key(preset, cfg, device), RunSpec(D, h, s), i))
     return plan
 
 
@@ -300,11 +323,12 @@ def plot_fig7(results: Sec73Results, out_dir: Path | str, *, name: str | None = 
     p = results.preset
     name = name or f"fig7-{p.name}-{p.source}.png"
     fig, ax = plt.subplots(figsize=(6, 4))
+    colours = {}
     for h in p.heads:
         stats = [t_interval(results.values(D, h)) for D in p.D_Ks]
         mean = np.array([s[0] for s in stats])
         err = np.array([[s[0] - s[1] for s in stats], [s[2] - s[0] for s in stats]])
-        ax.errorbar(p.D_Ks, mean, yerr=err, marker="o", capsize=3, label=f"h = {h}")
+        colours[h] = ax.errorbar(p.D_Ks, mean, yerr=err, marker="o", capsize=3, label=f"h = {h}")[0].get_color()
         if h == 1:
             for D in p.D_Ks:
                 vals = results.values(D, h)
@@ -317,8 +341,13 @@ def plot_fig7(results: Sec73Results, out_dir: Path | str, *, name: str | None = 
                     ax.axhline(float(part.mean()), ls=":", color="grey", lw=1)
                     ax.annotate(f"{what} ({part.size} runs)", (p.D_Ks[0], float(part.mean())), fontsize=7,
                                 color="grey", xytext=(0, 2), textcoords="offset points")
+    for D, h in p.extra_cells:  # cells outside the grid: their mean and t-interval, unconnected
+        mean, lo, hi = t_interval(results.values(D, h))
+        ax.errorbar([D], [mean], yerr=[[mean - lo], [hi - mean]], marker="s", capsize=3, color=colours.get(h),
+                    linestyle="none")
+    ticks = sorted({D for D, _ in p.cells()})
     ax.set_xscale("log", base=2)
-    ax.set_xticks(list(p.D_Ks), [str(D) for D in p.D_Ks])
+    ax.set_xticks(ticks, [str(D) for D in ticks])
     ax.set_xlabel("total key width D_K")
     ax.set_ylabel("test accuracy")
     ax.set_ylim(-0.02, 1.02)

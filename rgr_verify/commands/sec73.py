@@ -11,7 +11,7 @@ HELP = "Sec. 7.3 sweep: pre-LN block with frozen pretrained embeddings (quick CP
 DESCRIPTION = (
     "Train (or replay from --results) every (D_K, h, seed) run of the sec73 preset and print mean test accuracy "
     "with 95% t-intervals per (D_K, h); --out writes the Figure 7 plot. The quick tier runs on a CPU in about a "
-    "minute; the full tier (m = 6144, l = 16, 112 runs of up to 100k updates) needs a CUDA GPU."
+    "minute or two; the full tier (m = 6144, l = 16, 112 runs of up to 100k updates) needs a CUDA GPU."
 )
 ORDER = 60
 
@@ -55,13 +55,18 @@ def run(args) -> int:
     print(f"sec73 {p.name} tier on {device}: {res.source_description}")
     print(f"m={p.task.m} l={p.task.ell} seeds={p.seeds} steps<={p.train.steps}; mean test acc [95% CI] (collapsed)")
     print("D_K  " + "".join(f"{'h=' + str(h):>24}" for h in p.heads))
+
+    def cell(D, h):
+        v = res.values(D, h)
+        mean, lo, hi = t_interval(v)
+        return f"{mean:.3f} [{lo:.3f},{hi:.3f}] ({int((v < 0.05).sum())})"
+
     for D in p.D_Ks:
-        cells = []
-        for h in p.heads:
-            v = res.values(D, h)
-            mean, lo, hi = t_interval(v)
-            cells.append(f"{mean:.3f} [{lo:.3f},{hi:.3f}] ({int((v < 0.05).sum())})")
-        print(f"{D:<5}" + "".join(f"{c:>24}" for c in cells))
+        print(f"{D:<5}" + "".join(f"{cell(D, h):>24}" for h in p.heads))
+    for D, h in p.extra_cells:
+        print(f"{D:<5}" + f"h={h}: {cell(D, h)}  (extra cell)")
+    if p.selection_seeds:
+        print(f"seed indices 0..{p.selection_seeds - 1} pick winners in the claims; the others confirm them")
     if args.out:
         name = plot_fig7(res, Path(args.out))
         print(f"wrote {Path(args.out) / name}")
