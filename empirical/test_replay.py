@@ -32,7 +32,8 @@ def _synthetic_store(directory, slope=1.19):
 
 
 def test_full_claims_not_run_without_gpu_or_results(tmp_path):
-    ctx = CheckContext(seed=1, tier="full", device="cpu", results_dir=tmp_path)
+    # no committed evidence (an empty evidence folder) and an empty results store: nothing to replay
+    ctx = CheckContext(seed=1, tier="full", device="cpu", results_dir=tmp_path, evidence_dir=tmp_path / "no-evidence")
     claims = {c.id: c for c in all_claims()}
     v = claims["fig3-dkstar-scaling-slope"].check(ctx)
     assert v.status is Status.INCONCLUSIVE and "needs a CUDA GPU or stored full-tier results" in v.unavailable
@@ -40,7 +41,8 @@ def test_full_claims_not_run_without_gpu_or_results(tmp_path):
 
 def test_full_claims_replay_stored_records(tmp_path):
     _synthetic_store(tmp_path / "res")
-    ctx = CheckContext(seed=1, tier="full", device="cpu", results_dir=tmp_path / "res", out_dir=tmp_path / "out")
+    ctx = CheckContext(seed=1, tier="full", device="cpu", results_dir=tmp_path / "res", out_dir=tmp_path / "out",
+                       evidence_dir=tmp_path / "no-evidence")
     claims = {c.id: c for c in all_claims()}
     verdicts = {cid: claims[cid].check(ctx) for cid in FULL_IDS}
     for cid, v in verdicts.items():

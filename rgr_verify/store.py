@@ -22,9 +22,9 @@ from typing import Callable, Iterable, Iterator, Sequence
 from filelock import FileLock
 
 from ._checks import check_int
-from .engine import ENGINE_VERSION, RunConfig, RunResult, run_key
+from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, RunResult, run_key
 
-__all__ = ["JsonlStore", "ResultStore", "default_results_dir", "RESULTS_ENV", "ensure_runs", "run_preset"]
+__all__ = ["JsonlStore", "ResultStore", "parse_records", "replayable_records", "default_results_dir", "RESULTS_ENV", "ensure_runs", "run_preset"]
 
 RESULTS_ENV = "RGR_VERIFY_RESULTS"
 
@@ -33,6 +33,35 @@ def default_results_dir() -> Path:
     """``$RGR_VERIFY_RESULTS`` if set, else ``~/.cache/rgr-verify/results``."""
     raw = os.environ.get(RESULTS_ENV)
     return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
+
+
+def parse_records(lines: Iterable[bytes], where: Callable[[dict], bool] | None = None) -> dict[str, dict]:
+    """The keyed records of JSON lines (bytes), by key, a later record for a key winning; lines that do not parse
+    (torn by a killed writer) or are not keyed records (dicts with a string ``"key"``) are skipped."""
+    out: dict[str, dict] = {}
+    for raw in lines:
+        try:
+            rec = json.loads(raw.decode())
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            continue  # a torn line from a killed writer
+        if isinstance(rec, dict) and isinstance(rec.get("key"), str) and (where is None or where(rec)):
+            out[rec["key"]] = rec
+    return out
+
+
+def replayable_records(lines: Iterable[bytes]) -> dict[str, dict]:
+    """The engine run records among JSON lines that this engine replays, keyed under :data:`ENGINE_VERSION`.
+
+    A record of :data:`ENGINE_VERSION` keeps its key; one of :data:`EQUIVALENT_ENGINE_VERSIONS` (an earlier version
+    string shown to compute the same results) is re-keyed from its config and seed; any other is skipped."""
+    accepted = (ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS)
+    out: dict[str, dict] = {}
+    for key, rec in parse_records(lines, where=lambda r: r.get("engine_version") in accepted).items():
+        if rec["engine_version"] != ENGINE_VERSION:
+            key = run_key(RunConfig.from_dict(rec["config"]), rec["seed"])
+            rec = {**rec, "key": key}
+        out[key] = rec
+    return out
 
 
 class JsonlStore:
@@ -60,18 +89,10 @@ class JsonlStore:
         wins. Lines that do not parse (torn by a killed writer) or are not keyed records are skipped."""
         if where is not None and not callable(where):
             raise ValueError(f"where must be None or a callable taking a record, got {type(where).__name__}")
-        out: dict[str, dict] = {}
         if not self.path.exists():
-            return out
+            return {}
         with open(self.path, "rb") as fh:
-            for raw in fh:
-                try:
-                    rec = json.loads(raw.decode())
-                except (UnicodeDecodeError, json.JSONDecodeError):
-                    continue  # a torn line from a killed writer
-                if isinstance(rec, dict) and isinstance(rec.get("key"), str) and (where is None or where(rec)):
-                    out[rec["key"]] = rec
-        return out
+            return parse_records(fh, where)
 
     def append(self, records: Sequence[dict]) -> None:
         """Append ``records`` (dicts with a string ``"key"``, JSON-serialisable), one line each, in one write
@@ -130,8 +151,19 @@ class ResultStore:
             yield self
 
     def records(self) -> dict[str, dict]:
-        """All complete records of the current engine version, by key (a later record for a key wins)."""
-        return self._jsonl.read(where=lambda rec: rec.get("engine_version") == ENGINE_VERSION)
+        """All complete records this engine replays, keyed under the current engine version (a later record for a
+        key wins); see :func:`replayable_records`."""
+        if not self.path.exists():
+            return {}
+        with open(self.path, "rb") as fh:
+            return replayable_records(fh)
+
+    def raw_records(self) -> dict[str, dict]:
+        """The same records as stored (their own keys and versions), keyed under the current engine version."""
+        accepted = (ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS)
+        raw = self._jsonl.read(where=lambda rec: rec.get("engine_version") in accepted)
+        return {run_key(RunConfig.from_dict(r["config"]), r["seed"]) if r["engine_version"] != ENGINE_VERSION
+                else k: r for k, r in raw.items()}
 
     def append(self, result: RunResult) -> str:
         """Append one run's record atomically; returns its key."""
@@ -154,8 +186,8 @@ class ResultStore:
 
 
 def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, device: str | None = None,
-                threads: int | None = None, max_batch: int = 256, progress: bool = False,
-                desc: str = "runs", lock_name: str = "train") -> tuple[list[dict], int]:
+                threads: int | None = None, max_batch: int = 256, max_waste: float = 4.0,
+                progress: bool = False, desc: str = "runs", lock_name: str = "train") -> tuple[list[dict], int]:
     """Make sure every run has a record (training the missing ones, batched), and return the records.
 
     The preset's training lock is held while training, so concurrent callers (pytest-xdist workers) wait for one another
@@ -186,7 +218,7 @@ def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, devi
                 bar.update(1)
 
         if todo:
-            train_runs(todo, device=device, max_batch=max_batch, on_result=on_result)
+            train_runs(todo, device=device, max_batch=max_batch, max_waste=max_waste, on_result=on_result)
         if bar is not None:
             bar.close()
         recs = store.lookup(runs)
@@ -196,41 +228,61 @@ def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, devi
 
 
 def run_preset(name: str, *, tier: str = "quick", device: str | None = None, results_dir=None,
-               threads: int | None = None, max_batch: int = 256, progress: bool = False) -> dict:
+               threads: int | None = None, max_batch: int = 256, max_waste: float = 4.0,
+               progress: bool = False) -> dict:
     """Train (or reuse) every run of a preset; returns a summary dict."""
     from .presets import get_preset
 
     preset = get_preset(name, tier)
     recs, trained = ensure_runs(preset.runs, results_dir=results_dir, device=device, threads=threads,
-                                max_batch=max_batch, progress=progress, desc=f"{name} [{tier}]",
+                                max_batch=max_batch, max_waste=max_waste, progress=progress, desc=f"{name} [{tier}]",
                                 lock_name=f"{name}-{tier}")
     store = ResultStore(results_dir)
     return {"preset": name, "tier": tier, "total": len(recs), "trained": trained, "reused": len(recs) - trained,
             "store": str(store.path), "records": recs}
 
 
-NEEDS_GPU = "needs a CUDA GPU or stored full-tier results in --results DIR"
+NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
 
 
 def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
     """Records of a preset for a claim check, or (None, reason) when they cannot be had here.
 
     Quick tier: missing runs are trained on the claim's device (CPU: one torch thread, then restored).
-    Full tier: stored records are replayed; missing ones are trained only when ``ctx.device`` is CUDA.
+    Full tier: the committed evidence (:mod:`rgr_verify.evidence`) and the results store are replayed (the store
+    wins for a run in both); no stored run is retrained. Runs in neither are trained only on CUDA and never when
+    ``ctx.replay_only``; otherwise the check cannot run. What was replayed and trained is appended to
+    ``ctx.provenance`` and returned as the second element (empty reason = records available).
     """
     import torch
 
+    from .evidence import evidence_records
     from .presets import preset_runs
 
     runs = preset_runs(preset, tier)
     results_dir = ctx.results_dir if ctx.results_dir is not None else default_results_dir()
     store = ResultStore(results_dir)
-    if tier == "full" and ctx.device != "cuda":
-        recs = store.lookup(runs)
-        missing = sum(r is None for r in recs)
-        if missing:
-            return None, f"{NEEDS_GPU} ({missing} of {len(runs)} {preset} full-tier runs not stored in {store.directory})"
-        return recs, ""
+    if tier == "full":
+        stored, manifests = evidence_records(preset, tier, ctx.evidence_dir)
+        local = store.records()
+        have = {**stored, **local}
+        keys = [run_key(c, s) for c, s in runs]
+        from_evidence = sum(k in stored and k not in local for k in keys)
+        from_store = sum(k in local for k in keys)
+        todo = [run for run, k in zip(runs, keys) if k not in have]
+        names = ", ".join(f"evidence/{m.records_path_name}" for m in manifests) or "no committed evidence"
+        if todo and (ctx.device != "cuda" or ctx.replay_only):
+            return None, (f"{NEEDS_GPU} ({len(todo)} of {len(runs)} {preset} full-tier runs are neither in {names} "
+                          f"nor in {store.directory})")
+        note = f"{preset} [full]: {from_evidence} runs replayed from {names}"
+        if from_store:
+            note += f", {from_store} from {store.directory}"
+        if todo:
+            ensure_runs(todo, results_dir=results_dir, device=ctx.device, lock_name=f"{preset}-{tier}")
+            have.update(store.records())
+            note += f", {len(todo)} missing runs trained now on {ctx.device}"
+        ctx.provenance.append(note)
+        return [have[k] for k in keys], note
     threads = torch.get_num_threads()
     try:
         recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from .claims import all_claims, read_ledger, run_claim
+from .claims.runner import replayable
 from .claims.base import Claim, Tier
 
 __all__ = ["claim_params", "check_claim_against_ledger"]
@@ -19,14 +20,15 @@ __all__ = ["claim_params", "check_claim_against_ledger"]
 
 def claim_params(*markers: str) -> list:
     """``pytest.param`` objects, one per claim whose marker is in ``markers``, id'd by claim id, with marks
-    ``symbolic``/``property``/``empirical`` plus ``slow`` (full tier) or ``gpu`` (gpu tier)."""
+    ``symbolic``/``property``/``empirical`` plus ``slow`` (full tier, unless it replays complete committed
+    evidence: then it runs in every tier, by replay) or ``gpu`` (gpu tier)."""
     params = []
     for claim in all_claims():
         if claim.marker not in markers:
             continue
         marks = [getattr(pytest.mark, claim.marker)]
-        if claim.tier is Tier.FULL:
-            marks.append(pytest.mark.slow)
+        if claim.tier is Tier.FULL and not replayable(claim):
+            marks.append(pytest.mark.slow)  # a full-tier claim with complete committed evidence replays in any tier
         elif claim.tier is Tier.GPU:
             marks.append(pytest.mark.gpu)
         params.append(pytest.param(claim, id=claim.id, marks=marks))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import traceback
@@ -13,7 +14,7 @@ from .._checks import check_choice, check_int
 from .base import DEFAULT_SEED, SEED_ENV, TIERS, CheckContext, Claim, Status, Tier, Verdict, claim_seed
 from .ledger import LedgerEntry
 
-__all__ = ["ClaimResult", "run_claim", "run_claims", "root_seed_from_env", "default_device"]
+__all__ = ["ClaimResult", "run_claim", "run_claims", "replayable", "root_seed_from_env", "default_device"]
 
 
 @dataclass(frozen=True)
@@ -76,28 +77,48 @@ def run_claim(
     out_dir: Path | None = None,
     results_dir: Path | None = None,
     ledger: dict[str, LedgerEntry] | None = None,
+    evidence_dir: Path | None = None,
 ) -> ClaimResult:
-    """Run one claim's check at ``tier`` and return its result; exceptions become ``error`` verdicts."""
+    """Run one claim's check at ``tier`` and return its result; exceptions become ``error`` verdicts.
+
+    A full-tier claim that :func:`replayable` finds complete in the committed evidence runs below its tier too: its
+    check replays the evidence on the CPU and trains nothing (``ctx.replay_only``)."""
     check_choice("tier", tier, TIERS)
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     device = device if device is not None else default_device()
     check_choice("device", device, ("cpu", "cuda"))
     seed = claim_seed(root_seed, claim.id)
-    ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir, results_dir=results_dir)
+    ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir,
+                       results_dir=results_dir, evidence_dir=evidence_dir)
     start = time.perf_counter()
-    if claim.tier.rank > Tier(tier).rank:
+    if claim.tier.rank > Tier(tier).rank and replayable(claim, evidence_dir):
+        # a paper-scale verdict from the committed evidence alone: the full tier's check, replaying, never training
+        ctx = dataclasses.replace(ctx, tier=claim.tier.value, device="cpu", replay_only=True)
+    if claim.tier.rank > Tier(ctx.tier).rank:
         verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}")
     else:
         try:
             verdict = claim.check(ctx)
             if not isinstance(verdict, Verdict):
                 raise TypeError(f"check returned {type(verdict).__name__}, not Verdict")
+            if ctx.provenance and not verdict.unavailable:
+                sources = "; ".join(ctx.provenance)
+                verdict = dataclasses.replace(verdict, evidence=f"{verdict.evidence} ({sources})" if verdict.evidence
+                                              else sources)
         except Exception as exc:  # the check broke: report it, never count it as evidence
             tb = traceback.format_exc(limit=6)
             verdict = Verdict(status=Status.ERROR, details=f"{type(exc).__name__}: {exc}", witness=tb)
     seconds = time.perf_counter() - start
     entry = (ledger or {}).get(claim.id)
     return ClaimResult(claim, verdict, seed, root_seed, seconds, entry.status if entry is not None else None)
+
+
+def replayable(claim: Claim, evidence_dir: Path | None = None) -> bool:
+    """Whether ``claim`` names presets it replays and the committed evidence holds every run of each (at the
+    claim's tier)."""
+    from ..evidence import evidence_complete
+
+    return bool(claim.replays) and all(evidence_complete(p, claim.tier.value, evidence_dir) for p in claim.replays)
 
 
 def run_claims(

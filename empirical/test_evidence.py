@@ -1,0 +1,122 @@
+# App. A.1 / Sec. 6-7 evidence: the committed stores, their manifests, replay by default, and `rgr-verify evidence`.
+import gzip
+import json
+
+import pytest
+
+from rgr_verify.claims.base import CheckContext, Claim, Status, Verdict
+from rgr_verify.claims.runner import replayable, run_claim
+from rgr_verify.cli import main
+from rgr_verify.engine import ENGINE_VERSION, RunConfig, run_key
+from rgr_verify.evidence import (add_evidence, evidence_complete, evidence_records, manifests, read_evidence,
+                                 verify_evidence)
+from rgr_verify.store import ResultStore, claim_records
+
+
+def _a3_records(n):
+    man = next(m for m in manifests() if m.preset == "a3-regular")
+    recs = sorted(read_evidence(man).values(), key=lambda r: r["key"])[:n]
+    return recs
+
+
+def _store_with(tmp_path, recs, *, legacy=True):
+    d = tmp_path / "res"
+    d.mkdir()
+    lines = []
+    for rec in recs:
+        if not legacy:  # written by the current engine version under its own key
+            rec = {**rec, "engine_version": ENGINE_VERSION,
+                   "key": run_key(RunConfig.from_dict(rec["config"]), rec["seed"])}
+        lines.append(json.dumps(rec))
+    (d / ResultStore.FILENAME).write_text("\n".join(lines) + "\n")
+    return d
+
+
+def test_equivalent_engine_versions_replay_under_the_current_key(tmp_path):
+    recs = _a3_records(3)
+    store = ResultStore(_store_with(tmp_path, recs))
+    got = store.records()
+    assert set(got) == {run_key(RunConfig.from_dict(r["config"]), r["seed"]) for r in recs}
+    raw = store.raw_records()
+    assert {r["engine_version"] for r in raw.values()} == {recs[0]["engine_version"]}  # stored as made
+
+
+def test_add_evidence_round_trip_and_partial_store(tmp_path):
+    recs = _a3_records(3)
+    src = _store_with(tmp_path, recs)
+    ev = tmp_path / "evidence"
+    man = add_evidence(src, "a3-regular", directory=ev, commands=["rgr-verify sweep a3-regular --tier full"],
+                       provenance={"commit": "abc", "device": "test", "date": "2026-01-01"})
+    assert (man.runs, man.preset_runs, man.complete) == (3, 1410, False)
+    assert json.loads((ev / "a3-regular-full.json").read_text())["sha256"] == man.sha256
+    assert gzip.decompress((ev / "a3-regular-full.jsonl.gz").read_bytes()).count(b"\n") == 3
+    got, used = evidence_records("a3-regular", "full", ev)
+    assert len(got) == 3 and [m.name for m in used] == ["a3-regular-full"]
+    assert not evidence_complete("a3-regular", "full", ev)
+    # a partial store replays on a CPU only if nothing is missing: here the check cannot run, and says why
+    ctx = CheckContext(seed=1, tier="full", device="cpu", results_dir=tmp_path / "empty", evidence_dir=ev)
+    recs_out, why = claim_records("a3-regular", "full", ctx)
+    assert recs_out is None and "1407 of 1410" in why
+    with pytest.raises(ValueError, match="exists"):
+        add_evidence(src, "a3-regular", directory=ev)
+    assert [r["ok"] for r in verify_evidence(ev)] == [True]
+
+
+def test_a_tampered_store_is_refused(tmp_path):
+    src = _store_with(tmp_path, _a3_records(2))
+    ev = tmp_path / "evidence"
+    add_evidence(src, "a3-regular", directory=ev)
+    path = ev / "a3-regular-full.jsonl.gz"
+    path.write_bytes(gzip.compress(gzip.decompress(path.read_bytes()).replace(b'"metric": ', b'"metric": 0', 1)))
+    with pytest.raises(ValueError, match="sha256"):
+        evidence_records("a3-regular", "full", ev)
+    assert not verify_evidence(ev)[0]["ok"]
+
+
+@pytest.mark.parametrize("kwargs, match", [({"preset": "nope"}, "preset"), ({"preset": "a3-regular", "tier": "x"}, "tier"),
+                                           ({"preset": "a3-regular", "name": "Bad Name"}, "name"),
+                                           ({"preset": "a3-regular", "commands": "one string"}, "commands"),
+                                           ({"preset": "a3-regular", "provenance": {"host": "x"}}, "provenance"),
+                                           ({"preset": "sec6-grid"}, "no record")])
+def test_add_evidence_rejects_bad_input(tmp_path, kwargs, match):
+    src = _store_with(tmp_path, _a3_records(1))
+    with pytest.raises(ValueError, match=match):
+        add_evidence(src, directory=tmp_path / "ev", **kwargs)
+    assert not (tmp_path / "ev").exists() or not any((tmp_path / "ev").iterdir())  # nothing partial
+
+
+def _count_records(ctx):
+    recs, why = claim_records("a3-regular", "full", ctx)
+    if recs is None:
+        return Verdict.not_run(why)
+    return Verdict(status=Status.VERIFIED, measured_value=len(recs), evidence="count")
+
+
+def test_a_full_claim_with_complete_evidence_runs_in_the_quick_tier_by_replay(tmp_path, monkeypatch):
+    monkeypatch.setenv("RGR_VERIFY_RESULTS", str(tmp_path / "empty"))
+    claim = Claim(id="test-replay", ref="App. A.3", statement="s", kind="empirical", tier="full",
+                  check=_count_records, replays=("a3-regular",))
+    assert replayable(claim)
+    res = run_claim(claim, tier="quick", device="cpu")
+    assert res.ran and res.verdict.measured_value == 1410
+    assert "replayed from evidence/a3-regular-full.jsonl.gz" in res.verdict.evidence
+    # without complete evidence the same claim does not run below its tier
+    empty = tmp_path / "no-evidence"
+    assert not replayable(claim, empty)
+    assert not run_claim(claim, tier="quick", device="cpu", evidence_dir=empty).ran
+    with pytest.raises(ValueError, match="only full-tier claims replay"):
+        Claim(id="x", ref="App. A.3", statement="s", kind="empirical", tier="quick", check=_count_records,
+              replays=("a3-regular",))
+
+
+def test_evidence_command(tmp_path, capsys):
+    assert main(["evidence", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "sec6-grid-full" in out and "ok" in out
+    src = _store_with(tmp_path, _a3_records(2))
+    assert main(["evidence", "add", str(src), "--preset", "a3-regular", "--evidence", str(tmp_path / "ev"),
+                 "--command", "rgr-verify sweep a3-regular --tier full --device cuda"]) == 0
+    assert "2 of 1410 runs" in capsys.readouterr().out
+    assert main(["evidence", "add", str(tmp_path / "missing"), "--preset", "a3-regular"]) == 2
+    assert main(["evidence", "add", str(src), "--preset", "nope"]) == 2
+    assert "preset must be one of" in capsys.readouterr().err

@@ -1,0 +1,76 @@
+"""``rgr-verify evidence``: the committed full-tier evidence (``evidence/``): list and verify it, add a store.
+
+- ``rgr-verify evidence list [--json]``: every stored sweep with its preset, runs, completeness and provenance, each
+  checked against its manifest (sha256) and its preset (run keys, engine version);
+- ``rgr-verify evidence add DIR --preset P [--tier full] [--command CMD ...] [--notes TEXT] [--name NAME]
+  [--replace]``: copy the preset's records from the results store in DIR (e.g. from a GPU machine, after
+  ``rgr-verify sweep P --tier full --device cuda --results DIR``) into ``evidence/`` with a manifest of this
+  checkout's commit and this machine's torch / CUDA / device.
+
+Exit status 0, 1 when ``list`` finds a store that does not verify, 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+NAME = "evidence"
+HELP = "list, verify and add the committed full-tier evidence (evidence/)"
+ORDER = 45
+
+
+def add_arguments(parser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
+    ls = sub.add_parser("list", help="list and verify every stored sweep")
+    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ls.add_argument("--evidence", metavar="DIR", help="evidence folder (default: $RGR_VERIFY_EVIDENCE or evidence/)")
+    add = sub.add_parser("add", help="add a preset's records from a results store to the evidence")
+    add.add_argument("results", metavar="DIR", help="results directory holding runs.jsonl")
+    add.add_argument("--preset", required=True, help="experiment preset (sec6-grid, sec6-diagonal, a3-regular, "
+                                                     "sec71-softmax, sec72-value)")
+    add.add_argument("--tier", default="full", help="preset tier (default full)")
+    add.add_argument("--command", dest="commands", action="append", default=[], metavar="CMD",
+                     help="the exact command that trained the records (repeatable; recorded, not run)")
+    add.add_argument("--notes", default="", help="anything a reader must know about the runs")
+    add.add_argument("--name", default=None, help="file stem in evidence/ (default PRESET-TIER)")
+    add.add_argument("--replace", action="store_true", help="overwrite a stored sweep of the same name")
+    add.add_argument("--evidence", metavar="DIR", help="evidence folder (default: $RGR_VERIFY_EVIDENCE or evidence/)")
+
+
+def run(args) -> int:
+    from ..evidence import add_evidence, manifests, verify_evidence
+
+    if args.action is None:
+        raise ValueError("evidence needs an action: list or add")
+    if args.action == "add":
+        src = Path(args.results)
+        if not src.is_dir():
+            raise ValueError(f"DIR must be an existing results directory, got {args.results!r}")
+        if args.evidence is not None:
+            from ._paths import writable_dir_target
+
+            writable_dir_target(args.evidence, "--evidence")
+        man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
+                           commands=args.commands, notes=args.notes, replace=args.replace)
+        state = "complete" if man.complete else f"partial: {man.preset_runs - man.runs} runs missing"
+        print(f"evidence {man.name}: {man.runs} of {man.preset_runs} runs of {man.preset} [{man.tier}] ({state}), "
+              f"sha256 {man.sha256[:12]}..., device {man.device}, commit {man.commit[:12]}")
+        if not args.commands:
+            print("note: no --command recorded; the manifest cannot say how the runs were made", file=sys.stderr)
+        return 0
+    rows = verify_evidence(args.evidence)
+    by_name = {m.name: m for m in manifests(args.evidence)}
+    if args.json:
+        print(json.dumps([{**r, "manifest": by_name[r["name"]].to_dict()} for r in rows], indent=2))
+    else:
+        if not rows:
+            print("no committed evidence")
+        for r in rows:
+            m = by_name[r["name"]]
+            state = "complete" if r["complete"] else f"partial ({r['preset_runs'] - r['runs']} missing)"
+            check = "ok" if r["ok"] else f"FAILS: {r['problem']}"
+            print(f"{r['name']:<22} {r['preset']:<14} {r['tier']:<5} {r['runs']:>5}/{r['preset_runs']:<5} {state:<12} "
+                  f"{m.device[:28]:<28} {m.date or 'date n/a':<10} {m.commit[:10]}  {check}")
+    return 0 if all(r["ok"] for r in rows) else 1

@@ -1,0 +1,326 @@
+"""Stored full-tier evidence: the paper-scale training runs that decide the full-tier claims, committed with the code.
+
+The top-level ``evidence/`` folder of the repository holds, per stored sweep, ``NAME.jsonl.gz`` (the engine's run
+records, one JSON line each, as :class:`rgr_verify.store.ResultStore` writes them) and ``NAME.json``, its manifest:
+preset, tier, run count against the preset's, engine version(s), commit, torch / CUDA versions, device, date, the
+exact command(s) and the sha256 of the ``.jsonl.gz``. Full-tier claims replay it by default
+(:func:`rgr_verify.store.claim_records`): no stored run is ever retrained, and a store that lacks runs of its
+preset trains only those, where a GPU is at hand, and says so.
+
+Records are replayed when their ``engine_version`` is :data:`rgr_verify.engine.ENGINE_VERSION` or one of
+:data:`rgr_verify.engine.EQUIVALENT_ENGINE_VERSIONS` (then re-keyed under the current version); the golden
+re-execution test (``empirical/test_golden.py``) retrains a sample of them and ties the two together.
+
+Where: ``$RGR_VERIFY_EVIDENCE`` if set, else the ``evidence/`` folder beside the installed package's source tree
+(a clone installed with ``pip install -e .``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._checks import check_choice
+from ._files import atomic_write_bytes, atomic_write_text
+
+__all__ = ["EVIDENCE_ENV", "MANIFEST_SCHEMA", "Manifest", "default_evidence_dir", "manifests", "read_evidence",
+           "golden_sample", "golden_mismatches", "GOLDEN_TOLERANCE",
+           "evidence_records", "evidence_complete", "add_evidence", "verify_evidence"]
+
+EVIDENCE_ENV = "RGR_VERIFY_EVIDENCE"
+MANIFEST_SCHEMA = "rgr-verify/evidence/1"
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
+
+
+def default_evidence_dir() -> Path:
+    """``$RGR_VERIFY_EVIDENCE`` if set, else ``<source tree>/evidence`` (it may not exist)."""
+    raw = os.environ.get(EVIDENCE_ENV)
+    return Path(raw) if raw else Path(__file__).resolve().parent.parent / "evidence"
+
+
+def _resolve(directory) -> Path:
+    return Path(directory) if directory is not None else default_evidence_dir()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one stored sweep is and where it came from (``evidence/NAME.json``)."""
+
+    name: str  # file stem: NAME.jsonl.gz holds the records
+    preset: str  # experiment preset (rgr_verify.presets)
+    tier: str  # preset tier, "full" for paper-scale evidence
+    runs: int  # records of the preset's runs in the store
+    preset_runs: int  # runs of the preset at this tier when the store was added
+    engine_versions: tuple  # engine versions of the records
+    commit: str  # commit of the code that trained them
+    torch: str  # torch version
+    cuda: str | None  # CUDA version (None: a CPU run)
+    device: str  # the device, in words
+    date: str | None  # when the store was added (ISO date), None when not recorded
+    commands: tuple  # the exact commands that produced the records
+    sha256: str  # of NAME.jsonl.gz
+    notes: str = ""  # anything a reader must know (resumed runs, batching options, ...)
+    schema: str = MANIFEST_SCHEMA
+
+    @property
+    def complete(self) -> bool:
+        """Every run of the preset is stored."""
+        return self.runs == self.preset_runs
+
+    @property
+    def records_path_name(self) -> str:
+        return f"{self.name}.jsonl.gz"
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["engine_versions"] = list(self.engine_versions)
+        d["commands"] = list(self.commands)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Manifest":
+        if not isinstance(data, dict) or data.get("schema") != MANIFEST_SCHEMA:
+            raise ValueError(f"not an evidence manifest of schema {MANIFEST_SCHEMA!r}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in data.items() if k in names}
+        kw["engine_versions"] = tuple(kw.get("engine_versions", ()))
+        kw["commands"] = tuple(kw.get("commands", ()))
+        return cls(**kw)
+
+
+def manifests(directory=None) -> list[Manifest]:
+    """Every manifest in the evidence folder (none if the folder does not exist), sorted by name."""
+    d = _resolve(directory)
+    if not d.is_dir():
+        return []
+    out = []
+    for path in sorted(d.glob("*.json")):
+        try:
+            out.append(Manifest.from_dict(json.loads(path.read_text())))
+        except (ValueError, TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"evidence manifest {str(path)!r} is malformed: {exc}") from None
+    return out
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_evidence(manifest: Manifest, directory=None) -> dict[str, dict]:
+    """The replayable records of one stored sweep, keyed under the current engine version.
+
+    Raises ValueError if the file is missing or its sha256 differs from the manifest's (a store is never replayed
+    unverified)."""
+    from .store import replayable_records
+
+    path = _resolve(directory) / manifest.records_path_name
+    if not path.is_file():
+        raise ValueError(f"evidence store {str(path)!r} named by manifest {manifest.name!r} is missing")
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != manifest.sha256:
+        raise ValueError(f"evidence store {str(path)!r} has sha256 {digest[:12]}..., its manifest says "
+                         f"{manifest.sha256[:12]}...: refusing to replay it")
+    with gzip.open(io.BytesIO(raw), "rb") as fh:
+        return replayable_records(fh)
+
+
+def evidence_records(preset: str, tier: str, directory=None) -> tuple[dict[str, dict], list[Manifest]]:
+    """The union of the stored records of ``preset`` at ``tier`` (by key; a later store wins) and the manifests
+    they came from."""
+    recs: dict[str, dict] = {}
+    used = []
+    for man in manifests(directory):
+        if man.preset == preset and man.tier == tier:
+            recs.update(read_evidence(man, directory))
+            used.append(man)
+    return recs, used
+
+
+def evidence_complete(preset: str, tier: str, directory=None) -> bool:
+    """Whether the committed evidence holds every run of ``preset`` at ``tier`` (from the manifests alone: cheap;
+    the sha256 and the run keys are verified when the records are read, and by the evidence tests)."""
+    from .presets import preset_runs
+
+    total = len(preset_runs(preset, tier))
+    return any(m.preset == preset and m.tier == tier and m.runs == total == m.preset_runs
+               for m in manifests(directory))
+
+
+def verify_evidence(directory=None) -> list[dict]:
+    """Check every stored sweep against its manifest and its preset: sha256, record count, run keys, versions.
+    Returns one row per manifest: name, preset, tier, runs, preset_runs, complete, ok, problem."""
+    from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, run_key
+    from .presets import preset_runs
+
+    rows = []
+    for man in manifests(directory):
+        problem = ""
+        try:
+            recs = read_evidence(man, directory)
+            keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)}
+            stray = set(recs) - keys
+            if stray:
+                problem = f"{len(stray)} records are not runs of {man.preset} [{man.tier}]"
+            elif len(recs) != man.runs:
+                problem = f"{len(recs)} replayable records, manifest says {man.runs}"
+            elif len(keys) != man.preset_runs:
+                problem = f"the preset now has {len(keys)} runs, the manifest {man.preset_runs}"
+            elif not set(man.engine_versions) <= {ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS}:
+                problem = f"engine versions {list(man.engine_versions)} are not replayed by {ENGINE_VERSION}"
+        except ValueError as exc:
+            problem = str(exc)
+        rows.append({"name": man.name, "preset": man.preset, "tier": man.tier, "runs": man.runs,
+                     "preset_runs": man.preset_runs, "complete": man.complete, "ok": not problem,
+                     "problem": problem})
+    return rows
+
+
+def _default_commit() -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
+                             text=True, timeout=10, check=True)
+        return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _environment() -> tuple[str, str | None, str]:
+    import torch
+
+    cuda = torch.version.cuda if torch.cuda.is_available() else None
+    device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+    return torch.__version__, cuda, device
+
+
+def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None, name: str | None = None,
+                 commands: tuple | list = (), notes: str = "", replace: bool = False,
+                 provenance: dict | None = None) -> Manifest:
+    """Copy the records of ``preset`` at ``tier`` from the results store in ``results_dir`` into the evidence
+    folder as ``NAME.jsonl.gz`` (records as stored, sorted by key, gzip without a timestamp) with its manifest.
+
+    ``commands``: the exact commands that trained them (recorded, not run). ``provenance``: overrides of the
+    manifest's commit / torch / cuda / device / date (default: this checkout's HEAD and this machine, today).
+    Refuses (ValueError) a store with no record of the preset, an existing NAME unless ``replace``, and bad names.
+    Nothing partial is written: the records, then the manifest, each by an atomic rename.
+    """
+    from .engine import run_key
+    from .presets import PRESETS, TIERS, preset_runs
+    from .store import ResultStore
+
+    check_choice("preset", preset, tuple(PRESETS))
+    check_choice("tier", tier, TIERS)
+    src = Path(results_dir)
+    if not (src / ResultStore.FILENAME).is_file():
+        raise ValueError(f"results_dir must hold a results store ({ResultStore.FILENAME}), none in {str(src)!r}")
+    name = name if name is not None else f"{preset}-{tier}"
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(f"name must match [a-z0-9][a-z0-9.-]*, got {name!r}")
+    if isinstance(commands, str) or not all(isinstance(c, str) and c for c in commands):
+        raise ValueError("commands must be a list of non-empty strings")
+    provenance = dict(provenance or {})
+    unknown = set(provenance) - {"commit", "torch", "cuda", "device", "date"}
+    if unknown:
+        raise ValueError(f"provenance keys must be among commit, torch, cuda, device, date; got {sorted(unknown)}")
+    dest = _resolve(directory)
+    if (dest / f"{name}.json").exists() and not replace:
+        raise ValueError(f"evidence {name!r} exists in {str(dest)!r}; pass replace=True (--replace) to overwrite it")
+
+    runs = preset_runs(preset, tier)
+    keys = {run_key(c, s) for c, s in runs}
+    raw = ResultStore(src).raw_records()
+    chosen = sorted((k, rec) for k, rec in raw.items() if k in keys)
+    if not chosen:
+        raise ValueError(f"results_dir {str(src)!r} holds no record of {preset} [{tier}] for this engine version")
+    lines = "".join(json.dumps(rec, sort_keys=True) + "\n" for _, rec in chosen).encode()
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
+        gz.write(lines)
+    data = buf.getvalue()
+    torch_v, cuda_v, device = _environment()
+    man = Manifest(
+        name=name, preset=preset, tier=tier, runs=len(chosen), preset_runs=len(keys),
+        engine_versions=tuple(sorted({rec.get("engine_version") for _, rec in chosen})),
+        commit=provenance.get("commit", _default_commit()), torch=provenance.get("torch", torch_v),
+        cuda=provenance.get("cuda", cuda_v), device=provenance.get("device", device),
+        date=provenance.get("date", _dt.date.today().isoformat()), commands=tuple(commands),
+        sha256=hashlib.sha256(data).hexdigest(), notes=notes)
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(dest / man.records_path_name, data)
+    atomic_write_text(dest / f"{name}.json", json.dumps(man.to_dict(), indent=2) + "\n")
+    return man
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Golden re-execution: the engine that ships must reproduce a sample of the stored records.
+
+#: Tolerances of :func:`golden_mismatches`, for records made on CUDA in float32 and retrained on a CPU in float32.
+#: The two devices sum in different orders (about 1e-7 relative per operation); over thousands of AdamW steps the
+#: trajectories stay within about 1e-4 of each other in tau (measured on the stored sample: |d tau| <= 2e-4 for runs
+#: that stop at the same check). A validation F1 within that noise of the 0.995 stop bar can move the stop by one
+#: check (500 steps), after which tau differs by the extra training; so a run may stop one check apart, at most
+#: ``max_moved`` of the sample. A changed learning rate, optimiser constant, loss or sampler moves tau by far more
+#: than ``tau_rel`` in every run and the stop step in most (empirical/test_golden.py plants such a change).
+GOLDEN_TOLERANCE = {"metric_abs": 2e-3, "tau_rel": 2e-3, "moved_metric_abs": 1e-2, "max_moved": 2}
+
+
+def golden_sample(per_kind: int = 6, directory=None) -> list[dict]:
+    """A fixed sample of stored records to retrain: for every kind of run in the complete stores (variant and graph:
+    max / permutation, max / regular, softmax, value), the ``per_kind`` runs that stopped earliest (then smallest
+    m x h x d_k, then key). Early stoppers exercise sampling, training, the checks, the stopping rule and the test
+    evaluation at a fraction of a capped run's cost."""
+    if isinstance(per_kind, bool) or not isinstance(per_kind, int) or per_kind < 1:
+        raise ValueError(f"per_kind must be an integer >= 1, got {per_kind!r}")
+    kinds: dict[tuple, list] = {}
+    for man in manifests(directory):
+        if man.complete:
+            for rec in read_evidence(man, directory).values():
+                if rec["stopped_early"]:
+                    kinds.setdefault((rec["config"]["variant"], rec["config"]["graph"]), []).append(rec)
+    out = []
+    for kind in sorted(kinds):
+        c = lambda r: r["config"]  # noqa: E731
+        recs = sorted(kinds[kind], key=lambda r: (r["steps"], c(r)["m"] * c(r)["n_heads"] * c(r)["d_head"], r["key"]))
+        out.extend(recs[:per_kind])
+    return out
+
+
+def golden_mismatches(records: list[dict], results, tolerance: dict | None = None) -> list[str]:
+    """Where retrained ``results`` (RunResult, in the order of ``records``) leave the stored ``records`` beyond
+    ``tolerance`` (default :data:`GOLDEN_TOLERANCE`); empty when the engine reproduces them."""
+    tol = {**GOLDEN_TOLERANCE, **(tolerance or {})}
+    if len(records) != len(results):
+        raise ValueError(f"records and results must have the same length, got {len(records)} and {len(results)}")
+    problems, moved = [], 0
+    for rec, res in zip(records, results):
+        c = rec["config"]
+        where = (f"{c['variant']}/{c['graph']} m={c['m']} d_model={c['d_model']} h={c['n_heads']} d_head={c['d_head']}"
+                 f" seed={rec['seed']}")
+        d_metric = abs(res.metric - rec["metric"])
+        if res.steps == rec["steps"]:
+            d_tau = abs(res.tau - rec["tau"])
+            if d_metric > tol["metric_abs"] or d_tau > tol["tau_rel"] * max(1.0, abs(rec["tau"])):
+                problems.append(f"{where}: metric {res.metric:.5f} vs stored {rec['metric']:.5f}, tau {res.tau:.5f} "
+                                f"vs {rec['tau']:.5f} at the same stop step {res.steps}")
+        elif abs(res.steps - rec["steps"]) == c["check_every"] and d_metric <= tol["moved_metric_abs"]:
+            moved += 1
+        else:
+            problems.append(f"{where}: stopped at step {res.steps}, stored {rec['steps']} (metric {res.metric:.5f} vs "
+                            f"{rec['metric']:.5f})")
+    if moved > tol["max_moved"]:
+        problems.append(f"{moved} runs stopped one check away from their stored step (at most {tol['max_moved']})")
+    return problems
