@@ -14,7 +14,7 @@ from .._checks import check_choice, check_int
 from .base import DEFAULT_SEED, SEED_ENV, TIERS, CheckContext, Claim, Status, Tier, Verdict, claim_seed
 from .ledger import LedgerEntry
 
-__all__ = ["ClaimResult", "run_claim", "run_claims", "replayable", "root_seed_from_env", "default_device"]
+__all__ = ["ClaimResult", "run_claim", "run_claims", "run_claims_parallel", "replayable", "root_seed_from_env", "default_device"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,67 @@ def run_claims(
         if progress is not None:
             progress(claim)
     return results
+
+
+_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _worker_init() -> None:
+    import torch
+
+    from .tools import register_profiles
+
+    register_profiles()  # the parent's $HYPOTHESIS_PROFILE, as under pytest
+    torch.set_num_threads(1)  # one core a worker: more threads only oversubscribe the machine
+
+
+def _run_by_id(claim_id: str, kwargs: dict) -> tuple:
+    from .registry import all_claims
+
+    claim = next(c for c in all_claims() if c.id == claim_id)
+    res = run_claim(claim, **kwargs)
+    return res.verdict, res.seed, res.root_seed, res.seconds
+
+
+def run_claims_parallel(
+    claims: Iterable[Claim],
+    *,
+    jobs: int,
+    progress: Callable[[Claim], None] | None = None,
+    ledger: dict[str, LedgerEntry] | None = None,
+    **kwargs,
+) -> list[ClaimResult]:
+    """:func:`run_claims` over ``jobs`` worker processes (spawned, one torch/BLAS thread each), results in input
+    order. A verdict depends only on the root seed and the claim id, so it is the same as in one process (tested);
+    concurrent training of a preset is serialised by the results store's locks. ``jobs=1`` runs in this process."""
+    jobs = check_int("jobs", jobs, min_value=1, max_value=256)
+    claims = list(claims)
+    if jobs == 1 or len(claims) <= 1:
+        return run_claims(claims, progress=progress, ledger=ledger, **kwargs)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    saved = {var: os.environ.get(var) for var in _THREAD_VARS}
+    for var in _THREAD_VARS:  # read by numpy / torch when a worker imports them
+        os.environ.setdefault(var, "1")
+    try:
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(claims)), initializer=_worker_init,
+                                   mp_context=multiprocessing.get_context("spawn"))
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+    out: dict[str, ClaimResult] = {}
+    with pool:
+        futures = {pool.submit(_run_by_id, claim.id, kwargs): claim for claim in claims}
+        for fut in as_completed(futures):
+            claim = futures[fut]
+            verdict, seed, root_seed, seconds = fut.result()
+            entry = (ledger or {}).get(claim.id)
+            out[claim.id] = ClaimResult(claim, verdict, seed, root_seed, seconds,
+                                        entry.status if entry is not None else None)
+            if progress is not None:
+                progress(claim)
+    return [out[claim.id] for claim in claims]

@@ -8,14 +8,15 @@ broke), 2 on bad usage. Claims above the selected tier, or that need a GPU that 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from .._checks import check_int
-from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, run_claim, select_claims, write_ledger
-from ..claims.runner import default_device
+from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, select_claims, write_ledger
+from ..claims.runner import default_device, run_claims_parallel
 from ..report import atomic_write_text, audit_document, render_markdown, render_table
 from ._paths import writable_dir_target, writable_file_target
 
@@ -33,6 +34,8 @@ def add_arguments(p):
     p.add_argument("--results", metavar="DIR", help="results store for empirical claims (replayed when present)")
     p.add_argument("--seed", metavar="N", help="root seed (default: $RGR_VERIFY_SEED or the built-in one)")
     p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
+    p.add_argument("--jobs", metavar="N", type=int, default=None,
+                   help="worker processes (default: the number of CPU cores; 1 runs in this process)")
     p.add_argument("--update-ledger", action="store_true", help="record the computed statuses in the ledger")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
 
@@ -63,26 +66,32 @@ def _validate(args):
     json_path = writable_file_target(args.json, "--json") if args.json else None
     results = writable_dir_target(args.results, "--results") if args.results else None
     claims = select_claims(args.only, tier="gpu", paper=getattr(args, "paper", None))  # unselected tiers: not run
-    return seed, device, out, json_path, results, claims
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    check_int("--jobs", jobs, min_value=1, max_value=256)
+    if device == "cuda":
+        jobs = 1  # one process owns the GPU
+    return seed, device, out, json_path, results, claims, jobs
 
 
 def run(args) -> int:
     from ..claims.tools import register_profiles
 
     register_profiles()  # $HYPOTHESIS_PROFILE scales property checks exactly as under pytest
-    seed, device, out, json_path, results, claims = _validate(args)
+    seed, device, out, json_path, results, claims, jobs = _validate(args)
     ledger = read_ledger()
     from tqdm import tqdm
 
     parent = out if out.exists() else out.parent
     staging = Path(tempfile.mkdtemp(dir=parent, prefix=".rgr-report-"))
     try:
-        results_list = []
-        bar = tqdm(claims, desc="claims", unit="claim", file=sys.stderr, disable=None, dynamic_ncols=True)
-        for claim in bar:
+        bar = tqdm(total=len(claims), desc="claims", unit="claim", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+        def advance(claim):
             bar.set_postfix_str(claim.id[:40])
-            results_list.append(run_claim(claim, tier=args.tier, root_seed=seed, device=device, out_dir=staging,
-                                          results_dir=results, ledger=ledger))
+            bar.update(1)
+
+        results_list = run_claims_parallel(claims, jobs=jobs, progress=advance, tier=args.tier, root_seed=seed,
+                                           device=device, out_dir=staging, results_dir=results, ledger=ledger)
         bar.close()
         doc = audit_document(results_list, tier=args.tier, root_seed=seed, device=device)
         text_json = json.dumps(doc, indent=2, sort_keys=False) + "\n"
