@@ -16,7 +16,7 @@ V^h[j] = x_j W_OV^h W_U (OV circuit). :func:`circuit_tensor` builds L from these
 
 Training (:func:`train_facts`) is full batch over the database (cross-entropy on the value), AdamW through the RGR
 engine's :func:`~rgr_verify.engine.stacked_adamw_step`, many runs at once (one stacked tensor per parameter, one
-row per run, runs of one shape per batch). Every run's randomness comes from its seed alone (numpy
+row per run; runs that differ only in d_model, d_qk, d_vo or database share a batch, zero-padded exactly). Every run's randomness comes from its seed alone (numpy
 ``SeedSequence([seed, ...])`` for the database, a ``torch.Generator`` for the weights), so a run gives the same
 result alone or in a batch. Results are stored in ``facts-runs.jsonl`` (a :class:`~rgr_verify.store.JsonlStore`)
 keyed by config, seed and this module's version; :data:`PRESETS` names the experiments.
@@ -38,7 +38,7 @@ from ._checks import check_choice, check_int, check_real
 from .facts_tensors import Database, distinct_value_database, random_functional_database
 
 __all__ = ["FactsConfig", "FactsParams", "init_params", "forward_logits", "circuit_tensor", "circuit_parts",
-           "circuit_rank_bound", "train_facts", "run_database", "TAUS", "FACTS_VERSION", "PRESETS", "preset_runs",
+           "circuit_rank_bound", "train_facts", "train_facts_batch", "run_database", "TAUS", "FACTS_VERSION", "PRESETS", "preset_runs",
            "ensure_facts_runs", "facts_run_key"]
 
 FACTS_VERSION = "1"
@@ -94,9 +94,9 @@ class FactsConfig:
         return dataclasses.asdict(self)
 
     def shape_key(self) -> tuple:
-        """Runs with equal shape keys train in one batch."""
-        return (self.n_keys, self.n_queries, self.values, self.d_model, self.n_heads, self.d_qk, self.d_vo,
-                self.epochs, self.lr, self.weight_decay, self.stop_tau, self.check_every)
+        """Runs with equal shape keys train in one batch (d_model, d_qk and d_vo may differ: they are zero-padded)."""
+        return (self.n_keys, self.n_queries, self.values, self.n_heads, self.epochs, self.lr,
+                self.weight_decay, self.stop_tau, self.check_every)
 
 
 def run_database(config: FactsConfig, seed: int) -> Database:
@@ -124,6 +124,7 @@ class FactsParams:
     W_V: torch.Tensor
     W_O: torch.Tensor
     W_U: torch.Tensor
+    qk_scale: torch.Tensor | None = None  # [R] per-run 1/sqrt(d_qk) when runs are zero-padded to a common d_qk
 
     def tensors(self) -> list[torch.Tensor]:
         return [self.W_E, self.W_Q, self.W_K, self.W_V, self.W_O, self.W_U]
@@ -161,7 +162,8 @@ def _attention(p: FactsParams, xk: torch.Tensor, xq: torch.Tensor) -> torch.Tens
     Q = torch.einsum("rnd,rhde->rhne", xq, p.W_Q)  # [R, H, N, d_qk]
     Kk = torch.einsum("rnd,rhde->rhne", xk, p.W_K)
     Kq = torch.einsum("rnd,rhde->rhne", xq, p.W_K)
-    s = torch.stack([(Q * Kk).sum(-1), (Q * Kq).sum(-1)], dim=-1) / math.sqrt(d_qk)  # [R, H, N, 2]
+    s = torch.stack([(Q * Kk).sum(-1), (Q * Kq).sum(-1)], dim=-1)  # [R, H, N, 2]
+    s = s / math.sqrt(d_qk) if p.qk_scale is None else s * p.qk_scale.to(s.dtype)[:, None, None, None]
     return torch.softmax(s, dim=-1)
 
 
@@ -206,19 +208,21 @@ def circuit_tensor(p: FactsParams, n_keys: int) -> torch.Tensor:
 
 def circuit_rank_bound(*, d_model: int, n_heads: int, d_vo: int, n_queries: int, n_keys: int | None = None,
                        n_values: int | None = None) -> int:
-    """An upper bound on rank(L) that any reading of Proposition 3.5 / Eq. (9) must respect (d_qk >= 1):
+    """An upper bound on rank(L) that any reading of Proposition 3.5 / Eq. (9) must respect:
 
-        rank(L) <= sum_q rank(L[:, q, :]) <= |Q| min(d_model, 1 + H (d_vo + 1)[, |K|, |V|]).
+        rank(L) <= sum_q rank(L[:, q, :]) <= |Q| min(d_model, 1 + H d_vo[, |K|, |V|]).
 
-    Slice q is X_q W_U with X_q [|K|, d_model] the residual stream, whose columns lie in the span of 1 (x_q),
-    A^h(:, q)_query (x_q W_OV^h) and A^h(:, q)_key * (x_k W_V^h)[:, t] for t < d_vo: 1 + H (1 + d_vo) vectors.
-    d_qk does not enter.
+    Slice q is L_q = 1 g_q^T + sum_{h, t} (A^h(:, q)_key * ((x_k - x_q) W_V^h)[:, t]) (W_O^h W_U)[t]^T with
+    g_q = x_q (I + sum_h W_OV^h) W_U (the attention weights on key and query sum to 1), so it has rank at most
+    1 + H d_vo, and at most d_model (L_q = X_q W_U). d_qk does not enter. (Certified lower bound, for comparison:
+    the key flattening spans 1 and the |Q| H d_vo gated columns, so rank(L) >= 1 + |Q| H d_vo generically when
+    1 + H d_vo <= d_model and |K| is large enough.)
     """
     d_model = check_int("d_model", d_model, min_value=1)
     n_heads = check_int("n_heads", n_heads, min_value=1)
     d_vo = check_int("d_vo", d_vo, min_value=1)
     n_queries = check_int("n_queries", n_queries, min_value=1)
-    per_slice = min(d_model, 1 + n_heads * (d_vo + 1))
+    per_slice = min(d_model, 1 + n_heads * d_vo)
     if n_keys is not None:
         per_slice = min(per_slice, check_int("n_keys", n_keys, min_value=1))
     if n_values is not None:
@@ -230,13 +234,34 @@ def circuit_rank_bound(*, d_model: int, n_heads: int, d_vo: int, n_queries: int,
 # Training
 
 
-def _batch_data(config: FactsConfig, seeds: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    dbs = [run_database(config, s) for s in seeds]
+def _batch_data(runs: Sequence[tuple[FactsConfig, int]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    dbs = [run_database(c, s) for c, s in runs]
     t = np.stack([db.triples for db in dbs]).copy()  # [R, N, 3]
-    keys = torch.from_numpy(t[:, :, 0])
-    queries = torch.from_numpy(t[:, :, 1] + config.n_keys)
-    values = torch.from_numpy(t[:, :, 2])
-    return keys, queries, values
+    n_keys = runs[0][0].n_keys
+    return torch.from_numpy(t[:, :, 0]), torch.from_numpy(t[:, :, 1] + n_keys), torch.from_numpy(t[:, :, 2])
+
+
+def _padded_params(runs: Sequence[tuple[FactsConfig, int]], dtype: torch.dtype) -> FactsParams:
+    """Each run's own init (:func:`init_params`), zero-padded to the batch's largest d_model, d_qk and d_vo.
+
+    Padding is exact: a zero column of W_Q and W_K (or of W_V with the matching zero row of W_O) adds 0 to every
+    score (output), and a zero residual coordinate (zero column of W_E and W_O, zero row of W_Q, W_K, W_V, W_U)
+    adds 0 to every logit; all of them receive zero gradient, so they stay zero. The per-run 1/sqrt(d_qk) scale
+    is kept in ``qk_scale``.
+    """
+    dm = max(c.d_model for c, _ in runs)
+    dqk = max(c.d_qk for c, _ in runs)
+    dvo = max(c.d_vo for c, _ in runs)
+    parts = []
+    pad = torch.nn.functional.pad
+    for c, s in runs:
+        w = init_params(c, [s], dtype=torch.float64)
+        e = dm - c.d_model
+        parts.append([pad(w.W_E, (0, e)), pad(w.W_Q, (0, dqk - c.d_qk, 0, e)), pad(w.W_K, (0, dqk - c.d_qk, 0, e)),
+                      pad(w.W_V, (0, dvo - c.d_vo, 0, e)), pad(w.W_O, (0, e, 0, dvo - c.d_vo)), pad(w.W_U, (0, 0, 0, e))])
+    stacked = [torch.cat([p[i] for p in parts]).to(dtype) for i in range(6)]
+    scale = torch.tensor([1 / math.sqrt(c.d_qk) if c.d_qk else 1.0 for c, _ in runs], dtype=torch.float64)
+    return FactsParams(*stacked, qk_scale=scale)
 
 
 def _metrics(logits: torch.Tensor, values: torch.Tensor) -> dict:
@@ -258,33 +283,51 @@ def _metrics(logits: torch.Tensor, values: torch.Tensor) -> dict:
 
 def train_facts(config: FactsConfig, seeds: Sequence[int], *, dtype: torch.dtype = torch.float32,
                 on_result: Callable[[dict], None] | None = None) -> list[dict]:
-    """Train one run per seed (all of ``config``'s shape) in one batch; returns one record per seed.
+    """Train one run of ``config`` per seed in one batch (see :func:`train_facts_batch`)."""
+    if not isinstance(config, FactsConfig):
+        raise ValueError(f"config must be a FactsConfig, got {type(config).__name__}")
+    return train_facts_batch([(config, s) for s in seeds], dtype=dtype, on_result=on_result)
 
-    Full batch, cross-entropy on the value, AdamW (engine's stacked step). Every ``check_every`` epochs a run whose
-    every triple has softmax probability >= stop_tau stops: its record is taken then (later epochs of other runs
-    do not change it). Record: config, seed, epochs, stopped, accuracies (argmax and softmax>=tau), loss, and the
-    rank bound of its circuit tensor.
+
+def train_facts_batch(runs: Sequence[tuple[FactsConfig, int]], *, dtype: torch.dtype = torch.float32,
+                      on_result: Callable[[dict], None] | None = None) -> list[dict]:
+    """Train many runs in one batch; their configs must share :meth:`FactsConfig.shape_key` (d_model, d_qk, d_vo
+    may differ).
+
+    Full batch, cross-entropy on the value, AdamW (the RGR engine's stacked step: elementwise, so each run gets its
+    own optimiser's update). Every ``check_every`` epochs a run whose every triple has softmax probability
+    >= stop_tau stops: its record is taken then (later epochs of other runs do not change it). A run's record
+    depends on its config and seed only (up to float rounding of the batched products). Record: config, seed,
+    epochs, stopped, accuracies (argmax and softmax>=tau), loss, smallest true-value probability, and the rank
+    bound of its circuit tensor (:func:`circuit_rank_bound`).
     """
     from .engine import stacked_adamw_step
 
-    if not isinstance(config, FactsConfig):
-        raise ValueError(f"config must be a FactsConfig, got {type(config).__name__}")
-    seeds = [check_int("seed", s, min_value=0, max_value=2**63 - 1) for s in seeds]
-    if not seeds:
+    runs = list(runs)
+    for c, s in runs:
+        if not isinstance(c, FactsConfig):
+            raise ValueError(f"runs must hold (FactsConfig, seed) pairs, got {type(c).__name__}")
+        check_int("seed", s, min_value=0, max_value=2**63 - 1)
+    if not runs:
         return []
-    keys, queries, values = _batch_data(config, seeds)
-    p = init_params(config, seeds, dtype=dtype)
+    check_choice("dtype", dtype, (torch.float32, torch.float64))
+    if len({c.shape_key() for c, _ in runs}) != 1:
+        raise ValueError("runs must share FactsConfig.shape_key() (only d_model, d_qk, d_vo and database may differ)")
+    config = runs[0][0]
+    keys, queries, values = _batch_data(runs)
+    p = _padded_params(runs, dtype)
     params = p.tensors()
     exp_avgs = [torch.zeros_like(w) for w in params]
     exp_avg_sqs = [torch.zeros_like(w) for w in params]
     done: dict[int, dict] = {}
-    bound = circuit_rank_bound(d_model=config.d_model, n_heads=config.n_heads, d_vo=config.d_vo,
-                               n_queries=config.n_queries, n_keys=config.n_keys, n_values=config.values)
 
     def record(row: int, epoch: int, stopped: bool, m: dict) -> dict:
-        rec = {"config": config.to_dict(), "seed": seeds[row], "epochs": epoch, "stopped": stopped,
+        c, seed = runs[row]
+        rec = {"config": c.to_dict(), "seed": int(seed), "epochs": epoch, "stopped": stopped,
                "accuracy": {k: float(v[row]) for k, v in m.items() if k not in ("loss", "min_p")},
-               "loss": float(m["loss"][row]), "min_p": float(m["min_p"][row]), "rank_bound": bound,
+               "loss": float(m["loss"][row]), "min_p": float(m["min_p"][row]),
+               "rank_bound": circuit_rank_bound(d_model=c.d_model, n_heads=c.n_heads, d_vo=c.d_vo,
+                                                n_queries=c.n_queries, n_keys=c.n_keys, n_values=c.values),
                "facts_version": FACTS_VERSION}
         if on_result is not None:
             on_result(rec)
@@ -303,16 +346,16 @@ def train_facts(config: FactsConfig, seeds: Sequence[int], *, dtype: torch.dtype
         if epoch % config.check_every == 0 or epoch == config.epochs:
             with torch.no_grad():
                 m = _metrics(forward_logits(p, keys, queries), values)
-            for row in range(len(seeds)):
+            for row in range(len(runs)):
                 if row in done:
                     continue
                 if float(m["min_p"][row]) >= config.stop_tau:
                     done[row] = record(row, epoch, True, m)
                 elif epoch == config.epochs:
                     done[row] = record(row, epoch, False, m)
-            if len(done) == len(seeds):
+            if len(done) == len(runs):
                 break
-    return [done[i] for i in range(len(seeds))]
+    return [done[i] for i in range(len(runs))]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -326,20 +369,17 @@ def facts_run_key(config: FactsConfig, seed: int) -> str:
 
 
 def _fig4(tier: str) -> list[tuple[FactsConfig, int]]:
-    # d_qk x d_vo grid at d_model 8, one head; the diagonal d_qk + d_vo = 9 holds the parameter count fixed.
+    # d_qk x d_vo grid at d_model 8, one head; (a, b) and (b, a) have the same parameter count.
     n_seeds = 4 if tier == "quick" else 10
     dims = (1, 2, 4, 8)
     base = dict(n_keys=20, n_queries=10, n_values=20, d_model=8, n_heads=1, epochs=600 if tier == "quick" else 2000)
-    out = [(FactsConfig(**base, d_qk=a, d_vo=b), s) for a in dims for b in dims for s in range(n_seeds)]
-    diag = [(FactsConfig(**base, d_qk=9 - b, d_vo=b), s) for b in (1, 2, 4, 8) if 9 - b not in dims
-            for s in range(n_seeds)]
-    return out + diag
+    return [(FactsConfig(**base, d_qk=a, d_vo=b), s) for a in dims for b in dims for s in range(n_seeds)]
 
 
 def _fig3(tier: str) -> list[tuple[FactsConfig, int]]:
     # rank-80 database (20 keys x 4 queries, a value each); layers with rank bound 4 d_model around 80.
     n_seeds = 3 if tier == "quick" else 10
-    ds = (4, 8, 12, 16, 20, 24, 32) if tier == "quick" else (4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 28, 32)
+    ds = (2, 3, 4, 8, 16, 24) if tier == "quick" else (4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 28, 32)
     return [(FactsConfig(n_keys=20, n_queries=4, n_values=80, database="distinct", d_model=d, n_heads=1, d_qk=d,
                          d_vo=d, epochs=1000 if tier == "quick" else 2000), s) for d in ds for s in range(n_seeds)]
 
@@ -375,12 +415,12 @@ def ensure_facts_runs(runs: Sequence[tuple[FactsConfig, int]], *, results_dir=No
     keys = [facts_run_key(c, s) for c, s in runs]
     with store.locked(lock_name):
         have = store.read()
-        groups: dict[tuple, tuple[FactsConfig, list[int]]] = {}
+        groups: dict[tuple, dict[str, tuple[FactsConfig, int]]] = {}
         for (c, s), k in zip(runs, keys):
             if k not in have:
-                groups.setdefault(c.to_dict().__repr__(), (c, []))[1].append(s)
-        for config, seeds in groups.values():
-            recs = train_facts(config, sorted(set(seeds)))
-            store.append([{**r, "key": facts_run_key(config, r["seed"])} for r in recs])
+                groups.setdefault(c.shape_key(), {})[k] = (c, s)
+        for todo in groups.values():
+            recs = train_facts_batch(list(todo.values()))
+            store.append([{**r, "key": k} for k, r in zip(todo, recs)])
         have = store.read()
     return [have[k] for k in keys]
