@@ -24,7 +24,7 @@ from .engine import RunConfig, build_run_data, train_runs
 from .metrics import micro_f1
 from .scoring import max_over_heads_scores, softmax_sum_scores, split_heads
 
-__all__ = ["BenchResult", "naive_train", "run_bench"]
+__all__ = ["BenchResult", "naive_train", "profile_engine", "run_bench"]
 
 
 @dataclass(frozen=True)
@@ -112,3 +112,43 @@ def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int 
                        naive_steps_per_s=len(pick) * steps / naive_s, engine_steps_per_s=len(runs) * steps / engine_s,
                        naive_seconds=naive_s, engine_seconds=engine_s,
                        cuda_graphs=stats.get("cuda_graph_replays", 0) > 0)
+
+
+def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int = 1000, device: str = "cpu",
+                   row_limit: int = 15) -> dict:
+    """Where the engine's time goes: train the runs of :func:`run_bench` (``steps`` each) under
+    :mod:`torch.profiler` and return wall time, device-kernel time and launches per optimisation step (run-steps /
+    runs), the fraction of the wall clock the device is busy, and the top ``row_limit`` operators by self device
+    time (self CPU time on a CPU) as a text table. The profiler adds overhead: compare the wall time with
+    :func:`run_bench`'s, which runs unprofiled."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    steps = check_int("steps", steps, min_value=1)
+    row_limit = check_int("row_limit", row_limit, min_value=1)
+    configs = [c for c in configs if c.variant in ("max", "softmax")]
+    if not configs:
+        raise ValueError("configs must hold at least one 'max' or 'softmax' RunConfig")
+    fixed = [RunConfig.from_dict({**c.to_dict(), "max_steps": steps, "check_every": min(c.check_every, steps),
+                                  "patience": 10**6}) for c in configs]
+    runs = [(c, int(s)) for c in fixed for s in seeds]
+    cuda = device.startswith("cuda")
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    stats: dict = {}
+    with profile(activities=activities) as prof:
+        t0 = time.perf_counter()
+        train_runs(runs, device=device, stats=stats)
+        if cuda:
+            torch.cuda.synchronize()
+        wall = time.perf_counter() - t0
+    events = prof.key_averages()
+    kernels = [e for e in events if getattr(e, "device_type", None) == DeviceType.CUDA]
+    kernel_us = sum(getattr(e, "self_device_time_total", 0.0) for e in kernels)
+    launches = sum(e.count for e in kernels)
+    sort_by = "self_cuda_time_total" if cuda else "self_cpu_time_total"
+    return {"device": device, "runs": len(runs), "steps": steps, "wall_s": wall,
+            "wall_ms_per_step": 1e3 * wall / steps, "kernel_ms_per_step": 1e-3 * kernel_us / steps,
+            "kernel_launches_per_step": launches / steps,
+            "device_busy_fraction": (1e-6 * kernel_us / wall) if cuda and wall > 0 else None,
+            "cuda_graph_replays": int(stats.get("cuda_graph_replays", 0)),
+            "table": events.table(sort_by=sort_by, row_limit=row_limit)}

@@ -18,6 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, default=2000, help="training steps per run (both sides)")
     parser.add_argument("--naive-runs", type=int, default=3, help="runs timed with the naive loop")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides (default 1)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also profile the engine (torch.profiler): time and kernel launches per step, top operators")
     parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
 
 
@@ -44,11 +46,21 @@ def run(args) -> int:
     print(f"engine     : {res.engine_steps_per_s:12.1f} run-steps/s  ({res.n_runs} runs, {res.engine_seconds:.1f} s)")
     print(f"ratio      : {res.ratio:12.1f}x")
     print(f"cuda graphs: {'used' if res.cuda_graphs else 'not used'}")
+    prof = None
+    if args.profile:
+        from ..bench import profile_engine
+
+        prof = profile_engine(configs, seeds, steps=args.steps, device=args.device)
+        busy = prof["device_busy_fraction"]
+        print(f"profile    : {prof['wall_ms_per_step']:.3f} ms wall per stacked step (profiled), "
+              f"{prof['kernel_ms_per_step']:.3f} ms of device kernels, {prof['kernel_launches_per_step']:.1f} kernel "
+              f"launches per step" + (f", device busy {100 * busy:.1f} % of the wall clock" if busy is not None else ""))
+        print(prof["table"])
     if args.json_path:
         path = Path(args.json_path)
         try:
             path.write_text(json.dumps({**res.to_dict(), "threads": torch.get_num_threads(),
-                                        "preset": args.preset, "tier": args.tier}, indent=2))
+                                        "preset": args.preset, "tier": args.tier, "profile": prof}, indent=2))
         except OSError as exc:
             raise ValueError(f"--json path {str(path)!r} is not writable: {exc}") from None
     return 0
