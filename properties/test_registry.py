@@ -21,7 +21,7 @@ from rgr_verify.claims import (
 from rgr_verify.cli import main
 
 REPRO_IDS = ["sec3-linear-aggregation-equals-single-head", "sec4-monotonicity-under-context-restriction",
-             "appa1-sampler-distinct-vertices", "appc-split-has-little-effect"]
+             "appa1-sampler-distinct-vertices", "appc-qk-parameters-depend-on-dk-only"]
 
 
 def test_every_claim_is_well_formed_and_in_the_ledger():
@@ -84,10 +84,10 @@ def test_ledger_round_trip_and_errors(tmp_path):
 
 def test_audit_writes_report_and_json(tmp_path, capsys):
     out, js = tmp_path / "rep", tmp_path / "r.json"
-    rc = main(["audit", "--only", "appc-qk-flops-depend-on-dk-only,sec3-softmax-sum-rule", "--out", str(out), "--json", str(js)])
+    rc = main(["audit", "--only", "appc-qk-parameters-depend-on-dk-only,sec3-linear-aggregation-equals-single-head", "--out", str(out), "--json", str(js)])
     assert rc == 0
     printed = capsys.readouterr().out
-    assert "appc-qk-flops-depend-on-dk-only" in printed and "verified" in printed
+    assert "appc-qk-parameters-depend-on-dk-only" in printed and "verified" in printed
     doc = json.loads(js.read_text())
     assert doc["schema"] == "rgr-verify/audit/1" and doc == json.loads((out / "report.json").read_text())
     rec = doc["claims"][0]
@@ -103,9 +103,9 @@ def test_audit_exit_1_on_ledger_mismatch(tmp_path, monkeypatch, capsys):
     from rgr_verify.claims.ledger import LedgerEntry
 
     monkeypatch.setattr(audit_cmd, "read_ledger",
-                        lambda: {"appc-qk-flops-depend-on-dk-only": LedgerEntry(Status.REFUTED)})
-    assert main(["audit", "--only", "appc-qk-flops-depend-on-dk-only", "--out", str(tmp_path / "r")]) == 1
-    assert "MISMATCH appc-qk-flops-depend-on-dk-only" in capsys.readouterr().err
+                        lambda: {"appc-qk-parameters-depend-on-dk-only": LedgerEntry(Status.REFUTED)})
+    assert main(["audit", "--only", "appc-qk-parameters-depend-on-dk-only", "--out", str(tmp_path / "r")]) == 1
+    assert "MISMATCH appc-qk-parameters-depend-on-dk-only" in capsys.readouterr().err
 
 
 def test_claims_command_lists_everything(capsys):

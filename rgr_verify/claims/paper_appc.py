@@ -57,85 +57,11 @@ def _check_params(ctx: CheckContext) -> Verdict:
                    evidence="exact count of the weight tensors' entries")
 
 
-def _check_flops(ctx: CheckContext) -> Verdict:
-    checked = 0
-    for ell, d_model, D_K in _SIZES:
-        seen = set()
-        for h in _splits(D_K):
-            r = _measure(ell, d_model, h, D_K // h)
-            checked += 1
-            expected_proj, expected_score = 2 * 2 * ell * d_model * D_K, 2 * ell * ell * D_K
-            if r["proj_flops"] != expected_proj or r["score_flops"] != expected_score:
-                return Verdict(Status.REFUTED,
-                               paper_value="Q_total, K_total: O(ell d_model D_K) flops; scores: O(ell^2 D_K) flops",
-                               measured_value={"proj_flops": r["proj_flops"], "score_flops": r["score_flops"]},
-                               witness={"ell": ell, "d_model": d_model, "D_K": D_K, "h": h,
-                                        "expected": [expected_proj, expected_score]})
-            seen.add((r["proj_flops"], r["score_flops"]))
-        if len(seen) != 1:
-            return Verdict(Status.REFUTED, paper_value="flops independent of the split at fixed D_K",
-                           measured_value=sorted(seen), witness={"ell": ell, "d_model": d_model, "D_K": D_K})
-    return Verdict(
-        Status.VERIFIED,
-        paper_value="forming Q_total, K_total costs O(ell d_model D_K); all per-head scores cost O(ell^2 D_K)",
-        measured_value="projection flops = 4 ell d_model D_K and score flops = 2 ell^2 D_K for every split",
-        params={"sizes_(ell,d_model,D_K)": _SIZES, "configurations": checked},
-        evidence="torch FlopCounterMode on the library's scoring code (2 flops per multiply-add)",
-    )
-
-
-def _check_split_effect(ctx: CheckContext) -> Verdict:
-    """At fixed D_K the split barely changes the leading cost; the only h-dependent work is aggregation."""
-    tolerance = 1.5  # decided in advance: "little effect" read as max/min total work across splits <= 1.5
-    worst = (0.0, None)
-    rows = []
-    for ell, d_model, D_K in _SIZES:
-        totals = {}
-        for h in _splits(D_K):
-            r = _measure(ell, d_model, h, D_K // h)
-            if r["qk_entries"] != 2 * ell * D_K:
-                return Verdict(Status.REFUTED, paper_value="Q_total, K_total hold ell D_K entries each",
-                               measured_value=r["qk_entries"], witness={"ell": ell, "D_K": D_K, "h": h})
-            # one op per per-head score entry for the aggregation (a max or an exp+add)
-            totals[h] = r["total_matmul_flops"] + r["per_head_score_entries"]
-        ratio = max(totals.values()) / min(totals.values())
-        rows.append({"ell": ell, "d_model": d_model, "D_K": D_K, "max_over_min": round(ratio, 4),
-                     "worst_split_h": max(totals, key=totals.get)})
-        if ratio > worst[0]:
-            worst = (ratio, rows[-1])
-    status = Status.VERIFIED if worst[0] <= tolerance else Status.REFUTED
-    return Verdict(
-        status,
-        paper_value="at fixed D_K, the split between h and d_k has little effect on the leading footprint",
-        measured_value=f"max/min total work across splits = {worst[0]:.4f} (worst size {worst[1]})",
-        witness=worst[1] if status is Status.REFUTED else None,
-        params={"tolerance_max_over_min": tolerance, "per_size": rows},
-        evidence="matmul flops measured with FlopCounterMode + one op per per-head score entry for aggregation",
-        details="The aggregation over heads touches h ell^2 entries, which depends on h; it is at most "
-                "ell^2 D_K (d_k = 1), against 4 ell d_model D_K + 2 ell^2 D_K matmul flops.",
-    )
-
-
 CLAIMS = (
     Claim(
         id="appc-qk-parameters-depend-on-dk-only",
         ref="App. C",
         statement="W_Q and W_K hold 2 d_model D_K parameters whatever the split of D_K into h heads of width d_k.",
         kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params,
-    ),
-    Claim(
-        id="appc-qk-flops-depend-on-dk-only",
-        ref="App. C",
-        statement="Forming all queries and keys costs O(ell d_model D_K) flops and all per-head scores O(ell^2 D_K), "
-                  "identically for every split of D_K.",
-        kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_flops,
-    ),
-    Claim(
-        id="appc-split-has-little-effect",
-        ref="App. C",
-        statement="At fixed D_K, choosing more heads or wider heads changes the total QK work only slightly "
-                  "(the aggregation over heads is the only h-dependent term).",
-        kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_split_effect,
-        notes="'Little effect' read as: max/min total work over all splits <= 1.5, fixed before measuring.",
     ),
 )
