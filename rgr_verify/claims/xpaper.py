@@ -288,7 +288,7 @@ CLAIMS: tuple[Claim, ...] = (
           statement="For r-regular graphs D_K*(r) follows the edge count r m (the sum_k |V_k| = |D| term of "
                     "Proposition 2.1), not the database rank, which Proposition 2.1 and the flattening bound keep <= m",
           check=_check_regular_edges_full,
-          notes="Full tier, judged from stored a3-regular evidence (m = 128, d_model = 32, r in {1, 2, 4, 8, 16}). "
+          notes="Full tier, judged from stored a3-regular evidence (m = 128, d_model = 32, r from 1 to 32 as stored). "
                 "Rule fixed before running: holds if the App. A.2 D_K* intervals at the smallest and largest degree "
                 "are separated (optimistic at r_max > conservative at r = 1; a censored threshold counts as infinite), "
                 "the central D_K* grows >= 4x (edges grow 16x), the flattening bound grows <= 1.1x and Proposition 2.1's "
