@@ -228,7 +228,7 @@ class Claim:
             raise ValueError(f"claim id must be kebab-case ([a-z0-9-]), got {self.id!r}")
         parts = paper_parts(self.paper)
         if not any(_PAPER_REF_RE[part].match(self.ref) for part in parts):
-            raise ValueError(f"claim ref must start with a label of paper {self.paper} such as 'Sec. 3' or "
+            raise ValueError(f"claim ref must start with a paper label of {self.paper} such as 'Sec. 3' or "
                              f"'Theorem 4.1' (2502.05076: 'Proposition 2.1', 'Example 2.4', 'Figure 4'), got {self.ref!r}")
         object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "tier", Tier(self.tier))
