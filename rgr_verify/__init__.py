@@ -1,4 +1,5 @@
-"""rgr-verify: an executable audit of "A Capacity-Based Rationale for Multi-Head Attention" (arXiv 2509.22840).
+"""rgr-verify: an executable audit of "A Capacity-Based Rationale for Multi-Head Attention" (arXiv 2509.22840),
+and of "Paying Attention to Facts" (arXiv 2502.05076, from a summary) beside it.
 
 The library holds the RGR task (graphs, embeddings, contexts), the scoring models, the claims registry and the
 tools that checks are built from. Public names are re-exported here.
@@ -22,6 +23,8 @@ from .embeddings import (
     gaussian_unit_norm_embeddings,
     one_hot_embeddings,
 )
+from .facts_model import FactsConfig, circuit_rank_bound, circuit_tensor, ensure_facts_runs, train_facts_batch
+from .facts_tensors import Database, database_from_triples, permutation_database, rank_bounds
 from .graphs import Digraph, digraph_from_edges, permutation_graph, random_permutation_graph, random_regular_graph
 from .measurements import noise_terms, normalised_margin, restricted_self_incoherence, separation_margins
 from .metrics import confusion_counts, micro_f1
@@ -57,6 +60,15 @@ __all__ = [
     "restricted_self_incoherence",
     "separation_margins",
     "Digraph",
+    "Database",
+    "FactsConfig",
+    "circuit_rank_bound",
+    "circuit_tensor",
+    "database_from_triples",
+    "ensure_facts_runs",
+    "permutation_database",
+    "rank_bounds",
+    "train_facts_batch",
     "aggregate_scores",
     "binary_compressive_embeddings",
     "concat_heads",
