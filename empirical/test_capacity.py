@@ -88,3 +88,137 @@ def test_threshold_estimates_are_ordered(seed):
     th = threshold(pts)
     val = [math.inf if v is None else v for v in (th.optimistic, th.central, th.conservative)]
     assert val[0] <= val[1] <= val[2]
+
+
+# rgr_verify.fits: D_K* intervals, interval (censored) regression, competing laws, grid ranges, permutation tests.
+from rgr_verify.fits import (  # noqa: E402
+    DKInterval,
+    cap_sensitivity,
+    compare_laws,
+    dk_interval,
+    interval_regression,
+    per_seed_thresholds,
+    permutation_pvalue,
+    preference,
+    profile_interval,
+    slope_range_affine,
+    slope_range_through_origin,
+    stratified_permutation_pvalue,
+    transition_windows,
+)
+
+
+def test_dk_interval_hand_set_and_censoring():
+    assert dk_interval([4, 6, 8, 12], 8) == DKInterval(6.0, 8.0, "interval")
+    assert dk_interval([4, 6, 8, 12], 4).kind == "left-censored" and dk_interval([4, 6], 4).low == 0.0
+    right = dk_interval([4, 6, 8], None)
+    assert right.kind == "right-censored" and right.low == 8.0 and math.isinf(right.high) and right.censored
+    with pytest.raises(ValueError, match="central"):
+        dk_interval([4, 6], 5)
+
+
+def test_interval_regression_recovers_points_exactly():
+    # Exact points (low == high) on a line: ordinary least squares with sigma -> the residual scale.
+    x = np.linspace(0, 3, 8)
+    y = 0.5 + 2.0 * x + np.array([0.1, -0.1] * 4)
+    fit = interval_regression(y, y, np.column_stack([np.ones_like(x), x]))
+    ols = np.linalg.lstsq(np.column_stack([np.ones_like(x), x]), y, rcond=None)[0]
+    assert np.allclose(fit.beta, ols, atol=1e-4)
+    assert math.isclose(fit.sigma, float(np.sqrt(np.mean((y - np.column_stack([np.ones_like(x), x]) @ ols) ** 2))),
+                        rel_tol=1e-3)
+
+
+def test_interval_regression_censored_case_known_answer():
+    # log y = log a + log x, intervals (x a / 1.3, x a * 1.1] with a = 1.5 and one right-censored cell whose
+    # lower end (2 x a) is above the line: the line through every interval is consistent, so the profile
+    # interval of log a is the intersection of the intervals' constraints, here [log(1.5/1.3), log(1.5 * 1.1)]
+    # with the censored point tightening the bound only if it binds (it does not: its lower end is above).
+    x = np.array([2.0, 4.0, 8.0, 16.0, 32.0])
+    a = 1.5
+    low = np.log(a * x / 1.3)
+    high = np.log(a * x * 1.1)
+    low[-1], high[-1] = math.log(a * x[-1] * 0.5), math.inf  # right-censored: y > 0.5 a x
+    fit = interval_regression(low, high, np.ones((5, 1)), offset=np.log(x))
+    assert fit.censored == 1 and fit.loglik > -1e-6  # every interval is hit
+    lo, hi = profile_interval(fit, 0)
+    assert math.isclose(math.exp(lo), a / 1.3, rel_tol=2e-2) and math.isclose(math.exp(hi), a * 1.1, rel_tol=2e-2)
+
+
+def test_interval_regression_rejects_bad_input():
+    with pytest.raises(ValueError, match="low and high"):
+        interval_regression([1.0, 2.0], [0.0, 3.0], np.ones((2, 1)))
+    with pytest.raises(ValueError, match="design"):
+        interval_regression([1.0, 2.0, 3.0], [1.5, 2.5, 3.5], np.ones((2, 1)))
+
+
+def test_compare_laws_prefers_the_generating_law():
+    m = np.array([64, 128, 256, 512, 64, 128, 256, 512])
+    d = np.array([16, 16, 32, 32, 64, 64, 16, 64])
+    true = 1.2 * m * np.log(m) / d
+    ivs = [DKInterval(t / 1.3, t * 1.1, "interval") for t in true]
+    ranked = compare_laws(ivs, m, d)
+    assert ranked[0].law == "m ln m / d_model" and math.isclose(ranked[0].d_aic, 0.0)
+    assert {lf.law: lf for lf in ranked}["m / d_model"].d_aic > 2
+    pref = preference(ranked, "m / d_model")
+    assert pref["preferred"] == "m ln m / d_model" and pref["dAIC of m / d_model"] > 2
+    with pytest.raises(ValueError, match="law"):
+        preference(ranked, "m^2")
+
+
+def test_slope_ranges_are_exact():
+    x = np.array([1.0, 2.0, 4.0])
+    lo, hi = slope_range_through_origin(x, [1, 2, 4], [2, 4, 8])
+    assert math.isclose(lo, 1.0) and math.isclose(hi, 2.0)
+    a_lo, a_hi = slope_range_affine(x, [0, 0, 0], [1, 1, 1])
+    # weights (x - xbar) / Sxx = (-4/3, -1/3, 5/3) / (14/3): the extreme slopes take y = 1 where the weight is positive
+    assert math.isclose(a_hi, (5 / 3) / (14 / 3)) and math.isclose(a_lo, -(5 / 3) / (14 / 3))
+    with pytest.raises(ValueError, match="low must be <= high"):
+        slope_range_through_origin(x, [2, 2, 2], [1, 1, 1])
+
+
+def test_permutation_pvalues_exact():
+    assert math.isclose(permutation_pvalue([1, 1, 1, 1], [2, 2, 2, 2]), 1 / 70)
+    assert math.isclose(permutation_pvalue([8, 8, 8], [math.inf] * 3), 1 / 20)
+    # identical samples: of the 6 splits only the one giving b both low values is less extreme than observed
+    assert math.isclose(permutation_pvalue([1, 2], [1, 2]), 5 / 6)
+    assert math.isclose(permutation_pvalue([2, 2, 2], [1, 1, 1], alternative="less"), 1 / 20)
+    assert math.isclose(stratified_permutation_pvalue([([1, 1, 1], [2, 2, 2]), ([5, 5, 5], [9, 9, 9])]), 1 / 400)
+    with pytest.raises(ValueError, match="alternative"):
+        permutation_pvalue([1], [2], alternative="two")
+
+
+def _run(seed, h, D, metric, early=True, hist=()):
+    return {"config": {"n_heads": h, "d_head": D // h}, "seed": seed, "metric": metric, "stopped_early": early,
+            "val_history": list(hist)}
+
+
+def test_per_seed_thresholds_and_cap_sensitivity():
+    runs = [_run(0, 1, 8, 0.5, False), _run(0, 2, 8, 0.995, True), _run(0, 1, 16, 1.0, True),
+            _run(1, 1, 8, 0.4, False), _run(1, 2, 8, 0.9, False), _run(1, 1, 16, 0.995, False)]
+    per = per_seed_thresholds(runs)
+    assert per[0] == {"D_K": 8, "h": 2, "stopped_early": True}
+    assert per[1] == {"D_K": 16, "h": 1, "stopped_early": False}
+    # cap sensitivity: threshold (h=1, D=16); below it (D=8) h=2 at mean 0.96 with both runs rising at the cap.
+    rising = [0.5] * 5 + [0.9] * 5
+    grid = [_rec(64, 16, h, D, s, v) for (s, h, D, v) in ((0, 1, 8, 0.5), (1, 1, 8, 0.5), (0, 2, 8, 0.96),
+                                                           (1, 2, 8, 0.96), (0, 1, 16, 1.0), (1, 1, 16, 1.0))]
+    (_, pts), = curves(grid).items()
+    by_cfg = {(2, 8): [_run(0, 2, 8, 0.96, False, rising), _run(1, 2, 8, 0.96, False, rising)],
+              (1, 8): [_run(0, 1, 8, 0.5, False, [0.5] * 10)] * 2,
+              (1, 16): [_run(0, 1, 16, 1.0, True), _run(1, 1, 16, 1.0, False)]}
+    cap = cap_sensitivity(by_cfg, pts, 16, 1)
+    assert cap["stopped early at (h*, D_K*)"] == 0.5 and cap["below 90%"] and cap["cap-limited"]
+    assert cap["could move down with a longer cap"] and cap["candidates"][0]["h"] == 2
+
+
+def test_transition_windows_sharp_gradual_and_plateau():
+    def pts(table):
+        recs = [_rec(64, 16, h, D, s, v + 0.001 * s) for (h, D), v in table.items() for s in range(6)]
+        return curves(recs)[("max", "permutation", 1, 64, 16)]
+
+    sharp = pts({(1, 8): 0.3, (1, 16): 0.6, (1, 32): 0.999})
+    gradual = pts({(1, 8): 0.6, (1, 16): 0.7, (1, 32): 0.8, (1, 64): 0.9, (1, 128): 0.999})
+    plateau = pts({(1, 8): 0.3, (1, 16): 0.4})
+    assert transition_windows(sharp)[0]["kind"] == "sharp"
+    assert transition_windows(gradual)[0]["kind"] == "gradual"
+    assert transition_windows(plateau) == []

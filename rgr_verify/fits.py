@@ -1,0 +1,543 @@
+"""Fits an expert would accept: D_K^* as an interval on the tested ladder, interval (censored) regression, competing
+scaling laws compared by AIC/BIC, the grid-step range of the paper's through-origin slope, and exact permutation
+tests on per-seed thresholds (Sec. 6.1, Figs. 3, 4, 10; App. A.3, Eq. (32)).
+
+* **D_K^* is an interval.** The ladder moves by up to 50 %, so a cell's threshold is only known to lie in
+  (last tested D_K below it, first passing D_K] (:func:`dk_interval`). A cell whose first passing D_K is the smallest
+  tested is *left-censored* (0, D]; a cell where no tested D_K passes is *right-censored* (max tested, inf).
+* **Interval regression** (:func:`interval_regression`): log y_i ~ N(x_i beta + offset_i, sigma^2), observed only
+  as an interval (log low_i, log high_i]; the log-likelihood of an interval is log[Phi((b - mu)/sigma) -
+  Phi((a - mu)/sigma)], of a point (low = high) the normal log-density. Maximised with ``scipy.optimize.minimize``.
+  Profile-likelihood 95 % intervals for a coefficient (:func:`profile_interval`).
+* **Competing laws** (:data:`LAWS`, :func:`compare_laws`): D = a m ln m / d_model, D = a m / d_model, and the free
+  power law D = a m^alpha / d_model^beta, fitted to the same intervals; AIC = 2k - 2 loglik, BIC = k ln n - 2 loglik
+  (k counts sigma), Akaike weights exp(-dAIC/2) / sum.
+* **Grid range of a through-origin slope** (:func:`slope_range_through_origin`): the least-squares slope
+  sum x_i y_i / sum x_i^2 is increasing in every y_i (x_i >= 0), so the slopes at the intervals' low and high ends
+  bound it exactly.
+* **Exact permutation test** (:func:`permutation_pvalue`): one-sided p-value of mean(b) - mean(a) over all
+  relabellings of the pooled values (exact under exchangeability, i.e. "no effect"); infinite values allowed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from scipy import optimize as _opt
+from scipy import special as _sp
+from scipy import stats as _st
+
+from ._checks import check_choice, check_int, check_probability
+
+__all__ = [
+    "DKInterval",
+    "dk_interval",
+    "IntervalFit",
+    "interval_regression",
+    "profile_interval",
+    "LAWS",
+    "law_design",
+    "LawFit",
+    "compare_designs",
+    "compare_laws",
+    "preference",
+    "slope_range_through_origin",
+    "slope_range_affine",
+    "permutation_pvalue",
+    "stratified_permutation_pvalue",
+    "per_seed_thresholds",
+    "rising_at_cap",
+    "cap_sensitivity",
+    "transition_windows",
+]
+
+_MIN_LOG_SIGMA = math.log(1e-3)  # sigma floor: intervals consistent with a line would otherwise drive sigma to 0
+
+
+@dataclass(frozen=True)
+class DKInterval:
+    """The threshold of one cell as an interval (low, high] of D_K; ``kind`` says how it is bounded."""
+
+    low: float  # last tested D_K below the first passing one; 0 when left-censored
+    high: float  # first passing D_K; inf when right-censored
+    kind: str  # "interval", "left-censored" (threshold at the grid's lowest D_K) or "right-censored" (none passes)
+
+    @property
+    def censored(self) -> bool:
+        return self.kind != "interval"
+
+    def as_dict(self) -> dict:
+        return {"low": self.low, "high": None if math.isinf(self.high) else self.high, "kind": self.kind}
+
+
+def dk_interval(tested: Sequence[int], central: int | None) -> DKInterval:
+    """(last tested D_K below ``central``, ``central``] on the tested ladder; censored at either edge.
+
+    ``tested``: every D_K tested in the cell (any h); ``central``: the App. A.2 central D_K^* (``None``: none passes).
+    """
+    grid = sorted({int(t) for t in tested})
+    if not grid:
+        raise ValueError("tested must be non-empty")
+    if central is None:
+        return DKInterval(float(grid[-1]), math.inf, "right-censored")
+    if central not in grid:
+        raise ValueError(f"central must be one of the tested D_K {grid}, got {central}")
+    below = [t for t in grid if t < central]
+    if not below:
+        return DKInterval(0.0, float(central), "left-censored")
+    return DKInterval(float(below[-1]), float(central), "interval")
+
+
+@dataclass(frozen=True)
+class IntervalFit:
+    """Maximum-likelihood interval regression of log y on a design matrix (with an offset)."""
+
+    beta: tuple  # coefficients
+    sigma: float  # residual standard deviation on the log scale
+    loglik: float
+    n: int  # observations
+    k: int  # parameters, sigma included
+    aic: float
+    bic: float
+    censored: int  # observations that are censored (one end infinite)
+    design: np.ndarray = field(repr=False, compare=False, default=None)
+    offset: np.ndarray = field(repr=False, compare=False, default=None)
+    low: np.ndarray = field(repr=False, compare=False, default=None)  # log scale
+    high: np.ndarray = field(repr=False, compare=False, default=None)
+
+
+def _loglik(mu: np.ndarray, sigma: float, a: np.ndarray, b: np.ndarray) -> float:
+    point = a == b
+    out = np.empty_like(mu)
+    if np.any(point):
+        z = (a[point] - mu[point]) / sigma
+        out[point] = -0.5 * z * z - math.log(sigma * math.sqrt(2 * math.pi))
+    iv = ~point
+    if np.any(iv):
+        za = (a[iv] - mu[iv]) / sigma
+        zb = (b[iv] - mu[iv]) / sigma
+        # log(Phi(zb) - Phi(za)) on whichever tail is accurate: lower tail when the interval lies left of the mean.
+        left = zb <= 0
+        lo_part = np.where(left, _sp.log_ndtr(zb), _sp.log_ndtr(-za))
+        hi_part = np.where(left, _sp.log_ndtr(za), _sp.log_ndtr(-zb))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            diff = np.exp(hi_part - lo_part)
+            vals = lo_part + np.log1p(-np.minimum(diff, 1.0))
+        out[iv] = np.where(np.isfinite(vals), vals, -1e6)
+    return float(np.sum(out))
+
+
+def _validate_intervals(low, high) -> tuple[np.ndarray, np.ndarray]:
+    low = np.asarray(low, dtype=float)
+    high = np.asarray(high, dtype=float)
+    if low.ndim != 1 or low.shape != high.shape or low.size < 2:
+        raise ValueError("low and high must be 1-d arrays of the same length >= 2")
+    if np.any(np.isnan(low)) or np.any(np.isnan(high)) or np.any(low > high):
+        raise ValueError("low and high must satisfy low <= high elementwise (no NaN)")
+    if np.any(low == np.inf) or np.any(high == -np.inf):
+        raise ValueError("low must be < inf and high > -inf")
+    return low, high
+
+
+def interval_regression(low, high, design, *, offset=None, fixed_sigma: float | None = None) -> IntervalFit:
+    """Fit log y ~ N(design @ beta + offset, sigma^2) to interval observations (log low_i, log high_i].
+
+    ``low``, ``high``: [n] bounds on the **log** scale (``-inf`` / ``inf`` for censored ends; equal ends are exact
+    points); ``design``: [n, p] matrix; ``offset``: [n] or None. Returns an :class:`IntervalFit` (sigma >= 1e-3).
+    """
+    a, b = _validate_intervals(low, high)
+    X = np.asarray(design, dtype=float)
+    if X.ndim != 2 or X.shape[0] != a.size or X.shape[1] < 1 or not np.all(np.isfinite(X)):
+        raise ValueError(f"design must be a finite [n, p] matrix with n = {a.size} rows and p >= 1")
+    off = np.zeros(a.size) if offset is None else np.asarray(offset, dtype=float)
+    if off.shape != a.shape or not np.all(np.isfinite(off)):
+        raise ValueError("offset must be a finite array of the same length as low")
+    if a.size <= X.shape[1]:
+        raise ValueError(f"need more observations ({a.size}) than coefficients ({X.shape[1]})")
+    # Start: least squares on a representative point per interval (midpoint; the finite end when censored).
+    rep = np.where(np.isfinite(a) & np.isfinite(b), (a + b) / 2, np.where(np.isfinite(b), b, a))
+    beta0 = np.linalg.lstsq(X, rep - off, rcond=None)[0]
+    s0 = max(float(np.std(rep - off - X @ beta0)), 0.1)
+
+    def nll(theta):
+        beta = theta[: X.shape[1]]
+        sigma = fixed_sigma if fixed_sigma is not None else math.exp(max(theta[-1], _MIN_LOG_SIGMA))
+        return -_loglik(X @ beta + off, sigma, a, b)
+
+    theta0 = np.concatenate([beta0, [] if fixed_sigma is not None else [math.log(s0)]])
+    best = None
+    for method in ("Nelder-Mead", "Powell"):
+        res = _opt.minimize(nll, theta0 if best is None else best.x, method=method,
+                            options={"maxiter": 20000, "xatol": 1e-9, "fatol": 1e-10} if method == "Nelder-Mead"
+                            else {"maxiter": 20000, "xtol": 1e-9, "ftol": 1e-12})
+        if best is None or res.fun < best.fun:
+            best = res
+    beta = best.x[: X.shape[1]]
+    sigma = fixed_sigma if fixed_sigma is not None else math.exp(max(best.x[-1], _MIN_LOG_SIGMA))
+    ll = -float(best.fun)
+    k = X.shape[1] + (0 if fixed_sigma is not None else 1)
+    n = a.size
+    cens = int(np.sum(~np.isfinite(a) | ~np.isfinite(b)))
+    return IntervalFit(tuple(float(v) for v in beta), float(sigma), ll, n, k, 2 * k - 2 * ll, k * math.log(n) - 2 * ll,
+                       cens, X, off, a, b)
+
+
+def profile_interval(fit: IntervalFit, index: int = 0, *, confidence: float = 0.95, span: float = 5.0
+                     ) -> tuple[float, float]:
+    """Profile-likelihood interval of coefficient ``index``: {beta_j : 2 (loglik_max - loglik_profile) <= chi2_1}.
+
+    The other coefficients and sigma are re-maximised at each trial value; the ends are found by bisection within
+    ``span`` of the estimate (returned as +-inf when the interval reaches that far).
+    """
+    check_probability("confidence", confidence, open_low=True, open_high=True)
+    index = check_int("index", index, min_value=0, max_value=len(fit.beta) - 1)
+    crit = _st.chi2.ppf(confidence, 1) / 2
+    X = fit.design
+    others = [j for j in range(X.shape[1]) if j != index]
+
+    def prof(v):
+        off = fit.offset + v * X[:, index]
+        if others:
+            sub = interval_regression(fit.low, fit.high, X[:, others], offset=off)
+            return sub.loglik
+        a, b = fit.low, fit.high
+
+        def nll(ls):
+            return -_loglik(off, math.exp(max(ls[0], _MIN_LOG_SIGMA)), a, b)
+
+        res = _opt.minimize(nll, [math.log(max(fit.sigma, 1e-3))], method="Nelder-Mead",
+                            options={"xatol": 1e-10, "fatol": 1e-12})
+        return -float(res.fun)
+
+    est = fit.beta[index]
+
+    def inside(v):
+        return fit.loglik - prof(v) <= crit
+
+    ends = []
+    for direction in (-1.0, 1.0):
+        far = est + direction * span
+        if inside(far):
+            ends.append(direction * math.inf)
+            continue
+        lo, hi = est, far  # inside at lo, outside at hi
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            if inside(mid):
+                lo = mid
+            else:
+                hi = mid
+        ends.append((lo + hi) / 2)
+    return ends[0], ends[1]
+
+
+LAWS = ("m ln m / d_model", "m / d_model", "m^alpha / d_model^beta")
+
+
+def law_design(law: str, m, d_model, *, r=None) -> tuple[np.ndarray, np.ndarray]:
+    """(design, offset) for log D = design @ beta + offset under ``law`` (``r``: degree, multiplies m as r m).
+
+    One-parameter laws have design [1] (beta = log a) and the law's log as offset; the free law has columns
+    [1, log m, -log d_model] (beta = log a, alpha, beta).
+    """
+    check_choice("law", law, LAWS)
+    m = np.asarray(m, dtype=float)
+    d = np.asarray(d_model, dtype=float)
+    rr = np.ones_like(m) if r is None else np.asarray(r, dtype=float)
+    if m.shape != d.shape or rr.shape != m.shape or np.any(m < 2) or np.any(d < 1) or np.any(rr < 1):
+        raise ValueError("m (>= 2), d_model (>= 1) and r (>= 1) must be arrays of the same shape")
+    ones = np.ones((m.size, 1))
+    if law == "m ln m / d_model":
+        return ones, np.log(rr * m * np.log(m) / d)
+    if law == "m / d_model":
+        return ones, np.log(rr * m / d)
+    return np.column_stack([np.ones(m.size), np.log(rr * m), -np.log(d)]), np.zeros(m.size)
+
+
+@dataclass(frozen=True)
+class LawFit:
+    """One law fitted to the intervals, with its criterion values relative to the best law."""
+
+    law: str
+    fit: IntervalFit
+    d_aic: float
+    d_bic: float
+    weight: float  # Akaike weight
+    held_out: float = math.nan  # leave-one-out error on the log scale (0 when every held-out interval is hit)
+
+    def summary(self) -> dict:
+        f = self.fit
+        out = {"loglik": round(f.loglik, 3), "k": f.k, "AIC": round(f.aic, 3), "BIC": round(f.bic, 3),
+               "dAIC": round(self.d_aic, 3), "dBIC": round(self.d_bic, 3), "Akaike weight": round(self.weight, 4),
+               "sigma (log scale)": round(f.sigma, 4),
+               "leave-one-out log error": None if math.isnan(self.held_out) else round(self.held_out, 4)}
+        if self.law == "m^alpha / d_model^beta":
+            out.update({"a": math.exp(f.beta[0]), "alpha": f.beta[1], "beta": f.beta[2]})
+        else:
+            out["a"] = math.exp(f.beta[0])
+        return out
+
+
+def _held_out_error(intervals: Sequence[DKInterval], X: np.ndarray, off: np.ndarray) -> float:
+    """Leave-one-out error of a law: for each observation, the law fitted to the others predicts log y there; the
+    error is the distance (log scale) from that prediction to the held-out interval (0 inside it). Mean over
+    observations."""
+    with np.errstate(divide="ignore"):
+        low = np.log(np.array([iv.low for iv in intervals], dtype=float))
+        high = np.log(np.array([iv.high for iv in intervals], dtype=float))
+    errs = []
+    for i in range(len(intervals)):
+        keep = np.arange(len(intervals)) != i
+        if keep.sum() <= X.shape[1]:
+            return math.nan
+        f = interval_regression(low[keep], high[keep], X[keep], offset=off[keep])
+        pred = float(X[i] @ np.array(f.beta) + off[i])
+        errs.append(max(low[i] - pred, pred - high[i], 0.0))
+    return float(np.mean(errs))
+
+
+def compare_designs(intervals: Sequence[DKInterval], designs: dict[str, tuple[np.ndarray, np.ndarray]], *,
+                    held_out: bool = True) -> list[LawFit]:
+    """Fit every ``{name: (design, offset)}`` to the same intervals (log scale) and rank them by AIC, best first;
+    with ``held_out`` also each law's leave-one-out error (:func:`_held_out_error`)."""
+    if len(intervals) < 2:
+        raise ValueError(f"intervals must hold at least 2 observations, got {len(intervals)}")
+    with np.errstate(divide="ignore"):
+        low = np.log(np.array([iv.low for iv in intervals], dtype=float))
+        high = np.log(np.array([iv.high for iv in intervals], dtype=float))
+    fits = [(name, interval_regression(low, high, X, offset=off),
+             _held_out_error(intervals, np.asarray(X, float), np.asarray(off, float)) if held_out else math.nan)
+            for name, (X, off) in designs.items()]
+    best_aic = min(f.aic for _, f, _ in fits)
+    best_bic = min(f.bic for _, f, _ in fits)
+    w = np.array([math.exp(-(f.aic - best_aic) / 2) for _, f, _ in fits])
+    w = w / w.sum()
+    out = [LawFit(name, f, f.aic - best_aic, f.bic - best_bic, float(wi), loo)
+           for (name, f, loo), wi in zip(fits, w)]
+    return sorted(out, key=lambda lf: lf.fit.aic)
+
+
+def compare_laws(intervals: Sequence[DKInterval], m, d_model, *, r=None, laws: Sequence[str] = LAWS
+                 ) -> list[LawFit]:
+    """Fit every law of :data:`LAWS` (or ``laws``) to the same intervals and rank them by AIC (best first)."""
+    return compare_designs(intervals, {law: law_design(law, m, d_model, r=r) for law in laws})
+
+
+def preference(ranked: Sequence[LawFit], law: str) -> dict:
+    """How strongly the data prefer the best law over ``law`` (and over the runner-up): dAIC, dBIC, evidence words
+    (Burnham & Anderson: dAIC <= 2 substantial support, 4-7 considerably less, > 10 essentially none)."""
+    names = [lf.law for lf in ranked]
+    check_choice("law", law, tuple(names))
+    best = ranked[0]
+    target = ranked[names.index(law)]
+
+    def words(delta):
+        return ("indistinguishable (dAIC <= 2)" if delta <= 2 else "weak (2 < dAIC <= 4)" if delta <= 4
+                else "considerable (4 < dAIC <= 10)" if delta <= 10 else "strong (dAIC > 10)")
+
+    return {"preferred": best.law, "preferred by leave-one-out error": min(
+                ranked, key=lambda lf: (math.inf if math.isnan(lf.held_out) else lf.held_out)).law, "runner-up": ranked[1].law if len(ranked) > 1 else None,
+            "dAIC to runner-up": round(ranked[1].d_aic, 3) if len(ranked) > 1 else None,
+            f"dAIC of {law}": round(target.d_aic, 3), f"dBIC of {law}": round(target.d_bic, 3),
+            "strength": words(ranked[1].d_aic) if len(ranked) > 1 else None,
+            f"evidence against {law}": words(target.d_aic) if target is not best else "none (it is preferred)"}
+
+
+def slope_range_through_origin(x, low, high) -> tuple[float, float]:
+    """Exact range of the least-squares slope through the origin, sum x y / sum x^2, when each y_i may lie
+    anywhere in [low_i, high_i] (finite; x_i >= 0, not all zero)."""
+    x = np.asarray(x, dtype=float)
+    lo = np.asarray(low, dtype=float)
+    hi = np.asarray(high, dtype=float)
+    if x.ndim != 1 or x.shape != lo.shape or x.shape != hi.shape or x.size < 1:
+        raise ValueError("x, low and high must be 1-d arrays of the same length >= 1")
+    if np.any(x < 0) or not np.any(x > 0) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise ValueError("x must be >= 0 (not all zero) and low, high finite")
+    if np.any(lo > hi):
+        raise ValueError("low must be <= high elementwise")
+    sxx = float(np.sum(x * x))
+    return float(np.sum(x * lo) / sxx), float(np.sum(x * hi) / sxx)
+
+
+def slope_range_affine(x, low, high) -> tuple[float, float]:
+    """Exact range of the ordinary least-squares slope of y on x (with intercept), sum (x_i - xbar) y_i / Sxx, when
+    each y_i may lie anywhere in [low_i, high_i]: each term takes the end that its weight's sign favours."""
+    x = np.asarray(x, dtype=float)
+    lo = np.asarray(low, dtype=float)
+    hi = np.asarray(high, dtype=float)
+    if x.ndim != 1 or x.shape != lo.shape or x.shape != hi.shape or x.size < 2:
+        raise ValueError("x, low and high must be 1-d arrays of the same length >= 2")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo > hi):
+        raise ValueError("x, low, high must be finite with low <= high")
+    w = (x - x.mean()) / float(np.sum((x - x.mean()) ** 2))
+    return float(np.sum(np.minimum(w * lo, w * hi))), float(np.sum(np.maximum(w * lo, w * hi)))
+
+
+def permutation_pvalue(a, b, *, alternative: str = "greater") -> float:
+    """Exact one-sided permutation p-value of mean-rank(b) - mean-rank(a) (``"greater"``: b tends to be larger).
+
+    Values are replaced by their mid-ranks in the pooled sample (so +-inf are allowed and ties count as ties); the
+    p-value is the share of the C(n_a + n_b, n_b) splits whose statistic is at least the observed one (exact under
+    exchangeability of a and b). At most 10^6 splits.
+    """
+    check_choice("alternative", alternative, ("greater", "less"))
+    a = [float(v) for v in a]
+    b = [float(v) for v in b]
+    if not a or not b or any(math.isnan(v) for v in a + b):
+        raise ValueError("a and b must be non-empty and contain no NaN")
+    pooled = np.array(a + b)
+    n = pooled.size
+    if math.comb(n, len(b)) > 10**6:
+        raise ValueError(f"too many splits: C({n}, {len(b)}) > 10^6")
+    ranks = _st.rankdata(np.where(np.isinf(pooled), np.sign(pooled) * 1e300, pooled))
+    sign = 1.0 if alternative == "greater" else -1.0
+    total = float(ranks.sum())
+
+    def stat(idx):
+        sb = float(ranks[list(idx)].sum())
+        return sign * (sb / len(b) - (total - sb) / len(a))
+
+    obs = stat(range(len(a), n))
+    count = hits = 0
+    for idx in itertools.combinations(range(n), len(b)):
+        count += 1
+        hits += stat(idx) >= obs - 1e-12
+    return hits / count
+
+
+def per_seed_thresholds(records: Sequence[dict], *, target: float = 0.99) -> dict[int, dict]:
+    """Per seed of one cell: the smallest D_K where some h reaches ``target`` test F1, the h attaining it (ties:
+    larger F1, then fewer heads), and whether that run stopped early. ``{seed: {"D_K", "h", "stopped_early"}}``
+    with D_K = inf (h None) when no tested configuration passes for that seed."""
+    by_seed: dict[int, list] = {}
+    for rec in records:
+        by_seed.setdefault(int(rec["seed"]), []).append(rec)
+    out = {}
+    for seed, recs in sorted(by_seed.items()):
+        passing = [r for r in recs if float(r["metric"]) >= target]
+        if not passing:
+            out[seed] = {"D_K": math.inf, "h": None, "stopped_early": None}
+            continue
+        best = min(passing, key=lambda r: (r["config"]["n_heads"] * r["config"]["d_head"], -float(r["metric"]),
+                                           r["config"]["n_heads"]))
+        c = best["config"]
+        out[seed] = {"D_K": c["n_heads"] * c["d_head"], "h": c["n_heads"], "stopped_early": bool(best["stopped_early"])}
+    return out
+
+
+def rising_at_cap(record: dict, *, window: int = 5, min_rise: float = 0.005) -> bool:
+    """True when a run hit its step cap (did not stop early) with validation F1 still rising: the mean of its last
+    ``window`` checks exceeds the mean of the ``window`` checks before them by at least ``min_rise``."""
+    window = check_int("window", window, min_value=1)
+    if record["stopped_early"]:
+        return False
+    hist = list(record.get("val_history") or [])
+    if len(hist) < 2 * window:
+        return True  # too short a history to say it has levelled off
+    return float(np.mean(hist[-window:]) - np.mean(hist[-2 * window:-window])) >= min_rise
+
+
+def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central: int | None, h_star: int | None, *,
+                    min_early: float = 0.9, near: float = 0.95, target: float = 0.99) -> dict:
+    """Whether a cell's D_K^* is set by the step cap rather than by capacity.
+
+    ``runs``: ``{(h, D_K): [records]}`` of the cell; ``points``: its :class:`~rgr_verify.capacity.CurvePoint` list.
+    Reports the share of runs at (h^*, D_K^*) that stopped early (flagged when below ``min_early``; the cell counts
+    as *cap-limited* when at most half did, i.e. most runs there hit the cap), and, at the tested D_K just below
+    D_K^*, every h whose mean test F1 is at least ``near`` (but below ``target``) while most of its runs hit the
+    cap still rising (:func:`rising_at_cap`): such an h could pass with a longer cap, so D_K^* could move down.
+    """
+    check_probability("min_early", min_early)
+    if central is None:
+        return {"stopped early at (h*, D_K*)": None, "below 90%": None, "cap-limited": None,
+                "could move down with a longer cap": None, "candidates": []}
+    at = runs.get((h_star, central), [])
+    frac = sum(bool(r["stopped_early"]) for r in at) / len(at) if at else float("nan")
+    below = [p.D_K for p in points if p.D_K < central]
+    cands = []
+    if below:
+        prev = max(below)
+        for p in points:
+            if p.D_K != prev or not near <= p.mean < target:
+                continue
+            rs = runs.get((p.h, p.D_K), [])
+            rising = sum(rising_at_cap(r) for r in rs)
+            if rs and rising > len(rs) / 2:
+                cands.append({"h": p.h, "D_K": p.D_K, "mean F1": round(p.mean, 4), "rising at cap": f"{rising}/{len(rs)}"})
+    return {"stopped early at (h*, D_K*)": round(frac, 3), "below 90%": bool(frac < min_early),
+            "cap-limited": bool(frac <= 0.5), "could move down with a longer cap": bool(cands), "candidates": cands}
+
+
+def transition_windows(points: Sequence, *, low: float = 0.5, high: float = 0.99, factor: float = 4.0,
+                       alpha: float = 0.05) -> list[dict]:
+    """Classify each head count's F1-D_K curve that reaches mean F1 >= ``high`` as sharp, gradual or undecided.
+
+    With one-sided t-bounds at level ``alpha`` per point (over the seeds of the point):
+    * **sharp**: some D_lo with upper bound <= ``low`` and some D_hi <= ``factor`` D_lo with lower bound >= ``high``
+      (the rise from ``low`` to ``high`` provably happens within a factor ``factor`` of D_K);
+    * **gradual**: some D_a with lower bound > ``low`` and some D_b >= ``factor`` D_a with upper bound < ``high``
+      (the rise provably takes more than a factor ``factor``);
+    * otherwise **undecided**. Curves that never reach ``high`` (plateaus) are not classified.
+    If every bound holds (probability >= 1 - alpha x #points by the union bound), a curve is never misclassified.
+    """
+    check_probability("alpha", alpha, open_low=True, open_high=True)
+    out = []
+    for h in sorted({p.h for p in points}):
+        line = sorted((p for p in points if p.h == h), key=lambda p: p.D_K)
+        if not any(p.mean >= high for p in line):
+            continue
+        bounds = []
+        for p in line:
+            n = len(p.values)
+            if n >= 2:
+                half = _st.t.ppf(1 - alpha, n - 1) * float(np.std(p.values, ddof=1)) / math.sqrt(n)
+            else:
+                half = math.inf
+            bounds.append((p.D_K, p.mean - half, p.mean + half, p.mean))
+        sharp = [(a[0], b[0]) for a in bounds for b in bounds if a[0] < b[0] <= factor * a[0] and a[2] <= low
+                 and b[1] >= high]
+        gradual = [(a[0], b[0]) for a in bounds for b in bounds if b[0] >= factor * a[0] and a[1] > low
+                   and b[2] < high]
+        kind = "gradual" if gradual else "sharp" if sharp else "undecided"
+        out.append({"h": h, "kind": kind, "witness": (gradual or sharp or [None])[0],
+                    "means": {d: round(mean, 4) for d, _, _, mean in bounds}})
+    return out
+
+
+def stratified_permutation_pvalue(strata: Sequence[tuple[Sequence[float], Sequence[float]]], *,
+                                  alternative: str = "greater") -> float:
+    """Exact one-sided p-value of sum over strata of mean-rank(b) - mean-rank(a), ranks taken within each stratum
+    and labels permuted within each stratum only (exact when a and b are exchangeable in every stratum). At most
+    10^6 joint relabellings."""
+    check_choice("alternative", alternative, ("greater", "less"))
+    if not strata:
+        raise ValueError("strata must be non-empty")
+    sign = 1.0 if alternative == "greater" else -1.0
+    per = []
+    total_count = 1
+    for a, b in strata:
+        a = [float(v) for v in a]
+        b = [float(v) for v in b]
+        if not a or not b or any(math.isnan(v) for v in a + b):
+            raise ValueError("every stratum needs non-empty a and b without NaN")
+        pooled = np.array(a + b)
+        ranks = _st.rankdata(np.where(np.isinf(pooled), np.sign(pooled) * 1e300, pooled))
+        n, nb, tot = pooled.size, len(b), float(ranks.sum())
+        stats = []
+        for idx in itertools.combinations(range(n), nb):
+            sb = float(ranks[list(idx)].sum())
+            stats.append(sign * (sb / nb - (tot - sb) / len(a)))
+        sb = float(ranks[len(a):].sum())
+        per.append((np.array(stats), sign * (sb / nb - (tot - sb) / len(a))))
+        total_count *= len(stats)
+    if total_count > 10**6:
+        raise ValueError(f"too many joint relabellings: {total_count} > 10^6")
+    obs = sum(o for _, o in per)
+    dist = np.zeros(1)
+    for stats, _ in per:
+        dist = (dist[:, None] + stats[None, :]).ravel()
+    return float(np.mean(dist >= obs - 1e-9))
