@@ -172,7 +172,8 @@ def render_markdown(doc: dict) -> str:
     out = [
         "# rgr-verify audit report",
         "",
-        f"Paper: {doc['paper']}.  ",
+        (f"Paper: {doc['paper']}.  " if len(doc.get("papers", {})) <= 1 or set(doc["papers"]) == {RGR_PAPER} else
+         "Papers: " + "; ".join(f"{t}" for t in doc["papers"].values()) + ".  "),
         f"Tier: `{doc['tier']}`, root seed: `{doc['root_seed']}`, device: `{doc['device']}`, "
         f"versions: {', '.join(f'{k} {v}' for k, v in doc['versions'].items())}.",
         "",
