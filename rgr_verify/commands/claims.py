@@ -5,13 +5,8 @@ from __future__ import annotations
 import json
 
 from ..claims import all_claims, read_ledger
-from ..claims.base import PAPERS, RGR_PAPER, paper_parts
-
-
-def _paper_title(paper: str) -> str:
-    """A paper group's heading: its title, or "cross-paper: ..." for claims joining several papers."""
-    parts = paper_parts(paper)
-    return PAPERS[paper] if len(parts) == 1 else "cross-paper claims (" + " x ".join(parts) + ")"
+from ..claims.base import RGR_PAPER
+from ..report import paper_title as _paper_title
 
 NAME = "claims"
 HELP = "list every claim with its reference and tier"
