@@ -98,3 +98,20 @@ def test_bad_batch_inputs():
         preset_runs("fig9")
     with pytest.raises(ValueError, match="n_queries"):
         circuit_rank_bound(d_model=2, n_heads=1, d_vo=1, n_queries=0)
+
+
+def test_forward_and_helpers_validate_inputs():
+    from rgr_verify.claims.paper_facts import certified_matrix_rank, random_layer
+
+    c = FactsConfig(**_TINY, d_model=3)
+    p = init_params(c, [0])
+    with pytest.raises(ValueError, match="keys"):
+        forward_logits(p, torch.zeros(2, 3, dtype=torch.long), torch.zeros(1, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match="queries"):
+        forward_logits(p, torch.zeros(1, 3, dtype=torch.long), torch.full((1, 3), 99))
+    with pytest.raises(ValueError, match="config"):
+        run_database("not a config", 0)
+    with pytest.raises(ValueError, match="d_vo"):
+        random_layer(n_keys=2, n_queries=1, n_values=2, d_model=2, n_heads=1, d_qk=1, d_vo=0, seed=0)
+    with pytest.raises(ValueError, match="r must"):
+        certified_matrix_rank([[1.0]], 0)

@@ -101,6 +101,8 @@ class FactsConfig:
 
 def run_database(config: FactsConfig, seed: int) -> Database:
     """The run's database, drawn from ``SeedSequence([seed, 1])`` (the same for every layer shape at this seed)."""
+    if not isinstance(config, FactsConfig):
+        raise ValueError(f"config must be a FactsConfig, got {type(config).__name__}")
     seed = check_int("seed", seed, min_value=0, max_value=2**63 - 1)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
     if config.database == "distinct":
@@ -170,6 +172,17 @@ def _attention(p: FactsParams, xk: torch.Tensor, xq: torch.Tensor) -> torch.Tens
 def forward_logits(p: FactsParams, keys: torch.Tensor, queries: torch.Tensor) -> torch.Tensor:
     """Logits ``[R, N, |V|]`` of the layer at (keys[r, n], queries[r, n]) (ids; queries index W_E at |K| + q is the
     caller's job: pass ``queries`` already offset), computed on the residual stream."""
+    if not isinstance(p, FactsParams):
+        raise ValueError(f"p must be FactsParams, got {type(p).__name__}")
+    for name, ids in (("keys", keys), ("queries", queries)):
+        if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[0] != p.W_E.shape[0] \
+                or ids.dtype not in (torch.int64, torch.int32):
+            raise ValueError(f"{name} must be an integer tensor [R, N] with R = {p.W_E.shape[0]} runs")
+        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= p.W_E.shape[1]):
+            raise ValueError(f"{name} must hold embedding rows in [0, {p.W_E.shape[1] - 1}]")
+    if keys.shape != queries.shape:
+        raise ValueError(f"keys and queries must have the same shape, got {tuple(keys.shape)} and {tuple(queries.shape)}")
+    keys, queries = keys.long(), queries.long()
     xk = torch.gather(p.W_E, 1, keys[..., None].expand(-1, -1, p.W_E.shape[-1]))  # [R, N, d]
     xq = torch.gather(p.W_E, 1, queries[..., None].expand(-1, -1, p.W_E.shape[-1]))
     A = _attention(p, xk, xq)  # [R, H, N, 2]
@@ -183,6 +196,8 @@ def forward_logits(p: FactsParams, keys: torch.Tensor, queries: torch.Tensor) ->
 def circuit_parts(p: FactsParams, n_keys: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The pieces of L over the full (key, query) grid: E ``[R, K, Q, V]`` (x_q W_U), A ``[R, H, K, Q, 2]``
     (attention on (key, query)) and OV ``[R, H, K+Q, V]`` (x_j W_V^h W_O^h W_U)."""
+    if not isinstance(p, FactsParams):
+        raise ValueError(f"p must be FactsParams, got {type(p).__name__}")
     n_keys = check_int("n_keys", n_keys, min_value=1, max_value=p.n_keys_queries - 1)
     R, KQ, d = p.W_E.shape
     n_q = KQ - n_keys

@@ -376,6 +376,8 @@ def _as_2x2x2(T):
 
 def fibre_argmax_accuracy(db: Database, T) -> float:
     """Fraction of queried fibres (k, q) whose unique argmax over v of T[k, q, :] is a valid value (ties fail)."""
+    if not isinstance(db, Database):
+        raise ValueError(f"db must be a Database, got {type(db).__name__}")
     T = np.asarray(T)
     if T.shape != db.shape:
         raise ValueError(f"T must have the database's shape {db.shape}, got {T.shape}")

@@ -29,6 +29,7 @@ from ..facts_tensors import (Database, circle_argmax_failures, circle_rank2_fact
                              hyperdeterminant, is_decomposition, modular_rank, numerical_rank_upper_estimate,
                              pencil_polynomial, permutation_database, prop21_bounds, rank_bounds,
                              single_value_diagonal_database, slice_decomposition, softmax_rank1_exact)
+from .._checks import check_finite_array, check_int, check_real
 from .base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from .tools import property_verdict
 
@@ -59,6 +60,11 @@ def _db_witness(db: Database) -> dict:
 def random_layer(*, n_keys: int, n_queries: int, n_values: int, d_model: int, n_heads: int, d_qk: int, d_vo: int,
                  seed: int, scale: float = 1.0) -> FactsParams:
     """A float64 facts layer with Gaussian weights (one run), seeded."""
+    for name, v, lo in (("n_keys", n_keys, 1), ("n_queries", n_queries, 1), ("n_values", n_values, 1),
+                        ("d_model", d_model, 1), ("n_heads", n_heads, 1), ("d_qk", d_qk, 0), ("d_vo", d_vo, 1),
+                        ("seed", seed, 0)):
+        check_int(name, v, min_value=lo)
+    check_real("scale", scale, low=0.0, low_open=True)
     g = torch.Generator().manual_seed(int(seed))
 
     def w(*shape, std=1.0):
@@ -72,7 +78,9 @@ def random_layer(*, n_keys: int, n_queries: int, n_values: int, d_model: int, n_
 def certified_matrix_rank(M: np.ndarray, r: int, *, gap: float = 1e-8) -> bool:
     """True when float64 ``M`` has rank at least r robustly: sigma_r > gap * sigma_1 (far above the ~1e-15
     relative error of the computation, so by Weyl's inequality the exact matrix has rank >= r too)."""
-    s = np.linalg.svd(np.asarray(M, dtype=np.float64), compute_uv=False)
+    r = check_int("r", r, min_value=1)
+    check_real("gap", gap, low=0.0, low_open=True)
+    s = np.linalg.svd(check_finite_array("M", M, ndim=2), compute_uv=False)
     return bool(len(s) >= r and s[0] > 0 and s[r - 1] > gap * s[0])
 
 
