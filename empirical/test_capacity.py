@@ -222,3 +222,12 @@ def test_transition_windows_sharp_gradual_and_plateau():
     assert transition_windows(sharp)[0]["kind"] == "sharp"
     assert transition_windows(gradual)[0]["kind"] == "gradual"
     assert transition_windows(plateau) == []
+
+
+def test_could_pass_with_longer_cap_extrapolates_linearly():
+    from rgr_verify.fits import could_pass_with_longer_cap
+
+    slow = _run(0, 1, 8, 0.58, False, [0.55] * 5 + [0.57] * 5)  # +0.004 per check: 0.57 + 0.04 after 10 more checks
+    fast = _run(0, 1, 8, 0.93, False, [0.80] * 5 + [0.90] * 5)  # +0.02 per check: 0.90 + 0.2 >= 0.99
+    assert not could_pass_with_longer_cap(slow) and could_pass_with_longer_cap(fast)
+    assert not could_pass_with_longer_cap(_run(0, 1, 8, 0.5, True, [0.1, 0.9] * 5))  # stopped early: not capped

@@ -2,7 +2,8 @@
 
 Each function writes one PNG and returns its path: F1-D_K curves per (m, d_model), one line per h, with 95%
 t-interval error bars (Figs. 1, 5, 9; MSE for Fig. 6); D_K^* against a compression variable with the fitted
-line (Figs. 3, 12); D_K^* and h^* along the lambda = 8 diagonal (Fig. 4); h^* against compression (Figs. 2, 10, 13).
+line (Figs. 3, 12); D_K^* and h^* along the lambda = 8 diagonal (Fig. 4); h^* against compression (Figs. 2, 10, 13);
+D_K^* as ladder intervals with the competing laws' fitted curves (Fig. 3, :mod:`rgr_verify.fits`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .capacity import CurvePoint, Fit, Threshold  # noqa: E402
 
-__all__ = ["plot_curves", "plot_dk_star_fit", "plot_h_star", "plot_diagonal"]
+__all__ = ["plot_curves", "plot_dk_star_fit", "plot_h_star", "plot_diagonal", "plot_dk_intervals"]
 
 
 def _save(fig, path: Path) -> Path:
@@ -122,4 +123,33 @@ def plot_diagonal(points: Sequence[tuple[int, Threshold]], path, *, title: str) 
     ax2.bar(ms, [th.h_star or 0 for _, th in pts], width=[m * 0.3 for m in ms], alpha=0.3, color="C1")
     ax2.set_ylabel("h*", color="C1")
     ax.set_title(title, fontsize=10)
+    return _save(fig, path)
+
+
+def plot_dk_intervals(points: Sequence[tuple[float, float, float, str]], lines: dict[str, Sequence[tuple[float, float]]],
+                      path, *, title: str, xlabel: str) -> Path:
+    """D_K^* as ladder intervals (low, high] against x (log-log), censored ends drawn as arrows, with one curve per
+    fitted law (``{label: [(x, D), ...]}``). ``points``: (x, low, high, label) with low = 0 / high = inf censored."""
+    import math
+
+    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    for x, lo, hi, label in points:
+        top = hi if math.isfinite(hi) else lo * 2
+        bottom = lo if lo > 0 else top / 2
+        ax.plot([x, x], [bottom, top], color="C0", lw=2)
+        if not math.isfinite(hi):
+            ax.annotate("", (x, top), (x, lo), arrowprops={"arrowstyle": "->", "color": "red"})
+        if lo <= 0:
+            ax.annotate("", (x, bottom), (x, top), arrowprops={"arrowstyle": "->", "color": "red"})
+        ax.annotate(label, (x, top), fontsize=6, xytext=(2, 2), textcoords="offset points")
+    for i, (label, pts) in enumerate(lines.items()):
+        pts = sorted(pts)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], ls="--", marker=".", ms=3, color=f"C{i + 1}", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("D_K* interval (last failing, first passing]")
+    ax.set_title(title, fontsize=10)
+    if lines:
+        ax.legend(fontsize=6)
     return _save(fig, path)

@@ -10,121 +10,193 @@ from __future__ import annotations
 
 from scipy import stats as _st
 
-from ..capacity import compression_x, curves, fit_through_origin, threshold
+import math
+
+import numpy as np
+
+from ..capacity import compression_x, curves, threshold
+from ..fits import cap_sensitivity, dk_interval
 from .base import Claim, Kind, Status, Tier, Verdict
-from .paper_sec6 import _cells, _dk, _records
+from .paper_sec6 import (_FAMILY_ALPHA, _by_config, _cap_table, _cells, _laws_block, _quick_sizes, _readings_text,
+                         _records, _seed_values, _sharp_verdict, _slope_reading, _status_from_readings)
 
 ORDER = 105
 
 __all__ = ["CLAIMS", "ORDER"]
 
 
-def _check_table2_caps(ctx, min_fraction=0.5):
-    recs, why = _records("sec6-grid", "full", ctx)
-    if recs is None:
-        return Verdict.not_run(why)
-    cells = _cells(recs)
-    by_cfg = {}
-    for r in recs:
-        c = r["config"]
-        by_cfg.setdefault((c["m"], c["d_model"], c["n_heads"], c["n_heads"] * c["d_head"]), []).append(r)
-    rows, bad = {}, []
-    for (m, d), pts in sorted(cells.items()):
-        th = threshold(pts)
-        if th.central is None:
-            continue
-        runs = by_cfg[(m, d, th.h_star, th.central)]
-        frac = sum(bool(r["stopped_early"]) for r in runs) / len(runs)
-        rows[f"({m},{d})"] = {"h*": th.h_star, "D_K*": th.central, "stopped early": frac}
-        if frac < min_fraction:
-            bad.append(f"({m},{d})")
+def _check_table2_caps(ctx):
+    rows, movable, below90, n_runs = {}, [], [], 0
+    for preset in ("sec6-grid", "sec6-diagonal"):
+        recs, why = _records(preset, "full", ctx)
+        if recs is None:
+            return Verdict.not_run(why)
+        n_runs += len(recs)
+        cells, runs = _cells(recs), _by_config(recs)
+        ths = {k: threshold(v) for k, v in cells.items()}
+        for k, cap in _cap_table(cells, ths, runs).items():
+            if ths[k].central is None:
+                continue
+            name = f"({k[0]},{k[1]})"
+            if name in rows:
+                continue  # a cell of both presets (none today): the base grid's record wins
+            rows[name] = {"preset": preset, "h*": ths[k].h_star, "D_K*": ths[k].central, **cap}
+            if cap["below 90%"]:
+                below90.append(name)
+            if cap["could move down with a longer cap"]:
+                movable.append(name)
     if not rows:
         return Verdict(Status.INCONCLUSIVE, details="no cell has a D_K*")
-    return Verdict(Status.CONTRADICTED_EMPIRICALLY if bad else Status.HOLDS_EMPIRICALLY,
-                   paper_value="the Table 2 step caps let runs at the threshold configuration converge",
-                   measured_value=rows, witness=bad or None,
-                   evidence=f"full sweep ({len(recs)} runs); converged = early-stopping rule fired before the cap")
+    status = Status.INCONCLUSIVE if movable else Status.HOLDS_EMPIRICALLY
+    return Verdict(status,
+                   paper_value="the Table 2 step caps do not set the measured thresholds: no cell's D_K* could move "
+                               "down with a longer cap",
+                   measured_value={"cells": rows, "cells whose threshold runs stop early < 90%": below90,
+                                   "cells whose D_K* could move down with a longer cap": movable},
+                   witness=movable or None,
+                   evidence=f"full sweeps ({n_runs} runs, sec6-grid and sec6-diagonal); validation histories of the "
+                            "runs one ladder step below D_K*")
 
 
 def _regular(ctx, tier="full"):
+    """(records, {r: points}, {r: Threshold}, {r: DKInterval}, {r: cap sensitivity}) of a3-regular, or (None, why)."""
     recs, why = _records("a3-regular", tier, ctx)
     if recs is None:
         return None, why
-    groups = curves([r for r in recs if r["config"]["graph"] == "regular"])
-    return {g[2]: pts for g, pts in groups.items()}, len(recs)  # by r
+    recs = [r for r in recs if r["config"]["graph"] == "regular"]
+    by_r = {g[2]: pts for g, pts in curves(recs).items()}
+    runs: dict[int, dict] = {}
+    for rec in recs:
+        c = rec["config"]
+        runs.setdefault(c["r"], {}).setdefault((c["n_heads"], c["n_heads"] * c["d_head"]), []).append(rec)
+    ths = {r: threshold(pts) for r, pts in by_r.items()}
+    ivs = {r: dk_interval([p.D_K for p in pts], ths[r].central) for r, pts in by_r.items()}
+    caps = {r: cap_sensitivity(runs[r], by_r[r], ths[r].central, ths[r].h_star) for r in by_r}
+    return (recs, by_r, ths, ivs, caps), ""
+
+
+_A3_M, _A3_D = 128, 32  # the App. A.3 cell of the full preset
+
+
+def _regular_rows(rs, ths, ivs, caps, rates):
+    return {f"r={r}": {"D_K*": ths[r].central, "D_K* interval": ivs[r].as_dict(), "h*": ths[r].h_star,
+                       "h* interval": [ths[r].h_low, ths[r].h_high],
+                       "stopped early at (h*, D_K*)": caps[r]["stopped early at (h*, D_K*)"],
+                       "could move down with a longer cap": caps[r]["could move down with a longer cap"],
+                       "sampler positive rate": rates.get(r, {}).get("rate")} for r in rs}
+
+
+def _regular_rates(ctx, rs):
+    from .paper_appa1 import positive_rates
+
+    return {r: positive_rates([_A3_M], rng=ctx.rng(98, r), r=r)[_A3_M] for r in rs}
 
 
 def _check_edges_collapse(ctx, factor=2.0, min_r2=0.8):
-    by_r, n = _regular(ctx)
-    if by_r is None:
-        return Verdict.not_run(n)
-    ths = {r: threshold(pts) for r, pts in by_r.items()}
-    finite = sorted(r for r, th in ths.items() if th.central is not None and r <= 16)
-    if len(finite) < 3:
+    got, why = _regular(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, by_r, ths, ivs, caps = got
+    rs = sorted(r for r in by_r if r <= 16)
+    if sum(ths[r].central is not None for r in rs) < 3:
         return Verdict(Status.INCONCLUSIVE, details="fewer than 3 degrees with a D_K*")
-    x = [compression_x(128, 32, base="2", r=r) for r in finite]
-    fit = fit_through_origin(x, [ths[r].central for r in finite])
-    ok = 0.46 / factor <= fit.slope <= 0.46 * factor and fit.r2 >= min_r2
+    capped = {r for r in rs if caps[r]["cap-limited"]}
+    readings = {name: _slope_reading(rs, ivs, ths, {r: compression_x(_A3_M, _A3_D, base=b, r=r) for r in rs},
+                                     paper_slope=0.46, slope_factor=factor, r2_min=min_r2, cap_limited=capped)
+                for name, b in (("log2", "2"), ("ln", "e"))}
+    words = {"log2": readings["log2"]["verdict under this reading"]}
+    status = _status_from_readings(words)
+
+    def designs(use):
+        r = np.array(use, dtype=float)
+        x = np.log(r * _A3_M * math.log2(_A3_M) / _A3_D)
+        ones = np.ones((len(use), 1))
+        return ({"edges: D ~ r m log2 m / d_model": (ones, x), "vertices: D independent of r": (ones, np.zeros(len(use))),
+                 "free: D ~ r^gamma": (np.column_stack([np.ones(len(use)), np.log(r)]), np.zeros(len(use)))},
+                "edges: D ~ r m log2 m / d_model")
+
+    laws = _laws_block(rs, ivs, designs=designs)
+    rates = _regular_rates(ctx, sorted(by_r))
     arts = ()
     if ctx.out_dir is not None:
+        from ..capacity import fit_through_origin
         from ..plots import plot_curves, plot_dk_star_fit, plot_h_star
 
+        finite = [r for r in rs if ths[r].central is not None]
+        x = [compression_x(_A3_M, _A3_D, base="2", r=r) for r in finite]
+        fit = fit_through_origin(x, [ths[r].central for r in finite])
         p1 = plot_dk_star_fit([(xx, ths[r], f"r={r}") for xx, r in zip(x, finite)], fit, ctx.out_dir / "fig12-edges.png",
                               title="D_K* against (r m / d_model) log2 m (App. A.3)", xlabel="(r m / d_model) log2 m",
                               paper_slope=0.46)
-        p2 = plot_h_star([(r * 128 / 32, ths[r]) for r in sorted(ths)], ctx.out_dir / "fig13-heads.png",
+        p2 = plot_h_star([(r * _A3_M / _A3_D, ths[r]) for r in sorted(ths)], ctx.out_dir / "fig13-heads.png",
                          title="h* against r m / d_model (App. A.3)", xlabel="r m / d_model")
         p3 = plot_curves({f"r={r}": pts for r, pts in by_r.items()}, ctx.out_dir / "fig11-regular-curves.png",
                          title="r-regular F1-D_K curves, m=128, d_model=32")
         arts = tuple(str(p.relative_to(ctx.out_dir)) for p in (p1, p2, p3))
-    return Verdict(Status.HOLDS_EMPIRICALLY if ok else Status.CONTRADICTED_EMPIRICALLY,
+    return Verdict(status,
                    paper_value="D_K* = 0.46 (r m / d_model) log2 m across r in {1,2,4,8,16} (tolerance: slope within a "
-                               f"factor {factor}, R2 >= {min_r2})",
-                   measured_value={"slope": fit.slope, "R2": fit.r2, "R2 uncentred": fit.r2_uncentred,
-                                   "D_K*": {r: ths[r].central for r in sorted(ths)}},
-                   witness=None if ok else {"slope": fit.slope, "R2": fit.r2}, artefacts=arts,
-                   evidence=f"full sweep ({n} runs)")
+                               f"factor {factor}, centred R2 >= {min_r2}; log2 as Eq. (31) writes it)",
+                   measured_value={"readings": _readings_text(words) + " (ln reported, not a reading of Eq. (31))",
+                                   "log2": readings["log2"], "ln (informational)": readings["ln"],
+                                   "laws (edges vs vertices vs free)": laws,
+                                   "degrees": _regular_rows(sorted(by_r), ths, ivs, caps, rates)},
+                   witness=None if status is Status.HOLDS_EMPIRICALLY else words, artefacts=arts,
+                   evidence=f"full sweep ({len(recs)} runs); least squares through the origin with its grid range; "
+                            "censored interval regression on log D_K*, 95% profile intervals; laws by AIC")
 
 
 def _check_dkstar_grows_with_r_quick(ctx):
     """Quick tier: at fixed m and d_model, D_K* grows with the number of edges r m (App. A.3 at CPU sizes)."""
-    by_r, n = _regular(ctx, "quick")
-    if by_r is None:
-        return Verdict.not_run(n)
-    from ..presets import preset_runs
+    recs, why = _records("a3-regular", "quick", ctx)
+    if recs is None:
+        return Verdict.not_run(why)
+    m_max, cap = _quick_sizes(recs)
+    rs = sorted({r["config"]["r"] for r in recs})
+    lo, hi = rs[0], rs[-1]
+    ra = [x for x in recs if x["config"]["r"] == lo]
+    rb = [x for x in recs if x["config"]["r"] == hi]
+    a_small, _, pa = _seed_values(ra, favour="small")
+    b_large, _, pb = _seed_values(rb, favour="large")
+    a_large, _, _ = _seed_values(ra, favour="large")
+    b_small, _, _ = _seed_values(rb, favour="small")
+    from ..fits import permutation_pvalue
 
-    m, d = {(c.m, c.d_model) for c, _ in preset_runs("a3-regular", "quick")}.pop()  # one (m, d_model) cell
-    ths = {r: threshold(pts) for r, pts in by_r.items()}
-    rs = sorted(ths)
-    dk = {r: _dk(ths[r]) for r in rs}
-    lowest = {r: min(p.D_K for p in by_r[r]) for r in rs}
-    # A decrease between two degrees contradicts; a D_K* at the smallest tested D_K is only an upper bound.
-    wrong = [(a, b) for i, a in enumerate(rs) for b in rs[i + 1:] if dk[b] < dk[a] and dk[a] > lowest[a]]
-    rise = dk[rs[-1]] > dk[rs[0]]
-    status = (Status.CONTRADICTED_EMPIRICALLY if wrong else Status.HOLDS_EMPIRICALLY if rise
-              else Status.INCONCLUSIVE)
+    p_up = permutation_pvalue(a_small, b_large, alternative="greater")
+    p_down = permutation_pvalue(a_large, b_small, alternative="less")
+    status = (Status.HOLDS_EMPIRICALLY if p_up <= _FAMILY_ALPHA else Status.CONTRADICTED_EMPIRICALLY
+              if p_down <= _FAMILY_ALPHA else Status.INCONCLUSIVE)
     arts = ()
+    by_r = {g[2]: pts for g, pts in curves(recs).items()}
+    m, d = recs[0]["config"]["m"], recs[0]["config"]["d_model"]
     if ctx.out_dir is not None:
         from ..plots import plot_curves, plot_h_star
 
+        ths = {r: threshold(pts) for r, pts in by_r.items()}
         p1 = plot_curves({f"r={r}": pts for r, pts in by_r.items()}, ctx.out_dir / "fig11-regular-curves-quick.png",
                          title=f"r-regular F1-D_K curves (quick: m={m}, d_model={d}); 95% t-intervals")
         p2 = plot_h_star([(r * m / d, ths[r]) for r in rs], ctx.out_dir / "fig13-heads-quick.png",
                          title="h* against r m / d_model (App. A.3, quick)", xlabel="r m / d_model")
         arts = tuple(str(p.relative_to(ctx.out_dir)) for p in (p1, p2))
     fitted = {r: round(0.46 * compression_x(m, d, base="2", r=r), 2) for r in rs}
-    return Verdict(status, paper_value="at fixed m, D_K* grows with the number of edges r m (edges, not vertices, "
-                                       f"set the threshold); the paper's fit 0.46 (r m / d_model) log2 m gives {fitted}",
-                   measured_value={"D_K*": {r: str(dk[r]) for r in rs}},
-                   witness=wrong or None, params={"tier": "quick"}, artefacts=arts,
-                   evidence=f"quick sweep ({n} runs); censored = beyond the largest D_K tested")
+    return Verdict(status, paper_value=f"analogue at m <= {m_max}, cap {cap}: at fixed m, D_K* grows with the number of "
+                                       f"edges r m (r = {lo} -> {hi}); the paper's fit 0.46 (r m / d_model) log2 m "
+                                       f"gives {fitted}",
+                   measured_value={f"per-seed D_K* at r={lo}": [pa[s]["D_K"] for s in sorted(pa)],
+                                   f"per-seed D_K* at r={hi}": [pb[s]["D_K"] for s in sorted(pb)],
+                                   "cap-limited seeds (r lo, r hi)": [
+                                       sum(v["stopped_early"] is False for v in pa.values()),
+                                       sum(v["stopped_early"] is False for v in pb.values())],
+                                   "p (grows)": round(p_up, 4), "p (decreases)": round(p_down, 4)},
+                   params={"tier": "quick", "alpha": _FAMILY_ALPHA,
+                           "null pass probability": f"<= {_FAMILY_ALPHA} (exact one-sided permutation test)"},
+                   artefacts=arts, evidence=f"quick sweep ({len(recs)} runs); per-seed thresholds")
 
 
 def _check_heads_with_r(ctx, min_rho=0.8):
-    by_r, n = _regular(ctx)
-    if by_r is None:
-        return Verdict.not_run(n)
-    ths = {r: threshold(pts) for r, pts in by_r.items()}
+    got, why = _regular(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, by_r, ths, ivs, caps = got
     known = sorted(r for r, th in ths.items() if th.h_star is not None)
     if len(known) < 3:
         return Verdict(Status.INCONCLUSIVE, details="fewer than 3 degrees with an h*")
@@ -132,55 +204,161 @@ def _check_heads_with_r(ctx, min_rho=0.8):
     return Verdict(Status.HOLDS_EMPIRICALLY if rho >= min_rho else Status.CONTRADICTED_EMPIRICALLY,
                    paper_value=f"h* grows roughly linearly with r (tolerance: Spearman rho(h*, r) >= {min_rho})",
                    measured_value={"spearman rho": rho, "h*": {r: ths[r].h_star for r in known}},
-                   evidence=f"full sweep ({n} runs)")
+                   evidence=f"full sweep ({len(recs)} runs)")
 
 
-def _check_regular_sharp(ctx, ratio_max=4.0):
-    by_r, n = _regular(ctx)
-    if by_r is None:
-        return Verdict.not_run(n)
-    bad, rows = [], []
-    for r, pts in sorted(by_r.items()):
-        for h in sorted({p.h for p in pts}):
-            line = sorted((p for p in pts if p.h == h), key=lambda p: p.D_K)
-            passing = [p.D_K for p in line if p.mean >= 0.99]
-            failing = [p.D_K for p in line if passing and p.D_K < passing[0] and p.mean <= 0.9]
-            if passing and failing:
-                rows.append({"r": r, "h": h, "ratio": passing[0] / max(failing)})
-                if rows[-1]["ratio"] > ratio_max:
-                    bad.append(rows[-1])
+def _check_heads_near_edge_ratio(ctx, factor=2.0, far=3.0):
+    got, why = _regular(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, by_r, ths, ivs, caps = got
+    rows, off, away = {}, [], []
+    for r in sorted(by_r):
+        th = ths[r]
+        if th.h_star is None:
+            continue
+        target = r * _A3_M / _A3_D
+        lo, hi = th.h_low / target, th.h_high / target
+        ok = hi >= 1 / factor and lo <= factor
+        rows[f"r={r}"] = {"target r m / d_model": target, "h* (interval)": [th.h_star, th.h_low, th.h_high],
+                          "ratio interval": [lo, hi], "within ~2x": ok,
+                          "cap-limited": caps[r]["cap-limited"],
+                          "largest h tested": max(p.h for p in by_r[r])}
+        if not ok:
+            off.append(r)
+            if (hi < 1 / far or lo > far) and not caps[r]["cap-limited"]:
+                away.append(r)
     if not rows:
-        return Verdict(Status.INCONCLUSIVE, details="no curve spans both F1 <= 0.9 and >= 0.99")
-    return Verdict(Status.CONTRADICTED_EMPIRICALLY if bad else Status.HOLDS_EMPIRICALLY,
-                   paper_value="the transition stays sharp for denser graphs (tolerance as sec6-sharp-transition)",
-                   measured_value={"curves": len(rows), "max ratio": max(r["ratio"] for r in rows)},
-                   witness=bad or None, evidence=f"full sweep ({n} runs)")
+        return Verdict(Status.INCONCLUSIVE, details="no degree has an h*")
+    status = (Status.HOLDS_EMPIRICALLY if not off else Status.CONTRADICTED_EMPIRICALLY if away
+              else Status.INCONCLUSIVE)
+    return Verdict(status,
+                   paper_value="the head count at the threshold stays within a factor ~2 of the target h* ~ r m / "
+                               f"d_model (tolerance: each h* interval over the target meets [1/{factor:g}, {factor:g}]; "
+                               f"contradicted beyond a factor {far:g})",
+                   measured_value=rows, witness=[f"r={r}" for r in off] or None,
+                   evidence=f"full sweep ({len(recs)} runs); h* intervals from App. A.2's paired-t pools")
+
+
+def _check_below_construction(ctx, r=16, draws=3):
+    """At r = 16, the trained D_K* lies below what Algorithm 5 (Corollary B.10: h0 = ceil(m'/d_model) heads, Rademacher
+    signatures, equitable colouring) needs to separate every pair on the same kind of graph and embeddings."""
+    got, why = _regular(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, by_r, ths, ivs, caps = got
+    if r not in ths or ths[r].central is None:
+        return Verdict(Status.INCONCLUSIVE, details=f"no D_K* at r = {r}")
+    from ..constructions import algorithm5
+    from ..embeddings import gaussian_unit_norm_embeddings
+    from ..graphs import random_regular_graph
+    from ..measurements import separation_margins
+
+    h0 = math.ceil(r * _A3_M / _A3_D)
+    iv = ivs[r]
+
+    def separates(D, k):
+        d_k = max(1, math.ceil(D / h0))
+        rng = ctx.rng(7, k)
+        g = random_regular_graph(_A3_M, r, rng=rng)
+        X = gaussian_unit_norm_embeddings(_A3_M, _A3_D, rng=rng)
+        c = algorithm5(g, X, d_k=d_k, rng=rng, n_colors=h0)
+        return separation_margins(c, max_failures=0).margin > 0, h0 * d_k
+
+    at_high = [separates(iv.high, k) for k in range(draws)]
+    at_low = [separates(max(iv.low, 1), k) for k in range(draws)] if iv.low > 0 else []
+    at_4x = [separates(4 * iv.high, k) for k in range(draws)]
+    fails_high = sum(not ok for ok, _ in at_high)
+    if fails_high > draws / 2:
+        status = Status.HOLDS_EMPIRICALLY
+    elif at_low and all(ok for ok, _ in at_low):
+        status = Status.CONTRADICTED_EMPIRICALLY
+    else:
+        status = Status.INCONCLUSIVE
+    return Verdict(status,
+                   paper_value=f"at r = {r} the empirical thresholds lie (slightly) below the constructive design",
+                   measured_value={"D_K* interval (trained)": iv.as_dict(), "h0 = ceil(r m / d_model)": h0,
+                                   "construction separates at the first passing D_K (draws)": [ok for ok, _ in at_high],
+                                   "construction D_K used there": at_high[0][1],
+                                   "construction separates at 4x that (draws)": [ok for ok, _ in at_4x],
+                                   "construction separates at the last failing D_K (draws)": [ok for ok, _ in at_low]},
+                   params={"m": _A3_M, "d_model": _A3_D, "r": r, "draws": draws},
+                   details="The construction's width constant C is not given in the paper, so 'slightly' is not "
+                           "measured: we record whether Algorithm 5 at the trained model's D_K (and at 4x it) "
+                           "separates every ordered pair.",
+                   evidence=f"full sweep ({len(recs)} runs); Algorithm 5 built {3 * draws} times, exact margins over "
+                            "all m^2 pairs")
+
+
+def _check_regular_sharp(ctx, factor=4.0):
+    got, why = _regular(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, by_r, ths, ivs, caps = got
+    return _sharp_verdict(by_r, caps, factor, len(recs), "r-regular graphs (m = 128, d_model = 32, r = 1..32)",
+                          label=lambda r: f"r={r}")
 
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(id="table2-step-caps-sufficient", ref="Table 2",
-          statement="With the Table 2 step caps, runs at each cell's threshold configuration (h*, D_K*) converge",
+          statement="The Table 2 step caps do not set the measured thresholds: no cell's D_K* could move down with a "
+                    "longer cap",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table2_caps,
-          notes="Full tier. Converged = the early-stopping rule (5 consecutive validation F1 > 0.995) fired before the "
-                "cap. Tolerance: at least half of the seeds in every cell."),
+          notes="Full tier (sec6-grid and sec6-diagonal full). The paper only says the caps grow with problem size; we "
+                "read the implied premise as 'the thresholds are set by capacity, not by the cap'. A run that passes "
+                "without firing early stopping still passes, so a longer cap can only move D_K* down. Per cell: share "
+                "of (h*, D_K*) runs that stopped early (reported, flagged < 90%); D_K* could move down when, at the "
+                "ladder value just below it, some h has mean test F1 in [0.9, 0.99) and most of its runs would reach "
+                "0.99 within a cap twice as long at their current rate (last 5 validation checks against the 5 "
+                "before, extrapolated linearly: optimistic for saturating curves). Holds when no "
+                "cell could move; inconclusive when some could (deciding needs longer runs). Never contradicted "
+                "from these runs: no run here was trained past its cap."),
     Claim(id="appa3-edges-not-vertices-set-threshold", ref="App. A.3",
           statement="D_K* of r-regular graphs collapses onto 0.46 (r m / d_model) log2 m across r in {1, 2, 4, 8, 16}",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_edges_collapse,
-          notes="Full tier (a3-regular full: m=128, d_model=32, 5 seeds, cap 20000). Eq. (31)-(32); log2 as the paper "
-                "writes it; slope through the origin; tolerance: slope within a factor 2 of 0.46, centred R^2 >= 0.8."),
+          notes="Full tier (a3-regular full: m=128, d_model=32, 5 seeds, cap 20000). Eq. (31)-(32) state log2, so the "
+                "status is the log2 reading's (ln reported beside it). Per reading: holds when the least-squares "
+                "slope through the origin on the first passing D_K is within a factor 2 of 0.46 with centred R^2 >= "
+                "0.8 and the 95% profile interval of the censored interval-regression slope meets that band; "
+                "contradicted when both the slope's exact grid range and that interval miss it. Edges (D ~ r), "
+                "vertices (D independent of r) and free (D ~ r^gamma) laws compared by AIC on the D_K* intervals."),
     Claim(id="appa3-dkstar-grows-with-degree-quick", ref="App. A.3",
-          statement="At fixed m and d_model, the D_K needed for F1 0.99 grows with the degree r (the edge count r m), "
-                    "not with the vertex count",
+          statement="Analogue at m <= 32, cap 12000: at fixed m and d_model, the D_K needed for F1 0.99 grows with the "
+                    "degree r (the edge count r m), not with the vertex count",
           kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_dkstar_grows_with_r_quick,
-          notes="Quick tier: a3-regular quick (m=32, d_model=16, r in {1,2,4}, h in {1,4}, D_K in {8,...,64}, 3 seeds, "
-                "cap 3000). Holds when D_K*(r=4) > D_K*(r=1) and no larger degree has a smaller D_K*; contradicted by "
-                "any such decrease (a D_K* at the smallest tested D_K is an upper bound only); censored = infinite."),
+          notes="Quick tier, a scaled-down analogue: a3-regular quick (m=32, d_model=16, r in {1,2,4}, h in {1,4}, D_K in "
+                "{8,...,64}, 4 seeds, cap 12000). Per-seed D_K* at r = 1 and r = 4 (a passing run that hit the cap "
+                "is censored: where the claim needs it large it counts at its lower bound, just above the largest D_K "
+                "below it where all that seed's runs fail and have levelled off); holds when an exact one-sided "
+                "permutation test gives p <= 0.05 for 'r = 4 needs more', contradicted when the reverse test does. "
+                "Chance of passing "
+                "under the null (degree has no effect): <= 5%."),
     Claim(id="appa3-heads-grow-with-degree", ref="App. A.3",
           statement="The head count at the threshold grows with the degree r (Figure 13)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_heads_with_r,
           notes="Full tier. Tolerance: Spearman rank correlation of h* with r at least 0.8."),
+    Claim(id="appa3-hstar-near-edge-ratio", ref="App. A.3",
+          statement="The head count at the threshold stays within a factor ~2 of the theoretical target r m / d_model",
+          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_heads_near_edge_ratio,
+          notes="Full tier (m=128, d_model=32, r in {1..32}; target 4r). h* interval = App. A.2 paired-t pool. Holds when "
+                "every degree's h* interval over the target meets [1/2, 2]; contradicted when some degree's interval "
+                "lies beyond a factor 3 (cells whose threshold runs mostly hit the cap excluded); inconclusive "
+                "otherwise."),
+    Claim(id="appa3-thresholds-below-construction-r16", ref="App. A.3",
+          statement="At r = 16 the empirical thresholds lie below the constructive upper-bound design",
+          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_below_construction,
+          notes="Full tier. The constructive design read as Algorithm 5 / Corollary B.10: h0 = ceil(r m / d_model) = 64 "
+                "heads (equitable colouring), Rademacher signatures of width d_k = ceil(D_K / h0), tau = d_k / 2, on a "
+                "fresh 16-regular graph and Gaussian unit-norm embeddings (m = 128, d_model = 32). Holds when the "
+                "construction fails to separate every ordered pair at the trained first passing D_K* in a majority of "
+                "3 draws; contradicted when it separates in every draw at the last failing D_K (the construction is "
+                "then no larger than the trained threshold); inconclusive otherwise."),
     Claim(id="appa3-sharp-transition-persists", ref="App. A.3",
           statement="For r-regular graphs F1 stays step-like in D_K (Figure 11)",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_regular_sharp,
-          notes="Full tier. Same 4x window rule as sec6-sharp-transition."),
+          notes="Full tier. Rule of sec6-sharp-transition-full-grid on every (r, h) curve that reaches mean F1 0.99: "
+                "sharp when F1 provably rises from <= 0.5 to >= 0.99 within a factor 4 of D_K, gradual when it "
+                "provably takes more (one-sided t-bounds at 0.05 / #points); holds with a sharp and no gradual curve, "
+                "contradicted by a gradual curve outside cap-limited cells. Plateaus (1-2 heads at large r, which the "
+                "paper describes) are not transitions."),
 )
