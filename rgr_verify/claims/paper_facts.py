@@ -522,15 +522,15 @@ def _check_precision_softmax(ctx: CheckContext) -> Verdict:
 # Quick-tier training analogues
 
 
-def _facts_records(preset: str, ctx):
+def _facts_records(preset: str, ctx, tier: str = "quick"):
     from ..store import default_results_dir
 
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        return ensure_facts_runs(preset_runs(preset, "quick"),
+        return ensure_facts_runs(preset_runs(preset, tier),
                                  results_dir=ctx.results_dir if ctx.results_dir is not None else default_results_dir(),
-                                 lock_name=f"{preset}-quick")
+                                 lock_name=f"{preset}-{tier}")
     finally:
         torch.set_num_threads(threads)
 
@@ -563,8 +563,8 @@ def _grid(recs, metric="argmax"):
     return out
 
 
-def _check_rank80(ctx: CheckContext) -> Verdict:
-    recs = _facts_records("facts-rank80", ctx)
+def _check_rank80(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    recs = _facts_records("facts-rank80", ctx, tier)
     cfg = recs[0]["config"]
     db = distinct_value_database(cfg["n_keys"], cfg["n_queries"])
     rb = rank_bounds(db)
@@ -579,11 +579,11 @@ def _check_rank80(ctx: CheckContext) -> Verdict:
                                    "softmax>=0.95 accuracy per seed": [r["accuracy"]["tau=0.95"] for r in recs],
                                    "epochs": [r["epochs"] for r in recs]},
                    params={k: cfg[k] for k in ("n_keys", "n_queries", "d_model", "n_heads", "d_qk", "d_vo", "epochs", "lr")},
-                   evidence=f"quick training sweep ({n} seeds, facts-rank80 preset)")
+                   evidence=f"{tier} training sweep ({n} seeds, facts-rank80 preset)")
 
 
-def _check_fig4_vo_over_qk(ctx: CheckContext) -> Verdict:
-    g = _grid(_facts_records("facts-fig4", ctx))
+def _check_fig4_vo_over_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    g = _grid(_facts_records("facts-fig4", ctx, tier))
     dims = (1, 2, 4, 8)
     diffs = []
     for seed, acc in sorted(g.items()):
@@ -594,29 +594,29 @@ def _check_fig4_vo_over_qk(ctx: CheckContext) -> Verdict:
     means = {f"d_qk={a},d_vo={b}": round(float(np.mean([g[s][(a, b)] for s in g])), 3) for a in dims for b in dims}
     return Verdict(status, paper_value="accuracy grows more with d_head,vo than with d_head,qk",
                    measured_value={**stats_, "mean accuracy": means},
-                   evidence=f"quick training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
 
 
-def _check_fig4_min_qk(ctx: CheckContext) -> Verdict:
-    g = _grid(_facts_records("facts-fig4", ctx))
+def _check_fig4_min_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    g = _grid(_facts_records("facts-fig4", ctx, tier))
     diffs = [acc[(8, 1)] - acc[(1, 1)] for _, acc in sorted(g.items())]
     status, stats_ = _decide_paired(diffs)
     large = [acc[(8, 8)] - acc[(1, 8)] for _, acc in sorted(g.items())]
     return Verdict(status, paper_value="at small d_head,vo a larger d_head,qk is needed (accuracy rises with d_head,qk)",
                    measured_value={**stats_, "same gain at d_vo=8 (reported, not part of the rule)":
                                    [round(float(x), 4) for x in large]},
-                   evidence=f"quick training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
 
 
-def _check_fig4_fixed_params(ctx: CheckContext) -> Verdict:
-    g = _grid(_facts_records("facts-fig4", ctx))
+def _check_fig4_fixed_params(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    g = _grid(_facts_records("facts-fig4", ctx, tier))
     dims = (1, 2, 4, 8)
     pairs = [(a, b) for a in dims for b in dims if b > a]
     diffs = [np.mean([acc[(a, b)] - acc[(b, a)] for a, b in pairs]) for _, acc in sorted(g.items())]
     status, stats_ = _decide_paired(diffs)
     return Verdict(status, paper_value="at a fixed parameter count capacity grows with d_head,vo",
                    measured_value={**stats_, "pairs (d_qk, d_vo) vs (d_vo, d_qk)": pairs},
-                   evidence=f"quick training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
 
 
 def _mcnemar_greater(a: list[bool], b: list[bool]) -> float:
@@ -628,8 +628,8 @@ def _mcnemar_greater(a: list[bool], b: list[bool]) -> float:
     return 1.0 if n10 + n01 == 0 else float(binomtest(n10, n10 + n01, 0.5, alternative="greater").pvalue)
 
 
-def _fig3_agreement(ctx):
-    recs = _facts_records("facts-fig3", ctx)
+def _fig3_agreement(ctx, tier: str = "quick"):
+    recs = _facts_records("facts-fig3", ctx, tier)
     cfg = recs[0]["config"]
     rank_d = cfg["n_keys"] * cfg["n_queries"]  # distinct-value database: rank |D|, certified
     enough = [r["rank_bound"] >= rank_d for r in recs]
@@ -638,8 +638,8 @@ def _fig3_agreement(ctx):
     return recs, rank_d, enough, crits, agree
 
 
-def _check_fig3_tau(ctx: CheckContext) -> Verdict:
-    recs, rank_d, enough, crits, agree = _fig3_agreement(ctx)
+def _check_fig3_tau(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    recs, rank_d, enough, crits, agree = _fig3_agreement(ctx, tier)
     frac = {c: round(float(np.mean(v)), 3) for c, v in agree.items()}
     best = max(frac.values())
     p_vs_argmax = _mcnemar_greater(agree["tau=0.95"], agree["argmax"])
@@ -659,13 +659,13 @@ def _check_fig3_tau(ctx: CheckContext) -> Verdict:
                                    "McNemar p (0.95 beats argmax)": round(p_vs_argmax, 4),
                                    "criteria significantly better than 0.95": better,
                                    "rank(D)": rank_d, "tau=0.95 accuracy by d_model": by_d},
-                   evidence=f"quick training sweep (facts-fig3, {len(recs)} runs)")
+                   evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)")
 
 
-def _check_rank_criterion_tau(ctx: CheckContext) -> Verdict:
+def _check_rank_criterion_tau(ctx: CheckContext, tier: str = "quick") -> Verdict:
     from scipy.stats import fisher_exact
 
-    recs, rank_d, enough, crits, agree = _fig3_agreement(ctx)
+    recs, rank_d, enough, crits, agree = _fig3_agreement(ctx, tier)
     mem = [r["accuracy"]["tau=0.95"] == 1.0 for r in recs]
     below = [r for r, e, m in zip(recs, enough, mem) if m and r["rank_bound"] * 4 <= rank_d]
     table = [[sum(m and e for m, e in zip(mem, enough)), sum((not m) and e for m, e in zip(mem, enough))],
@@ -685,7 +685,31 @@ def _check_rank_criterion_tau(ctx: CheckContext) -> Verdict:
                                     for r in below],
                                    "[[mem & enough, not mem & enough], [mem & short, not mem & short]]": table,
                                    "Fisher one-sided p": round(p, 4)},
-                   details=details, evidence=f"quick training sweep (facts-fig3, {len(recs)} runs)")
+                   details=details, evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)")
+
+
+def _check_rank80_full(ctx: CheckContext) -> Verdict:
+    return _check_rank80(ctx, "full")
+
+
+def _check_fig4_vo_over_qk_full(ctx: CheckContext) -> Verdict:
+    return _check_fig4_vo_over_qk(ctx, "full")
+
+
+def _check_fig4_min_qk_full(ctx: CheckContext) -> Verdict:
+    return _check_fig4_min_qk(ctx, "full")
+
+
+def _check_fig4_fixed_params_full(ctx: CheckContext) -> Verdict:
+    return _check_fig4_fixed_params(ctx, "full")
+
+
+def _check_fig3_tau_full(ctx: CheckContext) -> Verdict:
+    return _check_fig3_tau(ctx, "full")
+
+
+def _check_rank_criterion_tau_full(ctx: CheckContext) -> Verdict:
+    return _check_rank_criterion_tau(ctx, "full")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -796,6 +820,11 @@ CLAIMS: tuple[Claim, ...] = (
                 "head, d_qk = d_vo = 5 (rank(L) <= 2 min(5, 1 + 5) = 10), lr 0.03, <= 2000 epochs, 4 seeds. Memorised = "
                 "argmax accuracy 1 on every triple. Rule: holds if >= n-1 seeds memorise, contradicted if <= 1. "
                 "Null (predictions at chance): P(one seed memorises) = 80^-80, so P(pass) ~ 0 <= 5%."),
+    Claim(id="facts-rank10-layer-memorises-rank80", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="A layer whose circuit tensor has rank at most 10 memorises a database of rank 80 (10 seeds)",
+          check=_check_rank80_full,
+          notes="Full tier of facts-rank10-layer-memorises-rank80-quick: the same layer and database, 10 seeds, "
+                "<= 2000 epochs; same rule (holds if >= n-1 seeds memorise, contradicted if <= 1)."),
     Claim(id="facts-fig4-vo-beats-qk-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
           statement="Accuracy grows more with d_head,vo than with d_head,qk (analogue at d_model 8, 200 triples)",
           check=_check_fig4_vo_over_qk,
@@ -816,6 +845,22 @@ CLAIMS: tuple[Claim, ...] = (
           check=_check_fig4_fixed_params,
           notes="Same sweep. QK and OV parameter counts are 2 d_model d_qk and 2 d_model d_vo, so (a, b) and (b, a) "
                 "have equal counts. Per seed: mean over the 6 pairs of accuracy(a, b) - accuracy(b, a). " + _NULL_T),
+    Claim(id="facts-fig4-vo-beats-qk", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="Accuracy grows more with d_head,vo than with d_head,qk (d_model 8, 200 triples, 10 seeds, 2000 "
+                    "epochs)",
+          check=_check_fig4_vo_over_qk_full,
+          notes="Full tier of facts-fig4-vo-beats-qk-quick: same grid and rule, 10 seeds, 2000 epochs. " + _NULL_T),
+    Claim(id="facts-fig4-min-dqk-at-small-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="At small d_head,vo accuracy needs d_head,qk: raising d_qk from 1 to 8 at d_vo = 1 raises accuracy "
+                    "(10 seeds, 2000 epochs)",
+          check=_check_fig4_min_qk_full,
+          notes="Full tier of facts-fig4-min-dqk-at-small-dvo-quick: same rule, 10 seeds, 2000 epochs. " + _NULL_T),
+    Claim(id="facts-fig4-fixed-params-grows-with-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
+          tier=Tier.FULL,
+          statement="At a fixed parameter count, capacity grows with d_head,vo (10 seeds, 2000 epochs)",
+          check=_check_fig4_fixed_params_full,
+          notes="Full tier of facts-fig4-fixed-params-grows-with-dvo-quick: same rule, 10 seeds, 2000 epochs. "
+                + _NULL_T),
     Claim(id="facts-fig3-tau095-best-quick", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
           statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
                     "rank(D) <= rank(L) (analogue at a rank-80 database)",
@@ -826,6 +871,18 @@ CLAIMS: tuple[Claim, ...] = (
                 "if tau = 0.95 is (tied-)best among argmax and tau in {0.5, 0.8, 0.9, 0.95, 0.99} and beats argmax "
                 "by a one-sided exact McNemar test at 0.05 (null: no difference, P(pass) <= 5%); contradicted if some "
                 "criterion beats 0.95 by that test; otherwise inconclusive."),
+    Claim(id="facts-fig3-tau095-best", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
+                    "rank(D) <= rank(L) (rank-80 database, 10 seeds, 2000 epochs)",
+          check=_check_fig3_tau_full,
+          notes="Full tier of facts-fig3-tau095-best-quick: d_model in {2, 3, 4, 6, 8, 12, 16, 20, 24, 32}, 10 seeds, "
+                "2000 epochs; same rule (exact McNemar test, null P(pass) <= 5%)."),
+    Claim(id="facts-rank-criterion-under-tau", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="rank(D) <= rank(L) is a meaningful capacity bound under the softmax>=0.95 criterion (rank-80 "
+                    "database, 10 seeds, 2000 epochs)",
+          check=_check_rank_criterion_tau_full,
+          notes="Full tier of facts-rank-criterion-under-tau-quick: same sweep as facts-fig3-tau095-best, same rule "
+                "(a layer with bound <= rank(D)/4 memorising makes it inconclusive: the reading decides)."),
     Claim(id="facts-rank-criterion-under-tau-quick", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
           statement="rank(D) <= rank(L) is a meaningful capacity bound under the softmax>=0.95 criterion (analogue at "
                     "a rank-80 database)",
