@@ -258,17 +258,25 @@ def _check_below_construction(ctx, r=16, draws=3):
     iv = ivs[r]
 
     def separates(D, k):
+        import torch
+
+        from ..scoring import aggregate_scores
+
         d_k = max(1, math.ceil(D / h0))
         rng = ctx.rng(7, k)
         g = random_regular_graph(_A3_M, r, rng=rng)
         X = gaussian_unit_norm_embeddings(_A3_M, _A3_D, rng=rng)
         c = algorithm5(g, X, d_k=d_k, rng=rng, n_colors=h0)
-        return separation_margins(c, max_failures=0).margin > 0, h0 * d_k
+        # all heads scored in one batched call (the per-head default of separation_margins is slower)
+        S = aggregate_scores(torch.as_tensor(c.X, dtype=torch.float64)[None],
+                             torch.as_tensor(c.W_Q, dtype=torch.float64),
+                             torch.as_tensor(c.W_K, dtype=torch.float64), "max")[0].numpy()
+        return separation_margins(c, scores=S, max_failures=0).margin > 0, h0 * d_k
 
     at_high = [separates(iv.high, k) for k in range(draws)]
-    at_low = [separates(max(iv.low, 1), k) for k in range(draws)] if iv.low > 0 else []
-    at_4x = [separates(4 * iv.high, k) for k in range(draws)]
     fails_high = sum(not ok for ok, _ in at_high)
+    # the last failing D_K is only needed when the construction separates at the first passing one
+    at_low = [separates(iv.low, k) for k in range(draws)] if fails_high <= draws / 2 and iv.low > 0 else []
     if fails_high > draws / 2:
         status = Status.HOLDS_EMPIRICALLY
     elif at_low and all(ok for ok, _ in at_low):
@@ -280,14 +288,14 @@ def _check_below_construction(ctx, r=16, draws=3):
                    measured_value={"D_K* interval (trained)": iv.as_dict(), "h0 = ceil(r m / d_model)": h0,
                                    "construction separates at the first passing D_K (draws)": [ok for ok, _ in at_high],
                                    "construction D_K used there": at_high[0][1],
-                                   "construction separates at 4x that (draws)": [ok for ok, _ in at_4x],
-                                   "construction separates at the last failing D_K (draws)": [ok for ok, _ in at_low]},
+                                   "construction separates at the last failing D_K (draws; checked only when it "
+                                   "separates at the first passing one)": [ok for ok, _ in at_low]},
                    params={"m": _A3_M, "d_model": _A3_D, "r": r, "draws": draws},
                    details="The construction's width constant C is not given in the paper, so 'slightly' is not "
-                           "measured: we record whether Algorithm 5 at the trained model's D_K (and at 4x it) "
-                           "separates every ordered pair.",
-                   evidence=f"full sweep ({len(recs)} runs); Algorithm 5 built {3 * draws} times, exact margins over "
-                            "all m^2 pairs")
+                           "measured: we record whether Algorithm 5 at the trained model's D_K separates every "
+                           "ordered pair.",
+                   evidence=f"full sweep ({len(recs)} runs); Algorithm 5 built {len(at_high) + len(at_low)} times, "
+                            "exact margins over all m^2 pairs")
 
 
 def _check_regular_sharp(ctx, factor=4.0):
@@ -304,6 +312,7 @@ CLAIMS: tuple[Claim, ...] = (
           statement="The Table 2 step caps do not set the measured thresholds: no cell's D_K* could move down with a "
                     "longer cap",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table2_caps,
+          replays=("sec6-grid", "sec6-diagonal"),
           notes="Full tier (sec6-grid and sec6-diagonal full). The paper only says the caps grow with problem size; we "
                 "read the implied premise as 'the thresholds are set by capacity, not by the cap'. A run that passes "
                 "without firing early stopping still passes, so a longer cap can only move D_K* down. Per cell: share "
@@ -316,6 +325,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="appa3-edges-not-vertices-set-threshold", ref="App. A.3",
           statement="D_K* of r-regular graphs collapses onto 0.46 (r m / d_model) log2 m across r in {1, 2, 4, 8, 16}",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_edges_collapse,
+          replays=("a3-regular",),
           notes="Full tier (a3-regular full: m=128, d_model=32, 5 seeds, cap 20000). Eq. (31)-(32) state log2, so the "
                 "status is the log2 reading's (ln reported beside it). Per reading: holds when the least-squares "
                 "slope through the origin on the first passing D_K is within a factor 2 of 0.46 with centred R^2 >= "
@@ -336,10 +346,12 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="appa3-heads-grow-with-degree", ref="App. A.3",
           statement="The head count at the threshold grows with the degree r (Figure 13)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_heads_with_r,
+          replays=("a3-regular",),
           notes="Full tier. Tolerance: Spearman rank correlation of h* with r at least 0.8."),
     Claim(id="appa3-hstar-near-edge-ratio", ref="App. A.3",
           statement="The head count at the threshold stays within a factor ~2 of the theoretical target r m / d_model",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_heads_near_edge_ratio,
+          replays=("a3-regular",),
           notes="Full tier (m=128, d_model=32, r in {1..32}; target 4r). h* interval = App. A.2 paired-t pool. Holds when "
                 "every degree's h* interval over the target meets [1/2, 2]; contradicted when some degree's interval "
                 "lies beyond a factor 3 (cells whose threshold runs mostly hit the cap excluded); inconclusive "
@@ -347,6 +359,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="appa3-thresholds-below-construction-r16", ref="App. A.3",
           statement="At r = 16 the empirical thresholds lie below the constructive upper-bound design",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_below_construction,
+          replays=("a3-regular",),
           notes="Full tier. The constructive design read as Algorithm 5 / Corollary B.10: h0 = ceil(r m / d_model) = 64 "
                 "heads (equitable colouring), Rademacher signatures of width d_k = ceil(D_K / h0), tau = d_k / 2, on a "
                 "fresh 16-regular graph and Gaussian unit-norm embeddings (m = 128, d_model = 32). Holds when the "
@@ -356,6 +369,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="appa3-sharp-transition-persists", ref="App. A.3",
           statement="For r-regular graphs F1 stays step-like in D_K (Figure 11)",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_regular_sharp,
+          replays=("a3-regular",),
           notes="Full tier. Rule of sec6-sharp-transition-full-grid on every (r, h) curve that reaches mean F1 0.99: "
                 "sharp when F1 provably rises from <= 0.5 to >= 0.99 within a factor 4 of D_K, gradual when it "
                 "provably takes more (one-sided t-bounds at 0.05 / #points); holds with a sharp and no gradual curve, "

@@ -944,15 +944,18 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig3-dkstar-scaling-slope", ref="Figure 3",
           statement="D_K* = 1.19 m log m / d_model with R^2 = 0.944 on the base grid",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig3,
+          replays=("sec6-grid",),
           notes=_FULL_NOTES + " Tolerance: slope within a factor 1.5 of 1.19, centred R^2 >= 0.844." + _READING_RULE),
     Claim(id="fig3-dkstar-scaling-slope-excluding-small-dmodel", ref="Sec. 6.1",
           statement="Excluding the three d_model = 16, m > 64 points gives slope 0.966 with R^2 = 0.992",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig3_excluded,
+          replays=("sec6-grid",),
           notes=_FULL_NOTES + " Tolerance: slope within a factor 1.5 of 0.966, centred R^2 >= 0.892." + _READING_RULE),
     Claim(id="fig3-capacity-law-form", ref="Figure 3",
           statement="The base-grid thresholds follow the m log m / d_model law rather than m / d_model or a free "
                     "power law m^a / d_model^b",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_law_form,
+          replays=("sec6-grid",),
           notes=_FULL_NOTES + " Each law log D_K* = log a + log f(m, d_model) (free law: log a + alpha log m - beta log "
                 "d_model) is fitted by censored-Gaussian interval regression to the same cells' D_K* intervals; AIC "
                 "decides (BIC, Akaike weights and each law's leave-one-out error on the log scale reported; the log "
@@ -962,6 +965,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig10-hstar-linear-in-compression", ref="Figure 10",
           statement="h* = 1.65 m/d_model - 6.64 (R^2 = 0.824)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig10,
+          replays=("sec6-grid",),
           notes=_FULL_NOTES + " Affine least squares (not through the origin, as the paper says). Holds: slope within a "
                 "factor 2 of 1.65 and R^2 >= 0.624; contradicted only when the exact range of the slope with every "
                 "h* anywhere in its paired-t pool misses that band. Competing laws on log h* (h* standing for "
@@ -969,11 +973,13 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="table1-per-head-width-at-threshold", ref="Table 1",
           statement="Per-head width at D_K* is modest: d_k* in [5, 24] on the base grid, median 11",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table1,
+          replays=("sec6-grid",),
           notes="Full tier. d_k* = D_K* / h*. Tolerance: every d_k* in [2.5, 48] and the median in [5.5, 22]. The grid "
                 "range of each d_k* is reported."),
     Claim(id="table1-per-head-width-cell-by-cell", ref="Table 1",
           statement="Table 1's per-head key widths d_k* are reproduced cell by cell on the base grid",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table1_cells,
+          replays=("sec6-grid",),
           notes=_FULL_NOTES + " Per cell, the grid range of our d_k* is [last failing D_K / h_high, first passing D_K "
                 "/ h_low] (D_K* interval over the h* paired-t pool). Holds when every paper value lies within a factor "
                 "2 of that range; contradicted when more than half of the cells lie outside; inconclusive otherwise."),
@@ -981,12 +987,14 @@ CLAIMS: tuple[Claim, ...] = (
           statement="A single head fails to reach 0.99 within the scanned D_K at (512, 64) and (256, 32) while several "
                     "heads pass at smaller D_K",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_single_head_fails,
+          replays=("sec6-grid",),
           notes="Full tier. Holds when, in both cells, h > 1 reaches 0.99 and h = 1 either never does or only at a "
                 "larger D_K."),
     Claim(id="sec6-multihead-advantage-full-grid", ref="Sec. 6.1",
           statement="A pronounced multi-head advantage for many (m, d_model) of the base grid: at a fixed D_K, "
                     "splitting it across several heads beats one head",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_multihead_full,
+          replays=("sec6-grid",),
           notes=_FULL_NOTES + " Compressed cells m/d_model >= 4. Per cell, the (h > 1, D_K) with the largest mean-F1 "
                 "gap over h = 1 at the same D_K is picked on seeds 0-4 and tested on seeds 5-9 (one-sided paired "
                 "t-test, Bonferroni over cells at 0.05). Holds when at least half of the compressed cells are "
@@ -994,6 +1002,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="sec6-sharp-transition-full-grid", ref="Sec. 6.1",
           statement="A sharp F1 transition in a narrow D_K window across all (m, d_model, h) of the base grid",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_sharp_full,
+          replays=("sec6-grid",),
           notes=_FULL_NOTES + " 'Narrow window' read as: F1 rises from <= 0.5 to >= 0.99 within a factor 4 of D_K "
                 "(about three ladder steps). Rule of sec6-sharp-transition-quick on every curve that reaches mean F1 "
                 "0.99 (plateaus, e.g. single heads in compressed cells, are not transitions); one-sided t-bounds at "
@@ -1013,6 +1022,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="fig4-diagonal-logarithmic-growth", ref="Figure 4",
           statement="Along m/d_model = 8, D_K* grows only logarithmically in m from m >= 512",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig4,
+          replays=("sec6-diagonal",),
           notes="Full tier (sec6-diagonal full). Holds when D_K*(4096,512) / D_K*(512,64) (first passing D_K) is within "
                 "a factor 2 of ln 4096 / ln 512; contradicted only when the ratio's whole grid range (D_K* intervals) "
                 "misses that band. Laws D_K* ~ ln m, m, m^gamma along m >= 512 compared by AIC (interval regression)."),
@@ -1020,6 +1030,7 @@ CLAIMS: tuple[Claim, ...] = (
           statement="The optimal head count is proportional to lambda = m / d_model: about constant along lambda = 8, "
                     "about 4x larger at (1024, 32)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_diagonal_heads,
+          replays=("sec6-diagonal",),
           notes="Full tier (sec6-diagonal full, 10 seeds; 3 for m >= 2048). h* intervals from App. A.2's paired-t "
                 "pools. Holds when every diagonal h* interval meets [median/2, 2 median] and the (1024,32) h* interval "
                 "over the diagonal median meets [2, 8]; contradicted beyond a factor 4; inconclusive otherwise."),

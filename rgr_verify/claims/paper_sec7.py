@@ -349,6 +349,7 @@ CLAIMS: tuple[Claim, ...] = (
           statement="With softmax over the context, 1/sqrt(d_k) and a sum over heads, the D_K needed for F1 0.99 moves "
                     "to the right of the max-over-heads model",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_softmax_shift,
+          replays=("sec71-softmax", "sec6-grid"),
           notes="Full tier (sec71-softmax full vs sec6-grid full at the same (m, d_model), seeds 0-2 vs 0-9). Holds "
                 "when no cell has a smaller softmax D_K* and at least one has a larger; censored = beyond the grid."),
     Claim(id="sec71-softmax-shifts-threshold-right-quick", ref="Sec. 7.1",
@@ -375,6 +376,7 @@ CLAIMS: tuple[Claim, ...] = (
           statement="With softmax, multi-head attention still reaches F1 0.99 at a smaller D_K than one head when "
                     "m >> d_model",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_softmax_multihead,
+          replays=("sec71-softmax",),
           notes="Full tier. Compressed cells: m/d_model >= 4 (all of the paper's panels except (64, 32)). Holds when "
                 "every such cell has D_K*(h > 1) < D_K*(h = 1) (censored = infinite); contradicted when some cell has "
                 "it larger; inconclusive when equal (grid resolution) or both beyond the grid."),
@@ -391,10 +393,12 @@ CLAIMS: tuple[Claim, ...] = (
           statement="At m = 64, d_model = 16, single-head value retrieval plateaus at high MSE while h >= 4 drives it "
                     "down",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_full,
+          replays=("sec72-value",),
           notes="Full tier (sec72-value full). Same decision rule as the quick claim."),
     Claim(id="sec71-softmax-shift-size", ref="Sec. 7.1",
           statement="The softmax shift of D_K* is consistent with the extra log m factor of the softmax construction",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_softmax_shift_size,
+          replays=("sec71-softmax", "sec6-grid"),
           notes="Full tier (sec71-softmax full vs sec6-grid full, same cells). 'Consistent with the extra log m' read "
                 "as: the ratio D_K*(softmax) / D_K*(max) (first passing ladder values) lies in [1, ln m] in every "
                 "cell (the construction's extra factor, constants unknown). Contradicted when a cell's whole grid "
@@ -404,11 +408,13 @@ CLAIMS: tuple[Claim, ...] = (
           statement="With softmax there is no multi-head advantage at (m, d_model) = (64, 32), the exception in "
                     "Figure 5",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_softmax_uncompressed,
+          replays=("sec71-softmax",),
           notes="Full tier (sec71-softmax full, 3 seeds). Holds when D_K*(h = 1) is at most one ladder step above the "
                 "best D_K*(h > 1); contradicted when it is two or more steps above or h = 1 never passes."),
     Claim(id="sec72-value-dmodel32-best-intermediate-heads", ref="Sec. 7.2",
           statement="At m = 64, d_model = 32, intermediate head counts (h = 4, 8) attain the lowest ultimate test MSE",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_d32_best_heads,
+          replays=("sec72-value",),
           notes="Full tier (sec72-value full, d_model = 32, h in {1,2,4,8,16}, D_K in {8,...,128}, 3 seeds, cap 20000). "
                 "Leave one seed out: on the two other seeds each h's best D_K is picked, then the h with the lowest "
                 "held-out MSE wins the fold. Holds when every fold's winner is 4 or 8; contradicted when none is. "
@@ -417,6 +423,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(id="sec72-value-gap-narrows-at-dmodel32", ref="Sec. 7.2",
           statement="With less compression (d_model = 32 vs 16) the single-head gap narrows: h = 1 is competitive",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_gap_narrows,
+          replays=("sec72-value",),
           notes="Full tier (sec72-value full). Per seed, gap = best h = 1 test MSE against the best MSE of any h (both "
                 "minimised over D_K), read as a difference and as a ratio. Per reading, an exact one-sided permutation "
                 "test (3 vs 3 seeds, smallest p 0.05): holds at p <= 0.05 for 'narrower at 32', contradicted when the "
