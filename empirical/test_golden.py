@@ -36,8 +36,8 @@ def test_committed_evidence_matches_its_manifests_and_presets():
 def test_golden_sample_covers_every_variant():
     sample = golden_sample()
     kinds = {(r["config"]["variant"], r["config"]["graph"]) for r in sample}
-    assert {("max", "permutation"), ("max", "regular"), ("softmax", "permutation")} <= kinds, kinds
-    assert 18 <= len(sample) <= 30
+    assert kinds == {("max", "permutation"), ("max", "regular"), ("softmax", "permutation"), ("value", "permutation")}
+    assert 20 <= len(sample) <= 30
 
 
 def test_engine_reproduces_the_stored_evidence():

@@ -278,11 +278,17 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
 GOLDEN_TOLERANCE = {"metric_abs": 2e-3, "tau_rel": 2e-3, "moved_metric_abs": 1e-2, "max_moved": 2}
 
 
+def _retrain_cost(rec: dict) -> tuple:
+    """CPU cost model of retraining a run: steps x (a fixed per-step cost + one proportional to h x d_k) x m."""
+    c = rec["config"]
+    return rec["steps"] * (1 + c["n_heads"] * c["d_head"] / 64) * c["m"], rec["key"]
+
+
 def golden_sample(per_kind: int = 6, directory=None) -> list[dict]:
     """A fixed sample of stored records to retrain: for every kind of run in the complete stores (variant and graph:
-    max / permutation, max / regular, softmax, value), the ``per_kind`` runs that stopped earliest (then smallest
-    m x h x d_k, then key). Early stoppers exercise sampling, training, the checks, the stopping rule and the test
-    evaluation at a fraction of a capped run's cost."""
+    max / permutation, max / regular, softmax, value), the ``per_kind`` early stoppers cheapest to retrain on a CPU
+    (:func:`_retrain_cost`, then key). Early stoppers exercise sampling, training, the checks, the stopping rule and
+    the test evaluation at a fraction of a capped run's cost."""
     if isinstance(per_kind, bool) or not isinstance(per_kind, int) or per_kind < 1:
         raise ValueError(f"per_kind must be an integer >= 1, got {per_kind!r}")
     kinds: dict[tuple, list] = {}
@@ -293,9 +299,7 @@ def golden_sample(per_kind: int = 6, directory=None) -> list[dict]:
                     kinds.setdefault((rec["config"]["variant"], rec["config"]["graph"]), []).append(rec)
     out = []
     for kind in sorted(kinds):
-        c = lambda r: r["config"]  # noqa: E731
-        recs = sorted(kinds[kind], key=lambda r: (r["steps"], c(r)["m"] * c(r)["n_heads"] * c(r)["d_head"], r["key"]))
-        out.extend(recs[:per_kind])
+        out.extend(sorted(kinds[kind], key=_retrain_cost)[:per_kind])
     return out
 
 
