@@ -284,7 +284,7 @@ CLAIMS: tuple[Claim, ...] = (
                 "(literal reading, rho 0.5), float64. The construction is 2502.05076's Proposition 3.6 matrix used "
                 "as a QK circuit."),
     Claim(id="xpaper-regular-dkstar-follows-edges", ref="App. A.3", paper=_BOTH, kind=Kind.EMPIRICAL,
-          tier=Tier.FULL,
+          tier=Tier.FULL, replays=("a3-regular",),
           statement="For r-regular graphs D_K*(r) follows the edge count r m (the sum_k |V_k| = |D| term of "
                     "Proposition 2.1), not the database rank, which Proposition 2.1 and the flattening bound keep <= m",
           check=_check_regular_edges_full,
