@@ -516,6 +516,8 @@ def _fig3(ctx, *, exclude: bool, paper_slope: float, paper_r2: float, slope_fact
                                    "censored cells": {f"({k[0]},{k[1]})": ivs[k].kind for k in keys if ivs[k].censored},
                                    "cap-limited cells (most threshold runs hit the cap)":
                                        [f"({k[0]},{k[1]})" for k in sorted(capped)],
+                                   "competing laws on the same cells (AIC, leave-one-out error; the form is decided "
+                                   "by fig3-capacity-law-form)": _laws_block(keys, ivs),
                                    "cells": _cell_rows(keys, cells, ths, ivs, caps, rates)},
                    witness=None if status is Status.HOLDS_EMPIRICALLY else words,
                    params={"cells": [f"({k[0]},{k[1]})" for k in keys],
