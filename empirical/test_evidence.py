@@ -120,3 +120,29 @@ def test_evidence_command(tmp_path, capsys):
     assert main(["evidence", "add", str(tmp_path / "missing"), "--preset", "a3-regular"]) == 2
     assert main(["evidence", "add", str(src), "--preset", "nope"]) == 2
     assert "preset must be one of" in capsys.readouterr().err
+
+
+def test_store_evidence_is_read_under_its_store(tmp_path, monkeypatch):
+    # Evidence of another results store (facts-runs.jsonl, sec73-runs.jsonl) is read wherever that store is opened,
+    # under the store's own records; the engine's runs.jsonl is never mixed this way.
+    from rgr_verify.evidence import add_store_evidence
+    from rgr_verify.store import JsonlStore
+
+    src = tmp_path / "src"
+    JsonlStore(src, "toy-runs.jsonl").append([{"key": "a", "v": 1}, {"key": "b", "v": 2}])
+    ev = tmp_path / "ev"
+    with pytest.raises(ValueError, match="store must be"):
+        add_store_evidence(src, "runs.jsonl", name="x", label="toy", directory=ev)
+    with pytest.raises(ValueError, match="no record"):
+        add_store_evidence(src, "toy-runs.jsonl", name="x", label="toy", directory=ev, where=lambda r: False)
+    man = add_store_evidence(src, "toy-runs.jsonl", name="toy-full", label="toy", directory=ev,
+                             where=lambda r: r["key"] == "a")
+    assert (man.runs, man.store, man.engine) == (1, "toy-runs.jsonl", False)
+    monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(ev))
+    fresh = JsonlStore(tmp_path / "fresh", "toy-runs.jsonl")
+    assert fresh.read() == {"a": {"key": "a", "v": 1}}
+    fresh.append([{"key": "a", "v": 9}])
+    assert fresh.read()["a"]["v"] == 9  # the local record wins
+    assert JsonlStore(tmp_path / "fresh", "other.jsonl").read() == {}
+    assert [r["ok"] for r in verify_evidence(ev)] == [True]
+    assert evidence_records("toy", "full", ev) == ({}, [])  # not an engine store

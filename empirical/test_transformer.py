@@ -218,9 +218,10 @@ def test_sec73_store_replays_runs_and_plots(tmp_path, monkeypatch):
     assert (tmp_path / "plots" / name).stat().st_size > 0
 
 
-def test_sec73_command_rejects_replay_without_results(tmp_path, capsys):
+def test_sec73_command_rejects_replay_without_results(tmp_path, capsys, monkeypatch):
     from rgr_verify.cli import main
 
+    monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(tmp_path / "no-evidence"))  # nothing committed to replay either
     assert main(["sec73", "--source", "gaussian", "--results", str(tmp_path), "--replay-only"]) == 2
     assert "--replay-only" in capsys.readouterr().err
 

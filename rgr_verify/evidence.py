@@ -31,11 +31,12 @@ from pathlib import Path
 from ._checks import check_choice
 from ._files import atomic_write_bytes, atomic_write_text
 
-__all__ = ["EVIDENCE_ENV", "MANIFEST_SCHEMA", "Manifest", "default_evidence_dir", "manifests", "read_evidence",
+__all__ = ["EVIDENCE_ENV", "ENGINE_STORE", "MANIFEST_SCHEMA", "store_evidence", "add_store_evidence", "Manifest", "default_evidence_dir", "manifests", "read_evidence",
            "golden_sample", "golden_mismatches", "GOLDEN_TOLERANCE",
            "evidence_records", "evidence_complete", "add_evidence", "verify_evidence"]
 
 EVIDENCE_ENV = "RGR_VERIFY_EVIDENCE"
+ENGINE_STORE = "runs.jsonl"
 MANIFEST_SCHEMA = "rgr-verify/evidence/1"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 
@@ -69,6 +70,13 @@ class Manifest:
     sha256: str  # of NAME.jsonl.gz
     notes: str = ""  # anything a reader must know (resumed runs, batching options, ...)
     schema: str = MANIFEST_SCHEMA
+    store: str = ENGINE_STORE  # the results-store file the records belong to ("runs.jsonl": the engine's)
+
+    @property
+    def engine(self) -> bool:
+        """Engine run records (replayed through :func:`evidence_records`); otherwise records of another results
+        store (``facts-runs.jsonl``, ``sec73-runs.jsonl``), read under that store by :func:`store_evidence`."""
+        return self.store == ENGINE_STORE
 
     @property
     def complete(self) -> bool:
@@ -134,7 +142,23 @@ def read_evidence(manifest: Manifest, directory=None) -> dict[str, dict]:
         raise ValueError(f"evidence store {str(path)!r} has sha256 {digest[:12]}..., its manifest says "
                          f"{manifest.sha256[:12]}...: refusing to replay it")
     with gzip.open(io.BytesIO(raw), "rb") as fh:
-        return replayable_records(fh)
+        if manifest.engine:
+            return replayable_records(fh)
+        from .store import parse_records
+
+        return parse_records(fh)
+
+
+def store_evidence(store: str, directory=None) -> dict[str, dict]:
+    """The committed records of a results store other than the engine's (by file name, e.g. ``facts-runs.jsonl``),
+    by key; :class:`rgr_verify.store.JsonlStore` reads them under its own file's records."""
+    recs: dict[str, dict] = {}
+    if store == ENGINE_STORE:
+        return recs
+    for man in manifests(directory):
+        if man.store == store:
+            recs.update(read_evidence(man, directory))
+    return recs
 
 
 def evidence_records(preset: str, tier: str, directory=None) -> tuple[dict[str, dict], list[Manifest]]:
@@ -143,7 +167,7 @@ def evidence_records(preset: str, tier: str, directory=None) -> tuple[dict[str, 
     recs: dict[str, dict] = {}
     used = []
     for man in manifests(directory):
-        if man.preset == preset and man.tier == tier:
+        if man.engine and man.preset == preset and man.tier == tier:
             recs.update(read_evidence(man, directory))
             used.append(man)
     return recs, used
@@ -155,7 +179,7 @@ def evidence_complete(preset: str, tier: str, directory=None) -> bool:
     from .presets import preset_runs
 
     total = len(preset_runs(preset, tier))
-    return any(m.preset == preset and m.tier == tier and m.runs == total == m.preset_runs
+    return any(m.engine and m.preset == preset and m.tier == tier and m.runs == total == m.preset_runs
                for m in manifests(directory))
 
 
@@ -170,6 +194,13 @@ def verify_evidence(directory=None) -> list[dict]:
         problem = ""
         try:
             recs = read_evidence(man, directory)
+            if not man.engine:
+                if len(recs) != man.runs:
+                    problem = f"{len(recs)} records, manifest says {man.runs}"
+                rows.append({"name": man.name, "preset": man.preset, "tier": man.tier, "runs": man.runs,
+                             "preset_runs": man.preset_runs, "complete": man.complete, "ok": not problem,
+                             "problem": problem})
+                continue
             keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)}
             stray = set(recs) - keys
             if stray:
@@ -228,7 +259,21 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
     if not (src / ResultStore.FILENAME).is_file():
         raise ValueError(f"results_dir must hold a results store ({ResultStore.FILENAME}), none in {str(src)!r}")
     name = name if name is not None else f"{preset}-{tier}"
-    if not isinstance(name, str) or not _NAME_RE.match(name):
+    runs = preset_runs(preset, tier)
+    keys = {run_key(c, s) for c, s in runs}
+    raw = ResultStore(src).raw_records()
+    chosen = sorted((k, rec) for k, rec in raw.items() if k in keys)
+    if not chosen:
+        raise ValueError(f"results_dir {str(src)!r} holds no record of {preset} [{tier}] for this engine version")
+    return _write_evidence(chosen, name=name, preset=preset, tier=tier, preset_runs=len(keys),
+                           engine_versions=tuple(sorted({rec.get("engine_version") for _, rec in chosen})),
+                           store=ENGINE_STORE, directory=directory, commands=commands, notes=notes, replace=replace,
+                           provenance=provenance)
+
+
+def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions, store, directory, commands, notes,
+                    replace, provenance) -> Manifest:
+    if name is None or not isinstance(name, str) or not _NAME_RE.match(name):
         raise ValueError(f"name must match [a-z0-9][a-z0-9.-]*, got {name!r}")
     if isinstance(commands, str) or not all(isinstance(c, str) and c for c in commands):
         raise ValueError("commands must be a list of non-empty strings")
@@ -239,13 +284,6 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
     dest = _resolve(directory)
     if (dest / f"{name}.json").exists() and not replace:
         raise ValueError(f"evidence {name!r} exists in {str(dest)!r}; pass replace=True (--replace) to overwrite it")
-
-    runs = preset_runs(preset, tier)
-    keys = {run_key(c, s) for c, s in runs}
-    raw = ResultStore(src).raw_records()
-    chosen = sorted((k, rec) for k, rec in raw.items() if k in keys)
-    if not chosen:
-        raise ValueError(f"results_dir {str(src)!r} holds no record of {preset} [{tier}] for this engine version")
     lines = "".join(json.dumps(rec, sort_keys=True) + "\n" for _, rec in chosen).encode()
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
@@ -253,8 +291,8 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
     data = buf.getvalue()
     torch_v, cuda_v, device = _environment()
     man = Manifest(
-        name=name, preset=preset, tier=tier, runs=len(chosen), preset_runs=len(keys),
-        engine_versions=tuple(sorted({rec.get("engine_version") for _, rec in chosen})),
+        name=name, preset=preset, tier=tier, runs=len(chosen), preset_runs=preset_runs,
+        engine_versions=tuple(engine_versions), store=store,
         commit=provenance.get("commit", _default_commit()), torch=provenance.get("torch", torch_v),
         cuda=provenance.get("cuda", cuda_v), device=provenance.get("device", device),
         date=provenance.get("date", _dt.date.today().isoformat()), commands=tuple(commands),
@@ -263,6 +301,35 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
     atomic_write_bytes(dest / man.records_path_name, data)
     atomic_write_text(dest / f"{name}.json", json.dumps(man.to_dict(), indent=2) + "\n")
     return man
+
+def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: str = "full", directory=None,
+                       commands: tuple | list = (), notes: str = "", replace: bool = False,
+                       provenance: dict | None = None, where=None) -> Manifest:
+    """Commit every record of the results store ``results_dir / store`` (a :class:`~rgr_verify.store.JsonlStore`
+    file other than the engine's, e.g. ``facts-runs.jsonl`` or ``sec73-runs.jsonl``) as ``NAME.jsonl.gz`` with its
+    manifest (only the records for which ``where(record)`` holds, if given); ``label`` names what was swept (e.g.
+    the presets). Its records are then read under that store
+    wherever it is opened, so the claims that use it replay them; the store's own keys decide whether they still
+    apply (a key that carries a code or version hash simply stops matching when that changes)."""
+    if not isinstance(store, str) or store == ENGINE_STORE or "/" in store or not store.endswith(".jsonl"):
+        raise ValueError(f"store must be the file name of a results store other than {ENGINE_STORE!r} "
+                         f"(*.jsonl), got {store!r}; use add_evidence for engine runs")
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"label must be a non-empty string, got {label!r}")
+    from .store import parse_records
+
+    path = Path(results_dir) / store
+    if not path.is_file():
+        raise ValueError(f"results_dir must hold the store {store!r}, none in {str(results_dir)!r}")
+    if where is not None and not callable(where):
+        raise ValueError(f"where must be None or a callable taking a record, got {type(where).__name__}")
+    with open(path, "rb") as fh:
+        recs = parse_records(fh, where)
+    if not recs:
+        raise ValueError(f"{str(path)!r} holds no record" + (" that where() selects" if where is not None else ""))
+    return _write_evidence(sorted(recs.items()), name=name, preset=label, tier=tier, preset_runs=len(recs),
+                           engine_versions=(), store=store, directory=directory, commands=commands, notes=notes,
+                           replace=replace, provenance=provenance)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -293,7 +360,7 @@ def golden_sample(per_kind: int = 6, directory=None) -> list[dict]:
         raise ValueError(f"per_kind must be an integer >= 1, got {per_kind!r}")
     kinds: dict[tuple, list] = {}
     for man in manifests(directory):
-        if man.complete:
+        if man.engine and man.complete:
             for rec in read_evidence(man, directory).values():
                 if rec["stopped_early"]:
                     kinds.setdefault((rec["config"]["variant"], rec["config"]["graph"]), []).append(rec)

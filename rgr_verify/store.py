@@ -69,7 +69,8 @@ class JsonlStore:
 
     ``directory`` is created if needed (None: :func:`default_results_dir`); ``filename`` is a plain file name.
     Reads take no lock (appends write whole lines, and a line still being written does not parse), so stored
-    records replay from a read-only directory.
+    records replay from a read-only directory. A store other than the engine's ``runs.jsonl`` also reads the
+    committed evidence of its file name (:func:`rgr_verify.evidence.store_evidence`) under its own records.
     """
 
     def __init__(self, directory: str | os.PathLike | None, filename: str):
@@ -89,10 +90,13 @@ class JsonlStore:
         wins. Lines that do not parse (torn by a killed writer) or are not keyed records are skipped."""
         if where is not None and not callable(where):
             raise ValueError(f"where must be None or a callable taking a record, got {type(where).__name__}")
-        if not self.path.exists():
-            return {}
-        with open(self.path, "rb") as fh:
-            return parse_records(fh, where)
+        from .evidence import store_evidence
+
+        out = {k: r for k, r in store_evidence(self.path.name).items() if where is None or where(r)}
+        if self.path.exists():
+            with open(self.path, "rb") as fh:
+                out.update(parse_records(fh, where))
+        return out
 
     def append(self, records: Sequence[dict]) -> None:
         """Append ``records`` (dicts with a string ``"key"``, JSON-serialisable), one line each, in one write

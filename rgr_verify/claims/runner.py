@@ -188,7 +188,9 @@ def run_claims_parallel(
                 os.environ[var] = value
     out: dict[str, ClaimResult] = {}
     with pool:
-        futures = {pool.submit(_run_by_id, claim.id, kwargs): claim for claim in claims}
+        # Likely-long checks first (higher tiers, then training), so the last worker does not start one at the end.
+        order = sorted(claims, key=lambda c: (-c.tier.rank, c.kind.value not in ("empirical", "qualitative")))
+        futures = {pool.submit(_run_by_id, claim.id, kwargs): claim for claim in order}
         for fut in as_completed(futures):
             claim = futures[fut]
             verdict, seed, root_seed, seconds = fut.result()

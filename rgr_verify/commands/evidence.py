@@ -3,9 +3,10 @@
 - ``rgr-verify evidence list [--json]``: every stored sweep with its preset, runs, completeness and provenance, each
   checked against its manifest (sha256) and its preset (run keys, engine version);
 - ``rgr-verify evidence add DIR --preset P [--tier full] [--command CMD ...] [--notes TEXT] [--name NAME]
-  [--replace]``: copy the preset's records from the results store in DIR (e.g. from a GPU machine, after
+  [--replace] [--store FILE]``: copy the preset's records from the results store in DIR (e.g. from a GPU machine, after
   ``rgr-verify sweep P --tier full --device cuda --results DIR``) into ``evidence/`` with a manifest of this
-  checkout's commit and this machine's torch / CUDA / device.
+  checkout's commit and this machine's torch / CUDA / device; with ``--store FILE``, every record of another
+  results store in DIR (``facts-runs.jsonl``, ``sec73-runs.jsonl``), read under that store wherever it is opened.
 
 Exit status 0, 1 when ``list`` finds a store that does not verify, 2 on bad usage.
 """
@@ -31,6 +32,9 @@ def add_arguments(parser) -> None:
     add.add_argument("--preset", required=True, help="experiment preset (sec6-grid, sec6-diagonal, a3-regular, "
                                                      "sec71-softmax, sec72-value)")
     add.add_argument("--tier", default="full", help="preset tier (default full)")
+    add.add_argument("--store", default=None, metavar="FILE",
+                     help="commit every record of another results store in DIR (e.g. facts-runs.jsonl, "
+                          "sec73-runs.jsonl); --preset is then a free label of what was swept")
     add.add_argument("--command", dest="commands", action="append", default=[], metavar="CMD",
                      help="the exact command that trained the records (repeatable; recorded, not run)")
     add.add_argument("--notes", default="", help="anything a reader must know about the runs")
@@ -40,7 +44,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..evidence import add_evidence, manifests, verify_evidence
+    from ..evidence import add_evidence, add_store_evidence, manifests, verify_evidence
 
     if args.action is None:
         raise ValueError("evidence needs an action: list or add")
@@ -52,8 +56,13 @@ def run(args) -> int:
             from ._paths import writable_dir_target
 
             writable_dir_target(args.evidence, "--evidence")
-        man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
-                           commands=args.commands, notes=args.notes, replace=args.replace)
+        if args.store is None or args.store == "runs.jsonl":
+            man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
+                               commands=args.commands, notes=args.notes, replace=args.replace)
+        else:
+            man = add_store_evidence(src, args.store, name=args.name or f"{args.preset}-{args.tier}",
+                                     label=args.preset, tier=args.tier, directory=args.evidence,
+                                     commands=args.commands, notes=args.notes, replace=args.replace)
         state = "complete" if man.complete else f"partial: {man.preset_runs - man.runs} runs missing"
         print(f"evidence {man.name}: {man.runs} of {man.preset_runs} runs of {man.preset} [{man.tier}] ({state}), "
               f"sha256 {man.sha256[:12]}..., device {man.device}, commit {man.commit[:12]}")
@@ -71,6 +80,6 @@ def run(args) -> int:
             m = by_name[r["name"]]
             state = "complete" if r["complete"] else f"partial ({r['preset_runs'] - r['runs']} missing)"
             check = "ok" if r["ok"] else f"FAILS: {r['problem']}"
-            print(f"{r['name']:<22} {r['preset']:<14} {r['tier']:<5} {r['runs']:>5}/{r['preset_runs']:<5} {state:<12} "
+            print(f"{r['name']:<22} {r['preset'][:14]:<14} {r['tier']:<5} {r['runs']:>5}/{r['preset_runs']:<5} {state:<12} "
                   f"{m.device[:28]:<28} {m.date or 'date n/a':<10} {m.commit[:10]}  {check}")
     return 0 if all(r["ok"] for r in rows) else 1
