@@ -156,6 +156,25 @@ def _run_by_id(claim_id: str, kwargs: dict) -> tuple:
     return res.verdict, res.seed, res.root_seed, res.seconds
 
 
+def _schedule(claims: list[Claim]) -> list[Claim]:
+    """Submission order for the worker pool: likely-long checks first (higher tiers, then training), so the last
+    worker does not start one at the end; within each group, claims of different modules alternate, because claims
+    of one module tend to share a preset, and a worker that starts a claim whose preset another worker is training
+    only waits on its lock."""
+    groups: dict[tuple, dict[str, list[Claim]]] = {}
+    for claim in claims:
+        key = (-claim.tier.rank, claim.kind.value not in ("empirical", "qualitative"))
+        groups.setdefault(key, {}).setdefault(getattr(claim.check, "__module__", ""), []).append(claim)
+    order: list[Claim] = []
+    for key in sorted(groups):
+        queues = list(groups[key].values())
+        while any(queues):
+            for queue in queues:
+                if queue:
+                    order.append(queue.pop(0))
+    return order
+
+
 def run_claims_parallel(
     claims: Iterable[Claim],
     *,
@@ -188,8 +207,7 @@ def run_claims_parallel(
                 os.environ[var] = value
     out: dict[str, ClaimResult] = {}
     with pool:
-        # Likely-long checks first (higher tiers, then training), so the last worker does not start one at the end.
-        order = sorted(claims, key=lambda c: (-c.tier.rank, c.kind.value not in ("empirical", "qualitative")))
+        order = _schedule(claims)
         futures = {pool.submit(_run_by_id, claim.id, kwargs): claim for claim in order}
         for fut in as_completed(futures):
             claim = futures[fut]
