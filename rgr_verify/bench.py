@@ -83,17 +83,22 @@ def naive_train(config: RunConfig, seed: int, steps: int, *, device: str = "cpu"
     return f1
 
 
-def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int = 1000, naive_runs: int = 4,
-              device: str = "cpu") -> BenchResult:
-    """Time the engine on every (config, seed) and the naive loop on ``naive_runs`` of them, ``steps`` each."""
-    steps = check_int("steps", steps, min_value=1)
-    naive_runs = check_int("naive_runs", naive_runs, min_value=1)
+def _fixed_length_runs(configs: Sequence[RunConfig], seeds: Sequence[int], steps: int) -> list[tuple[RunConfig, int]]:
+    """Every (config, seed) of the max/softmax configs, made to train exactly ``steps`` steps (no early stop)."""
     configs = [c for c in configs if c.variant in ("max", "softmax")]
     if not configs:
         raise ValueError("configs must hold at least one 'max' or 'softmax' RunConfig")
     fixed = [RunConfig.from_dict({**c.to_dict(), "max_steps": steps, "check_every": min(c.check_every, steps),
                                   "patience": 10**6}) for c in configs]
-    runs = [(c, int(s)) for c in fixed for s in seeds]
+    return [(c, int(s)) for c in fixed for s in seeds]
+
+
+def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int = 1000, naive_runs: int = 4,
+              device: str = "cpu") -> BenchResult:
+    """Time the engine on every (config, seed) and the naive loop on ``naive_runs`` of them, ``steps`` each."""
+    steps = check_int("steps", steps, min_value=1)
+    naive_runs = check_int("naive_runs", naive_runs, min_value=1)
+    runs = _fixed_length_runs(configs, seeds, steps)
     # A spread subset for the naive loop, so its rate is an average over the same shapes.
     pick = np.linspace(0, len(runs) - 1, min(naive_runs, len(runs))).round().astype(int)
     t0 = time.perf_counter()
@@ -126,12 +131,7 @@ def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps:
 
     steps = check_int("steps", steps, min_value=1)
     row_limit = check_int("row_limit", row_limit, min_value=1)
-    configs = [c for c in configs if c.variant in ("max", "softmax")]
-    if not configs:
-        raise ValueError("configs must hold at least one 'max' or 'softmax' RunConfig")
-    fixed = [RunConfig.from_dict({**c.to_dict(), "max_steps": steps, "check_every": min(c.check_every, steps),
-                                  "patience": 10**6}) for c in configs]
-    runs = [(c, int(s)) for c in fixed for s in seeds]
+    runs = _fixed_length_runs(configs, seeds, steps)
     cuda = device.startswith("cuda")
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     stats: dict = {}

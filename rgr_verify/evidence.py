@@ -194,19 +194,12 @@ def verify_evidence(directory=None) -> list[dict]:
         problem = ""
         try:
             recs = read_evidence(man, directory)
-            if not man.engine:
-                if len(recs) != man.runs:
-                    problem = f"{len(recs)} records, manifest says {man.runs}"
-                rows.append({"name": man.name, "preset": man.preset, "tier": man.tier, "runs": man.runs,
-                             "preset_runs": man.preset_runs, "complete": man.complete, "ok": not problem,
-                             "problem": problem})
-                continue
-            keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)}
+            keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)} if man.engine else set(recs)
             stray = set(recs) - keys
             if stray:
                 problem = f"{len(stray)} records are not runs of {man.preset} [{man.tier}]"
             elif len(recs) != man.runs:
-                problem = f"{len(recs)} replayable records, manifest says {man.runs}"
+                problem = f"{len(recs)} (replayable) records, manifest says {man.runs}"
             elif len(keys) != man.preset_runs:
                 problem = f"the preset now has {len(keys)} runs, the manifest {man.preset_runs}"
             elif not set(man.engine_versions) <= {ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS}:

@@ -128,14 +128,20 @@ def database_from_triples(triples, *, n_keys: int | None = None, n_queries: int 
     return Database(arr, *sizes)
 
 
-def permutation_database(perm) -> Database:
-    """One predicate, key i -> value perm[i] (an RGR permutation graph read as a database); rank exactly m."""
+def _permutation(perm) -> np.ndarray:
+    """``perm`` as a 1-d integer array, validated to be a permutation of 0..m-1."""
     arr = np.asarray(perm)
     if arr.ndim != 1 or arr.size < 1 or not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"perm must be a non-empty 1-d integer array, got shape {arr.shape}")
+    if not np.array_equal(np.sort(arr), np.arange(arr.size)):
+        raise ValueError(f"perm must be a permutation of 0..{arr.size - 1}")
+    return arr
+
+
+def permutation_database(perm) -> Database:
+    """One predicate, key i -> value perm[i] (an RGR permutation graph read as a database); rank exactly m."""
+    arr = _permutation(perm)
     m = arr.size
-    if not np.array_equal(np.sort(arr), np.arange(m)):
-        raise ValueError(f"perm must be a permutation of 0..{m - 1}")
     return Database(np.stack([np.arange(m), np.zeros(m, dtype=np.int64), arr], axis=1), m, 1, m)
 
 
@@ -399,12 +405,8 @@ def circle_rank2_factors(perm, *, dtype=np.float64) -> tuple[np.ndarray, np.ndar
     row argmax is the permutation (one-hot argmax matrix of rank m) at margin 1 - cos(2 pi / m) ~ 2 pi^2 / m^2.
     Angles are computed in float64 and the factors cast to ``dtype``.
     """
-    arr = np.asarray(perm)
-    if arr.ndim != 1 or arr.size < 1 or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"perm must be a non-empty 1-d integer array, got shape {arr.shape}")
+    arr = _permutation(perm)
     m = arr.size
-    if not np.array_equal(np.sort(arr), np.arange(m)):
-        raise ValueError(f"perm must be a permutation of 0..{m - 1}")
     check_choice("dtype", np.dtype(dtype), (np.dtype(np.float32), np.dtype(np.float64)))
     phi = 2 * np.pi * np.arange(m) / m
     V = np.stack([np.cos(phi), np.sin(phi)], axis=1)

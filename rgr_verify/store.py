@@ -54,14 +54,20 @@ def replayable_records(lines: Iterable[bytes]) -> dict[str, dict]:
 
     A record of :data:`ENGINE_VERSION` keeps its key; one of :data:`EQUIVALENT_ENGINE_VERSIONS` (an earlier version
     string shown to compute the same results) is re-keyed from its config and seed; any other is skipped."""
-    accepted = (ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS)
-    out: dict[str, dict] = {}
-    for key, rec in parse_records(lines, where=lambda r: r.get("engine_version") in accepted).items():
-        if rec["engine_version"] != ENGINE_VERSION:
-            key = run_key(RunConfig.from_dict(rec["config"]), rec["seed"])
-            rec = {**rec, "key": key}
-        out[key] = rec
-    return out
+    return {key: rec if rec["engine_version"] == ENGINE_VERSION else {**rec, "key": key}
+            for key, rec in _rekeyed(parse_records(lines, where=_replayed_version)).items()}
+
+
+def _replayed_version(rec: dict) -> bool:
+    return rec.get("engine_version") in (ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS)
+
+
+def _rekeyed(records: dict[str, dict]) -> dict[str, dict]:
+    """Records of replayed versions, unchanged, keyed under :data:`ENGINE_VERSION` (an equivalent version's key is
+    recomputed from its config and seed)."""
+    return {key if rec["engine_version"] == ENGINE_VERSION else run_key(RunConfig.from_dict(rec["config"]),
+                                                                        rec["seed"]): rec
+            for key, rec in records.items()}
 
 
 class JsonlStore:
@@ -164,10 +170,7 @@ class ResultStore:
 
     def raw_records(self) -> dict[str, dict]:
         """The same records as stored (their own keys and versions), keyed under the current engine version."""
-        accepted = (ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS)
-        raw = self._jsonl.read(where=lambda rec: rec.get("engine_version") in accepted)
-        return {run_key(RunConfig.from_dict(r["config"]), r["seed"]) if r["engine_version"] != ENGINE_VERSION
-                else k: r for k, r in raw.items()}
+        return _rekeyed(self._jsonl.read(where=_replayed_version))
 
     def append(self, result: RunResult) -> str:
         """Append one run's record atomically; returns its key."""
