@@ -18,6 +18,7 @@ __all__ = [
     "check_choice",
     "check_probability",
     "check_finite_array",
+    "check_rng",
 ]
 
 
@@ -79,6 +80,13 @@ def check_finite_array(name: str, array, *, ndim: int | None = None) -> np.ndarr
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return arr
+
+
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """Return ``rng`` after checking it is a ``numpy.random.Generator`` (seeds are explicit, never global)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"{name} must be a numpy.random.Generator, got {type(rng).__name__}")
+    return rng
 
 
 def _range_text(lo, hi) -> str:

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_choice, check_finite_array, check_int, check_real
-from .graphs import Digraph, _check_rng
+from ._checks import check_choice, check_finite_array, check_int, check_real, check_rng
+from .graphs import Digraph
 
 __all__ = [
     "Construction",
@@ -186,7 +186,7 @@ def signature_matrix(m: int, d_k: int, *, kind: str = "rademacher", p: float | N
     m = check_int("m", m, min_value=1)
     d_k = check_int("d_k", d_k, min_value=1)
     check_choice("kind", kind, SIGNATURES)
-    _check_rng(rng)
+    check_rng(rng)
     if kind == "rademacher":
         return rng.choice(np.array([-1.0, 1.0]), size=(m, d_k))
     if p is None:
@@ -257,7 +257,7 @@ def algorithm1(graph: Digraph, X, *, d_k: int, rng: np.random.Generator, block_s
     X = _check_X(X, graph.m)
     d_k = check_int("d_k", d_k, min_value=1)
     B = X.shape[1] if block_size is None else check_int("block_size", block_size, min_value=1)
-    _check_rng(rng)
+    check_rng(rng)
     blocks = permutation_blocks(graph, B)
     W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
     X_inv = X.T.copy()
@@ -289,7 +289,7 @@ def algorithm3(graph: Digraph, *, d_k: int, rng: np.random.Generator, p: float =
     perm = _require_permutation(graph)
     d_k = check_int("d_k", d_k, min_value=1)
     check_choice("signatures", signatures, SIGNATURES)
-    _check_rng(rng)
+    check_rng(rng)
     m = graph.m
     if signatures == "bernoulli":
         p = check_real("p", p, low=0.0, high=0.5, low_open=True, high_open=True)
@@ -331,7 +331,7 @@ def algorithm4(graph: Digraph, X, *, d_k: int, block_size: int, rng: np.random.G
     d_k = check_int("d_k", d_k, min_value=1)
     B = check_int("block_size", block_size, min_value=1)
     check_choice("signatures", signatures, SIGNATURES)
-    _check_rng(rng)
+    check_rng(rng)
     if mu is None:
         mu = float(np.mean(np.sum(X * X, axis=1)))
     mu = check_real("mu", mu, low=0.0, low_open=True)
@@ -490,7 +490,7 @@ def algorithm5(graph: Digraph, X, *, d_k: int, rng: np.random.Generator, block_s
     X = _check_X(X, graph.m)
     d_k = check_int("d_k", d_k, min_value=1)
     B = X.shape[1] if block_size is None else check_int("block_size", block_size, min_value=1)
-    _check_rng(rng)
+    check_rng(rng)
     if graph.n_edges == 0:
         raise ValueError("graph must have at least one edge")
     blocks = coloring_and_batching(graph, B, n_colors=n_colors)

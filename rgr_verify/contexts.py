@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_choice, check_int, check_probability
-from .graphs import Digraph, _check_rng
+from ._checks import check_choice, check_int, check_probability, check_rng
+from .graphs import Digraph
 
 READINGS = ("literal", "protected")
 
@@ -94,7 +94,7 @@ def _check_sampler_args(graph: Digraph, ell, rho, rng, reading) -> None:
         raise ValueError(f"graph must be a Digraph, got {type(graph).__name__}")
     check_int("ell", ell, min_value=1, max_value=graph.m)
     check_probability("rho", rho)
-    _check_rng(rng)
+    check_rng(rng)
     check_choice("reading", reading, READINGS)
 
 

@@ -31,9 +31,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from ._checks import check_choice, check_int
+from ._checks import check_choice, check_int, check_rng
 from .embeddings import embeddings_from_matrix, gaussian_unit_norm_embeddings
-from .graphs import _check_rng
 
 __all__ = [
     "EmbeddingTable",
@@ -301,7 +300,7 @@ class GaussianSource:
         m = check_int("m", m, min_value=1)
         if rng is None:
             raise ValueError("rng must be a numpy Generator for the gaussian source, got None")
-        _check_rng(rng)
+        check_rng(rng)
         E = gaussian_unit_norm_embeddings(m + 1, self.d_model, rng=rng)
         return EmbeddingTable(E, tuple(f"g{i}" for i in range(m)) + ("NULL",), "gaussian",
                               f"Gaussian unit-norm rows, d_model = {self.d_model}")

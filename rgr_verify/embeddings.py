@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_finite_array, check_int, check_probability
-from .graphs import _check_rng
+from ._checks import check_finite_array, check_int, check_probability, check_rng
 
 __all__ = [
     "one_hot_embeddings",
@@ -34,7 +33,7 @@ def gaussian_unit_norm_embeddings(m: int, d_model: int, *, rng: np.random.Genera
     """
     m = check_int("m", m, min_value=1)
     d_model = check_int("d_model", d_model, min_value=1)
-    _check_rng(rng)
+    check_rng(rng)
     raw = rng.standard_normal((m, d_model)) / np.sqrt(d_model)  # [m, d_model]
     norms = np.linalg.norm(raw, axis=1, keepdims=True)
     # A zero row has probability zero; redraw it rather than divide by zero.
@@ -53,7 +52,7 @@ def binary_compressive_embeddings(m: int, d_model: int, p: float, *, rng: np.ran
     m = check_int("m", m, min_value=1)
     d_model = check_int("d_model", d_model, min_value=1)
     p = check_probability("p", p, open_low=True)
-    _check_rng(rng)
+    check_rng(rng)
     X = (rng.random((m, d_model)) < p).astype(float)
     zero = ~X.any(axis=1)
     while np.any(zero):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from ._checks import check_int
+from ._checks import check_int, check_rng
 
 __all__ = [
     "Digraph",
@@ -122,7 +122,7 @@ def permutation_graph(perm) -> Digraph:
 def random_permutation_graph(m: int, *, rng: np.random.Generator) -> Digraph:
     """A uniformly random permutation graph on m items (fixed points allowed, as for a uniform pi)."""
     m = check_int("m", m, min_value=1)
-    _check_rng(rng)
+    check_rng(rng)
     return permutation_graph(rng.permutation(m))
 
 
@@ -142,7 +142,7 @@ def random_regular_graph(m: int, r: int, *, rng: np.random.Generator, greedy_tri
     m = check_int("m", m, min_value=2)
     r = check_int("r", r, min_value=1, max_value=m - 1)
     check_int("greedy_tries", greedy_tries, min_value=1)
-    _check_rng(rng)
+    check_rng(rng)
     forbidden = np.eye(m, dtype=bool)
     layers = []
     for _ in range(r):
@@ -187,8 +187,3 @@ def _greedy_layer(forbidden: np.ndarray, rng: np.random.Generator) -> np.ndarray
         layer[i] = j
         used[j] = True
     return layer
-
-
-def _check_rng(rng) -> None:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from ._checks import check_choice, check_finite_array, check_int, check_real
+from ._checks import check_choice, check_finite_array, check_int, check_real, check_rng
 from .constructions import Construction
-from .graphs import Digraph, _check_rng
+from .graphs import Digraph
 from .measurements import head_score_matrix
 
 __all__ = [
@@ -383,7 +383,7 @@ def signature_mean_masses(c: Construction, head: int, source: int, context, *, n
     source = check_int("source", source, min_value=0, max_value=c.m - 1)
     n_draws = check_int("n_draws", n_draws, min_value=1)
     batch = check_int("batch", batch, min_value=1)
-    _check_rng(rng)
+    check_rng(rng)
     ctx = np.asarray(context, dtype=np.int64)
     if ctx.ndim != 1 or ctx.size < 1 or ctx.min() < 0 or ctx.max() >= c.m:
         raise ValueError(f"context must be a 1-d array of vertex ids in [0, {c.m - 1}]")
@@ -540,7 +540,7 @@ def graph_dependent_embedding_qk(graph: Digraph, d_model: int, *, rng: np.random
     d_model = check_int("d_model", d_model, min_value=2)
     if d_model % 2:
         raise ValueError(f"d_model must be even, got {d_model}")
-    _check_rng(rng)
+    check_rng(rng)
     d = d_model // 2
     m = graph.m
     perm = np.asarray(graph.perm)
