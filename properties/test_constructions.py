@@ -21,8 +21,11 @@ from rgr_verify.constructions import (
     algorithm3,
     algorithm4,
     algorithm5,
-    coloring_and_batching,
     construction1,
+    weights_from_blocks,
+)
+from rgr_verify.edge_coloring import (
+    coloring_and_batching,
     equitable_edge_coloring,
     is_proper_edge_coloring,
     konig_edge_coloring,
@@ -78,6 +81,13 @@ def test_hand_set_algorithm1_weights():
     c2 = algorithm2(g, X, d_k=3, rng=np.random.default_rng(0))
     assert c2.tau == 0.5 and c2.aggregation == "softmax-sum" and np.array_equal(c2.W_Q, c.W_Q)
     assert np.allclose(aggregated_score_matrix(c2).sum(1), 2.0)  # each row of a softmax-sum adds to h
+    # weights_from_blocks is X_inv times the one-hot-space templates of Algorithm 1, steps 6-9
+    W_Q, W_K = weights_from_blocks(c.X_inv, c.W_sig, c.blocks)
+    assert np.array_equal(W_Q, c.W_Q) and np.array_equal(W_K, c.W_K)
+    for k in range(c.n_heads):
+        WQp, WKp = c.templates(k)
+        np.testing.assert_allclose(c.X_inv @ WQp, W_Q[k])
+        np.testing.assert_allclose(c.X_inv @ WKp, W_K[k])
 
 
 def test_hand_set_incoherence():

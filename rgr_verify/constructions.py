@@ -22,7 +22,8 @@ and the weights are ``W_Q^(k) = X_inv W'_Q,(k)``, ``W_K^(k) = X_inv W'_K,(k)`` w
   tau = (p + p^2) d_k / 2.
 - Algorithm 5 (App. B.4): any digraph; edges packed into matchings of size <= d_model by the coloring-and-batching
   decomposition of Lemma B.8 (exact Konig edge coloring with Delta colours), Rademacher signatures, X^T,
-  tau = d_k / 2.
+  tau = d_k / 2. The coloring-and-batching decomposition lives in :mod:`rgr_verify.edge_coloring` (its names are
+  re-exported here).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import check_choice, check_finite_array, check_int, check_real, check_rng
+from .edge_coloring import coloring_and_batching, equitable_edge_coloring, is_proper_edge_coloring, konig_edge_coloring
 from .graphs import Digraph
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "contiguous_blocks",
     "permutation_blocks",
     "default_d_k",
+    "weights_from_blocks",
     "algorithm1",
     "algorithm2",
     "algorithm3",
@@ -221,8 +224,12 @@ def _require_permutation(graph: Digraph) -> np.ndarray:
     return np.asarray(graph.perm, dtype=np.int64)
 
 
-def _weights_from_blocks(X_inv: np.ndarray, W_sig: np.ndarray, blocks) -> tuple[np.ndarray, np.ndarray]:
-    """W_Q^(k) = X_inv[:, V_k] W_sig[T_k], W_K^(k) = X_inv[:, T_k] W_sig[T_k]; both ``[h, d_model, d_k]``."""
+def weights_from_blocks(X_inv: np.ndarray, W_sig: np.ndarray, blocks) -> tuple[np.ndarray, np.ndarray]:
+    """W_Q^(k) = X_inv[:, V_k] W_sig[T_k], W_K^(k) = X_inv[:, T_k] W_sig[T_k]; both ``[h, d_model, d_k]``.
+
+    ``X_inv`` is ``[d_model, m]``, ``W_sig`` is ``[m, d_k]`` and ``blocks`` holds per head an int ``[n_k, 2]`` array
+    of (source, target) pairs (Algorithm 1, steps 6-9, without forming the one-hot-space templates).
+    """
     d_model, d_k = X_inv.shape[0], W_sig.shape[1]
     h = len(blocks)
     W_Q = np.zeros((h, d_model, d_k))
@@ -232,6 +239,10 @@ def _weights_from_blocks(X_inv: np.ndarray, W_sig: np.ndarray, blocks) -> tuple[
         W_Q[k] = X_inv[:, src] @ W_sig[tgt]  # [d_model, d_k]
         W_K[k] = X_inv[:, tgt] @ W_sig[tgt]  # [d_model, d_k]
     return W_Q, W_K
+
+
+# Temporary alias: rgr_verify/claims/paper_appb.py still imports the old private name (to be removed by the lead).
+_weights_from_blocks = weights_from_blocks
 
 
 def _check_X(X, m: int) -> np.ndarray:
@@ -261,7 +272,7 @@ def algorithm1(graph: Digraph, X, *, d_k: int, rng: np.random.Generator, block_s
     blocks = permutation_blocks(graph, B)
     W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
     X_inv = X.T.copy()
-    W_Q, W_K = _weights_from_blocks(X_inv, W_sig, blocks)
+    W_Q, W_K = weights_from_blocks(X_inv, W_sig, blocks)
     return Construction(algorithm=1, graph=graph, X=X, X_inv=X_inv, W_sig=W_sig, W_Q=W_Q, W_K=W_K, tau=d_k / 2,
                         aggregation="max", blocks=blocks, signatures="rademacher", block_size=B)
 
@@ -299,7 +310,7 @@ def algorithm3(graph: Digraph, *, d_k: int, rng: np.random.Generator, p: float =
     W_sig = signature_matrix(m, d_k, kind=signatures, p=p, rng=rng)
     X = np.eye(m)
     blocks = (np.stack([np.arange(m), perm], axis=1).astype(np.int64),)
-    W_Q, W_K = _weights_from_blocks(X.T, W_sig, blocks)
+    W_Q, W_K = weights_from_blocks(X.T, W_sig, blocks)
     return Construction(algorithm=3, graph=graph, X=X, X_inv=X.T.copy(), W_sig=W_sig, W_Q=W_Q, W_K=W_K, tau=tau,
                         aggregation="max", blocks=blocks, signatures=signatures, p=p, block_size=m,
                         metadata={"variant": "construction-I" if signatures == "rademacher" else "algorithm-3"})
@@ -343,133 +354,9 @@ def algorithm4(graph: Digraph, X, *, d_k: int, block_size: int, rng: np.random.G
     blocks = permutation_blocks(graph, B)
     W_sig = signature_matrix(graph.m, d_k, kind=signatures, p=p, rng=rng)
     X_inv = X.T / mu
-    W_Q, W_K = _weights_from_blocks(X_inv, W_sig, blocks)
+    W_Q, W_K = weights_from_blocks(X_inv, W_sig, blocks)
     return Construction(algorithm=4, graph=graph, X=X, X_inv=X_inv, W_sig=W_sig, W_Q=W_Q, W_K=W_K, tau=tau,
                         aggregation="max", blocks=blocks, signatures=signatures, p=p, mu=mu, block_size=B)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Lemma B.8: coloring-and-batching decomposition
-
-
-def is_proper_edge_coloring(edges: np.ndarray, colors: np.ndarray) -> bool:
-    """True iff no two edges sharing a source, or sharing a target, have the same colour."""
-    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    colors = np.asarray(colors, dtype=np.int64).reshape(-1)
-    if len(colors) != len(edges):
-        return False
-    for side in (0, 1):
-        keys = np.stack([edges[:, side], colors], axis=1)
-        if len(np.unique(keys, axis=0)) != len(keys):
-            return False
-    return True
-
-
-def konig_edge_coloring(graph: Digraph) -> np.ndarray:
-    """Exact proper edge colouring of the bipartite incidence graph with Delta colours (Konig's theorem).
-
-    The incidence graph has left copy of each vertex (sources) and right copy (targets); edge (i, j) joins
-    left i to right j, so its maximum degree is Delta = max(max out-degree, max in-degree). Edges are coloured
-    one by one; when the free colours a (at i) and b (at j) differ, the a/b alternating path from j is swapped
-    (it cannot reach i in a bipartite graph), which frees a at j. Returns int64 colours ``[m']`` in
-    ``0..Delta-1``, aligned with ``graph.edges``.
-    """
-    if not isinstance(graph, Digraph):
-        raise ValueError(f"graph must be a Digraph, got {type(graph).__name__}")
-    m, E = graph.m, graph.edges
-    delta = graph.max_degree
-    colors = np.full(len(E), -1, dtype=np.int64)
-    if len(E) == 0:
-        return colors
-    # at[side][v, c] = index of the edge of colour c at vertex v on that side, or -1
-    at = [np.full((m, delta), -1, dtype=np.int64), np.full((m, delta), -1, dtype=np.int64)]
-    for e, (i, j) in enumerate(E):
-        a = int(np.flatnonzero(at[0][i] < 0)[0])  # free at source i
-        b = int(np.flatnonzero(at[1][j] < 0)[0])  # free at target j
-        if at[1][j, a] >= 0:
-            # Walk the path from right-vertex j alternating colours a, b, b..., then swap a <-> b on it.
-            path = []
-            side, v, c = 1, j, a
-            while True:
-                f = int(at[side][v, c])
-                if f < 0:
-                    break
-                path.append(f)
-                side = 1 - side
-                v = int(E[f, 0] if side == 0 else E[f, 1])
-                c = b if c == a else a
-            for f in path:  # clear, then re-insert with swapped colours
-                at[0][E[f, 0], colors[f]] = -1
-                at[1][E[f, 1], colors[f]] = -1
-            for f in path:
-                colors[f] = b if colors[f] == a else a
-                at[0][E[f, 0], colors[f]] = f
-                at[1][E[f, 1], colors[f]] = f
-        colors[e] = a
-        at[0][i, a] = e
-        at[1][j, a] = e
-    return colors
-
-
-def equitable_edge_coloring(graph: Digraph, n_colors: int) -> np.ndarray:
-    """A proper edge colouring with ``n_colors >= Delta`` colours whose class sizes differ by at most one.
-
-    Starts from :func:`konig_edge_coloring` and repeatedly takes a largest class a and a smallest class b with
-    |a| - |b| >= 2: the union of two matchings is a disjoint union of alternating paths and even cycles, and some
-    path has one more a-edge than b-edges; swapping its colours moves one edge from a to b (de Werra's argument).
-    Used for Corollary B.10's h_0 = ceil(m' / d_model) heads.
-    """
-    n_colors = check_int("n_colors", n_colors, min_value=max(1, graph.max_degree))
-    colors = konig_edge_coloring(graph)
-    E = graph.edges
-    while True:
-        sizes = np.bincount(colors, minlength=n_colors) if len(colors) else np.zeros(n_colors, int)
-        a, b = int(np.argmax(sizes)), int(np.argmin(sizes))
-        if sizes[a] - sizes[b] <= 1:
-            return colors
-        sel = np.flatnonzero((colors == a) | (colors == b))
-        # components of the a/b subgraph via union-find on vertex copies (left v, right m + v)
-        parent = np.arange(2 * graph.m)
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for f in sel:
-            ra, rb = find(E[f, 0]), find(graph.m + E[f, 1])
-            if ra != rb:
-                parent[ra] = rb
-        comp = np.array([find(E[f, 0]) for f in sel])
-        for root in np.unique(comp):
-            members = sel[comp == root]
-            if np.sum(colors[members] == a) > np.sum(colors[members] == b):
-                colors[members] = np.where(colors[members] == a, b, a)
-                break
-
-
-def coloring_and_batching(graph: Digraph, d_model: int, *, n_colors: int | None = None) -> tuple:
-    """Lemma B.8: partition E into matchings M_1..M_H with |M_k| <= d_model and H <= ceil(m'/d_model) + Delta.
-
-    Colour E properly (Konig, Delta colours; or equitably with ``n_colors`` colours), then split each colour class
-    into consecutive chunks of at most d_model edges. Returns a tuple of int64 ``[n_k, 2]`` matchings (empty
-    classes produce no head).
-    """
-    d_model = check_int("d_model", d_model, min_value=1)
-    if n_colors is None:
-        colors = konig_edge_coloring(graph)
-        n_colors = graph.max_degree
-    else:
-        colors = equitable_edge_coloring(graph, n_colors)
-    if not is_proper_edge_coloring(graph.edges, colors):  # pragma: no cover - guarded by the tests
-        raise RuntimeError("edge colouring is not proper")
-    out = []
-    for c in range(n_colors):
-        cls = graph.edges[colors == c]
-        for s in range(0, len(cls), d_model):
-            out.append(cls[s:s + d_model].astype(np.int64))
-    return tuple(out)
 
 
 def algorithm5(graph: Digraph, X, *, d_k: int, rng: np.random.Generator, block_size: int | None = None,
@@ -496,7 +383,7 @@ def algorithm5(graph: Digraph, X, *, d_k: int, rng: np.random.Generator, block_s
     blocks = coloring_and_batching(graph, B, n_colors=n_colors)
     W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
     X_inv = X.T.copy()
-    W_Q, W_K = _weights_from_blocks(X_inv, W_sig, blocks)
+    W_Q, W_K = weights_from_blocks(X_inv, W_sig, blocks)
     H = math.ceil(graph.n_edges / B) + graph.max_degree
     return Construction(algorithm=5, graph=graph, X=X, X_inv=X_inv, W_sig=W_sig, W_Q=W_Q, W_K=W_K, tau=d_k / 2,
                         aggregation="max", blocks=blocks, signatures="rademacher", block_size=B,

@@ -3,7 +3,7 @@
 A :class:`Digraph` holds the ``m`` items and the ``m'`` directed edges ``(source, target)`` that an attention
 layer must recover. Builders: permutation graphs (edges ``(i, pi(i))``), directed r-regular graphs sampled as a
 union of r random perfect matchings without self-loops or multi-edges (App. A.3), and arbitrary digraphs from an
-edge list. The coloring-and-batching decomposition of Lemma B.8 lives with the constructions.
+edge list. The coloring-and-batching decomposition of Lemma B.8 lives in :mod:`rgr_verify.edge_coloring`.
 """
 
 from __future__ import annotations

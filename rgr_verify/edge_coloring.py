@@ -1,0 +1,141 @@
+"""Lemma B.8 (App. B.4): proper edge colourings of a digraph and the coloring-and-batching decomposition.
+
+A digraph's edges are coloured as edges of its bipartite incidence graph (a left copy of each vertex for sources,
+a right copy for targets), so each colour class is a matching: no two edges share a source or a target.
+:func:`coloring_and_batching` splits the classes into matchings of at most ``d_model`` edges, one per head of
+Algorithm 5 (:mod:`rgr_verify.constructions`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import check_int
+from .graphs import Digraph
+
+__all__ = [
+    "is_proper_edge_coloring",
+    "konig_edge_coloring",
+    "equitable_edge_coloring",
+    "coloring_and_batching",
+]
+
+
+def is_proper_edge_coloring(edges: np.ndarray, colors: np.ndarray) -> bool:
+    """True iff no two edges sharing a source, or sharing a target, have the same colour."""
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    colors = np.asarray(colors, dtype=np.int64).reshape(-1)
+    if len(colors) != len(edges):
+        return False
+    for side in (0, 1):
+        keys = np.stack([edges[:, side], colors], axis=1)
+        if len(np.unique(keys, axis=0)) != len(keys):
+            return False
+    return True
+
+
+def konig_edge_coloring(graph: Digraph) -> np.ndarray:
+    """Exact proper edge colouring of the bipartite incidence graph with Delta colours (Konig's theorem).
+
+    The incidence graph has left copy of each vertex (sources) and right copy (targets); edge (i, j) joins
+    left i to right j, so its maximum degree is Delta = max(max out-degree, max in-degree). Edges are coloured
+    one by one; when the free colours a (at i) and b (at j) differ, the a/b alternating path from j is swapped
+    (it cannot reach i in a bipartite graph), which frees a at j. Returns int64 colours ``[m']`` in
+    ``0..Delta-1``, aligned with ``graph.edges``.
+    """
+    if not isinstance(graph, Digraph):
+        raise ValueError(f"graph must be a Digraph, got {type(graph).__name__}")
+    m, E = graph.m, graph.edges
+    delta = graph.max_degree
+    colors = np.full(len(E), -1, dtype=np.int64)
+    if len(E) == 0:
+        return colors
+    # at[side][v, c] = index of the edge of colour c at vertex v on that side, or -1
+    at = [np.full((m, delta), -1, dtype=np.int64), np.full((m, delta), -1, dtype=np.int64)]
+    for e, (i, j) in enumerate(E):
+        a = int(np.flatnonzero(at[0][i] < 0)[0])  # free at source i
+        b = int(np.flatnonzero(at[1][j] < 0)[0])  # free at target j
+        if at[1][j, a] >= 0:
+            # Walk the path from right-vertex j alternating colours a, b, b..., then swap a <-> b on it.
+            path = []
+            side, v, c = 1, j, a
+            while True:
+                f = int(at[side][v, c])
+                if f < 0:
+                    break
+                path.append(f)
+                side = 1 - side
+                v = int(E[f, 0] if side == 0 else E[f, 1])
+                c = b if c == a else a
+            for f in path:  # clear, then re-insert with swapped colours
+                at[0][E[f, 0], colors[f]] = -1
+                at[1][E[f, 1], colors[f]] = -1
+            for f in path:
+                colors[f] = b if colors[f] == a else a
+                at[0][E[f, 0], colors[f]] = f
+                at[1][E[f, 1], colors[f]] = f
+        colors[e] = a
+        at[0][i, a] = e
+        at[1][j, a] = e
+    return colors
+
+
+def equitable_edge_coloring(graph: Digraph, n_colors: int) -> np.ndarray:
+    """A proper edge colouring with ``n_colors >= Delta`` colours whose class sizes differ by at most one.
+
+    Starts from :func:`konig_edge_coloring` and repeatedly takes a largest class a and a smallest class b with
+    |a| - |b| >= 2: the union of two matchings is a disjoint union of alternating paths and even cycles, and some
+    path has one more a-edge than b-edges; swapping its colours moves one edge from a to b (de Werra's argument).
+    Used for Corollary B.10's h_0 = ceil(m' / d_model) heads.
+    """
+    n_colors = check_int("n_colors", n_colors, min_value=max(1, graph.max_degree))
+    colors = konig_edge_coloring(graph)
+    E = graph.edges
+    while True:
+        sizes = np.bincount(colors, minlength=n_colors) if len(colors) else np.zeros(n_colors, int)
+        a, b = int(np.argmax(sizes)), int(np.argmin(sizes))
+        if sizes[a] - sizes[b] <= 1:
+            return colors
+        sel = np.flatnonzero((colors == a) | (colors == b))
+        # components of the a/b subgraph via union-find on vertex copies (left v, right m + v)
+        parent = np.arange(2 * graph.m)
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for f in sel:
+            ra, rb = find(E[f, 0]), find(graph.m + E[f, 1])
+            if ra != rb:
+                parent[ra] = rb
+        comp = np.array([find(E[f, 0]) for f in sel])
+        for root in np.unique(comp):
+            members = sel[comp == root]
+            if np.sum(colors[members] == a) > np.sum(colors[members] == b):
+                colors[members] = np.where(colors[members] == a, b, a)
+                break
+
+
+def coloring_and_batching(graph: Digraph, d_model: int, *, n_colors: int | None = None) -> tuple:
+    """Lemma B.8: partition E into matchings M_1..M_H with |M_k| <= d_model and H <= ceil(m'/d_model) + Delta.
+
+    Colour E properly (Konig, Delta colours; or equitably with ``n_colors`` colours), then split each colour class
+    into consecutive chunks of at most d_model edges. Returns a tuple of int64 ``[n_k, 2]`` matchings (empty
+    classes produce no head).
+    """
+    d_model = check_int("d_model", d_model, min_value=1)
+    if n_colors is None:
+        colors = konig_edge_coloring(graph)
+        n_colors = graph.max_degree
+    else:
+        colors = equitable_edge_coloring(graph, n_colors)
+    if not is_proper_edge_coloring(graph.edges, colors):  # pragma: no cover - guarded by the tests
+        raise RuntimeError("edge colouring is not proper")
+    out = []
+    for c in range(n_colors):
+        cls = graph.edges[colors == c]
+        for s in range(0, len(cls), d_model):
+            out.append(cls[s:s + d_model].astype(np.int64))
+    return tuple(out)
