@@ -35,6 +35,8 @@ __all__ = [
     "RGR_PAPER",
     "FACTS_PAPER",
     "paper_parts",
+    "Stated",
+    "STATED_KINDS",
 ]
 
 DEFAULT_SEED = 20250926
@@ -119,6 +121,44 @@ def paper_parts(paper: str) -> tuple[str, ...]:
     return parts
 
 
+STATED_KINDS = ("value", "exponent", "relation", "constant")
+_RELATIONS = ("<", "<=", ">", ">=", "==")
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A value the paper states and a claim's check compares against (read through :meth:`CheckContext.expect`).
+
+    Declared in :attr:`Claim.expects`, so that ``rgr-verify mutate`` can replace it in a copy by a wrong one and see
+    whether the check notices. ``kind`` says which mutants apply: "value" (a number: x2 and x1/2), "exponent"
+    (a number: +1 and -1), "constant" (a stated constant: x2 and x1/2), "relation" (one of <, <=, >, >=, ==: the
+    opposite direction). ``note`` says where the paper states it.
+    """
+
+    value: Any
+    kind: str = "value"
+    note: str = ""
+
+    def __post_init__(self):
+        if self.kind not in STATED_KINDS:
+            raise ValueError(f"Stated kind must be one of {', '.join(STATED_KINDS)}, got {self.kind!r}")
+        if self.kind == "relation":
+            if self.value not in _RELATIONS:
+                raise ValueError(f"a stated relation must be one of {', '.join(_RELATIONS)}, got {self.value!r}")
+        elif isinstance(self.value, bool) or not isinstance(self.value, (int, float)) or not math.isfinite(self.value):
+            raise ValueError(f"a stated {self.kind} must be a finite number, got {self.value!r}")
+
+
+def _stated(name: str, value: Any) -> Stated:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"expects keys must be identifiers, got {name!r}")
+    if isinstance(value, Stated):
+        return value
+    if isinstance(value, str):
+        return Stated(value, "relation")
+    return Stated(value)
+
+
 @dataclass(frozen=True)
 class CheckContext:
     """What a check may use: its seed, the tier and device it runs at, and where it may write artefacts.
@@ -135,6 +175,8 @@ class CheckContext:
             the quick tier's test run).
         provenance: where the check's records came from, appended by :func:`rgr_verify.store.claim_records` and
             added to the verdict's evidence by the runner.
+        expects: the paper's stated values the check compares against (name -> value), from the claim's
+            :attr:`Claim.expects`, or a mutated copy under ``rgr-verify mutate``; read with :meth:`expect`.
     """
 
     seed: int
@@ -146,6 +188,14 @@ class CheckContext:
     evidence_dir: Path | None = None
     replay_only: bool = False
     provenance: list = field(default_factory=list, compare=False)
+    expects: dict = field(default_factory=dict, compare=False)
+
+    def expect(self, name: str) -> Any:
+        """The stated value ``name`` of the claim (KeyError naming the declared ones when it is not declared)."""
+        try:
+            return self.expects[name]
+        except KeyError:
+            raise KeyError(f"no stated value {name!r}; the claim declares {sorted(self.expects) or 'none'}") from None
 
     def rng(self, *extra: int) -> np.random.Generator:
         """A numpy Generator for this claim, optionally split further by integer keys."""
@@ -211,6 +261,9 @@ class Claim:
         replays: the presets whose stored full-tier evidence (``evidence/``) the check reads through
             :func:`rgr_verify.store.claim_records`; a full-tier claim that names them runs in the quick tier's test
             run too, by replay alone, whenever that evidence is complete.
+        expects: the values the paper states that the check compares against, name -> :class:`Stated` (a plain
+            number is a "value", a string a "relation"); the check reads them with ``ctx.expect(name)``, never as
+            literals, so that ``rgr-verify mutate`` can tell whether the check distinguishes them from wrong ones.
     """
 
     id: str
@@ -222,6 +275,7 @@ class Claim:
     notes: str = ""
     paper: str = RGR_PAPER
     replays: tuple = ()
+    expects: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         if not _ID_RE.match(self.id):
@@ -237,8 +291,15 @@ class Claim:
         if isinstance(self.replays, str) or not all(isinstance(p, str) and p for p in self.replays):
             raise ValueError(f"claim {self.id}: replays must be a tuple of preset names, got {self.replays!r}")
         object.__setattr__(self, "replays", tuple(self.replays))
+        if not isinstance(self.expects, dict):
+            raise ValueError(f"claim {self.id}: expects must be a dict of stated values, got {self.expects!r}")
+        object.__setattr__(self, "expects", {k: _stated(k, v) for k, v in self.expects.items()})
         if self.replays and self.tier is not Tier.FULL:
             raise ValueError(f"claim {self.id}: only full-tier claims replay stored evidence (tier {self.tier.value})")
+
+    def stated_values(self) -> dict:
+        """The stated values as the check reads them (name -> value)."""
+        return {name: st.value for name, st in self.expects.items()}
 
     @property
     def marker(self) -> str:

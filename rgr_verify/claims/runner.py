@@ -78,8 +78,12 @@ def run_claim(
     results_dir: Path | None = None,
     ledger: dict[str, LedgerEntry] | None = None,
     evidence_dir: Path | None = None,
+    expects: dict | None = None,
 ) -> ClaimResult:
     """Run one claim's check at ``tier`` and return its result; exceptions become ``error`` verdicts.
+
+    ``expects`` (name -> value) replaces some of the claim's stated values (a mutant of ``rgr-verify mutate``); a
+    name the claim does not declare is a ValueError.
 
     A full-tier claim that :func:`replayable` finds complete in the committed evidence runs below its tier too: its
     check replays the evidence on the CPU and trains nothing (``ctx.replay_only``)."""
@@ -88,8 +92,15 @@ def run_claim(
     device = device if device is not None else default_device()
     check_choice("device", device, ("cpu", "cuda"))
     seed = claim_seed(root_seed, claim.id)
+    stated = claim.stated_values()
+    if expects is not None:
+        unknown = sorted(set(expects) - set(stated))
+        if unknown:
+            raise ValueError(f"expects names stated values of claim {claim.id} ({sorted(stated) or 'none'}), "
+                             f"got {unknown}")
+        stated.update(expects)
     ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir,
-                       results_dir=results_dir, evidence_dir=evidence_dir)
+                       results_dir=results_dir, evidence_dir=evidence_dir, expects=stated)
     start = time.perf_counter()
     if claim.tier.rank > Tier(tier).rank and replayable(claim, evidence_dir):
         # a paper-scale verdict from the committed evidence alone: the full tier's check, replaying, never training
