@@ -1,4 +1,5 @@
-# Sec. 8 and Sec. 9 measurements (rgr_verify.softmax_analysis): hand-set cases and properties over generated ones.
+# Sec. 8 and Sec. 9 measurements (rgr_verify.softmax_analysis, rgr_verify.lower_bound): hand-set cases and
+# properties over generated ones.
 import itertools
 import math
 
@@ -10,18 +11,21 @@ from hypothesis import strategies as st
 from rgr_verify.constructions import algorithm2
 from rgr_verify.embeddings import gaussian_unit_norm_embeddings
 from rgr_verify.graphs import permutation_graph, random_permutation_graph
+from rgr_verify.lower_bound import (
+    decision_function,
+    graph_dependent_embedding_qk,
+    nuclear_normalised_margin,
+    two_way_softmax_score,
+)
 from rgr_verify.measurements import head_score_matrix
 from rgr_verify.scoring import softmax_sum_scores
 from rgr_verify.softmax_analysis import (
     all_head_logits,
     background_deviation,
     certify_all_contexts,
-    decision_function,
     gamma_softmax_psi1_norm,
-    graph_dependent_embedding_qk,
     head_logits,
     lognormal_psi1_lower_bound,
-    nuclear_normalised_margin,
     owner_mass_lower,
     raw_separation,
     scores_from_logits,
@@ -29,7 +33,6 @@ from rgr_verify.softmax_analysis import (
     softmax_calibration_bound,
     source_owner_heads,
     source_row_scores,
-    two_way_softmax_score,
 )
 from rgr_verify.strategies import seeds
 

@@ -39,6 +39,7 @@ from .graphs import Digraph
 
 __all__ = [
     "Construction",
+    "check_construction",
     "SIGNATURES",
     "signature_matrix",
     "contiguous_blocks",
@@ -174,6 +175,13 @@ class Construction:
             "largest_block": max((len(b) for b in self.blocks), default=0),
             **self.metadata,
         }
+
+
+def check_construction(c, name: str = "construction") -> Construction:
+    """Return ``c`` after checking it is a :class:`Construction` (the argument check of every measurement on one)."""
+    if not isinstance(c, Construction):
+        raise ValueError(f"{name} must be a Construction, got {type(c).__name__}")
+    return c
 
 
 def default_d_k(m: int, C: float) -> int:

@@ -24,7 +24,7 @@ import torch
 
 from . import scoring
 from ._checks import check_finite_array, check_int, check_real
-from .constructions import Construction
+from .constructions import Construction, check_construction
 
 __all__ = [
     "head_score_matrix",
@@ -41,16 +41,10 @@ __all__ = [
 ]
 
 
-def _check_construction(c) -> Construction:
-    if not isinstance(c, Construction):
-        raise ValueError(f"construction must be a Construction, got {type(c).__name__}")
-    return c
-
-
 def head_score_matrix(c: Construction, k: int) -> np.ndarray:
     """S^(k) ``[m, m]``: S^(k)[i, j] = (x_i W_Q^(k)) . (x_j W_K^(k)), scored by :func:`scoring.head_scores`
     (the code that scores trained weights), over the context C = V."""
-    c = _check_construction(c)
+    c = check_construction(c)
     k = check_int("k", k, min_value=0, max_value=c.n_heads - 1)
     return _score_heads(c, slice(k, k + 1), "linear-sum")
 
@@ -61,7 +55,7 @@ def aggregated_score_matrix(c: Construction) -> np.ndarray:
     "max": S_max = max_k S^(k). "softmax-sum": A = sum_k softmax_j(S^(k)[i, :] / sqrt(d_k)) (Eq. (6), ell = m).
     Heads are scored one at a time (max and sum are associative) so memory stays at a few m x m matrices.
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     out = None
     for k in range(c.n_heads):
         S = _score_heads(c, slice(k, k + 1), c.aggregation)
@@ -83,7 +77,7 @@ def _score_heads(c: Construction, heads: slice, aggregation: str) -> np.ndarray:
 
 def owner_head_edge_scores(c: Construction) -> np.ndarray:
     """For each edge (i, j) of ``c.graph.edges``, S^(k)_ij at the head k whose matching holds (i, j). ``[m']``."""
-    c = _check_construction(c)
+    c = check_construction(c)
     out = np.full(c.graph.n_edges, np.nan)
     index = {tuple(e): n for n, e in enumerate(c.graph.edges.tolist())}
     for k, blk in enumerate(c.blocks):
@@ -103,7 +97,7 @@ def limit_score_matrix(c: Construction) -> np.ndarray:
     converges to the max of these limits. Against tau / d_k = 1/2, a negative margin of this matrix means no d_k
     (no constant C) makes the construction separate for this X.
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     if c.signatures != "rademacher":
         raise ValueError("limit_score_matrix needs Rademacher signatures")
     U = c.X @ c.X_inv  # [m, m]
@@ -160,7 +154,7 @@ def separation_margins(c: Construction, *, scores: np.ndarray | None = None, tau
         include_self: whether the self-pairs (i, i) count (as non-edges unless (i, i) in E).
         max_failures: how many failing pairs to list.
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     max_failures = check_int("max_failures", max_failures, min_value=0)
     S = aggregated_score_matrix(c) if scores is None else check_finite_array("scores", scores, ndim=2)
     if S.shape != (c.m, c.m):
@@ -195,7 +189,7 @@ def noise_terms(c: Construction, k: int) -> dict[str, np.ndarray]:
     given X: E[N1|X]_ij = d_k 1(i in V_k) delta_j(pi(i)), E[N2|X]_ij = d_k 1(j in T_k) delta_i(pi^-1(j)),
     E[N3|X]_ij = d_k sum_{a in T_k} delta_i(pi^-1(a)) delta_j(a) (the last is the paper's formula).
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     k = check_int("k", k, min_value=0, max_value=c.n_heads - 1)
     m, d_k = c.m, c.d_k
     src, tgt = c.sources(k), c.targets(k)
@@ -241,7 +235,7 @@ def noise_summary(c: Construction, *, heads=None) -> dict:
     (every other (i, j) at head k). Per term and group: mean, std, max |.|, and max |.| / sqrt(d_k ln m) (the scale
     of the paper's bounds); for N1, N3 also max |E[.|X]| / d_k. Also the identity residual max |S - sum|.
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     heads = range(c.n_heads) if heads is None else heads
     scale = math.sqrt(c.d_k * math.log(max(c.m, 2)))
     acc: dict = {}
@@ -367,7 +361,7 @@ def normalised_margin(c: Construction, *, margins: SeparationMargins | None = No
     parameters satisfy (26) when |tau| / (||U|| ||V||) <= 1. Returns the scale, the normalised margin at tau, the
     normalised best-threshold margin and the largest row norm of X.
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     mg = separation_margins(c) if margins is None else margins
     scale = float(np.linalg.norm(c.W_Q) * np.linalg.norm(c.W_K))
     return {

@@ -1,4 +1,4 @@
-"""Measurements for the softmax analysis (Sec. 8) and the lower bound (Sec. 9) on actual constructions.
+"""Measurements for the softmax analysis (Sec. 8) on actual constructions.
 
 Sec. 8 (Algorithm 2, Theorem 8.1): per-head logits L^(k) = S^(k) / sqrt(d_k) over all of V, the owner head k*(i)
 of each source, the raw-score separation of Eq. (7), the exact worst case of the aggregated score
@@ -9,10 +9,9 @@ softmax mass over fresh signatures with X and C held fixed (Eq. (14)).
 Lemma 8.3: exact psi_1 norms of p - 1/ell when Z ~ Gamma(a) (then p = Z_1 / sum_t Z_t ~ Beta(a, (ell - 1) a)), and a
 certified lower bound showing that Z = exp(L) with L ~ N(0, sigma^2) has infinite psi_1 norm.
 
-Sec. 9: the decision function of Lemma 9.3 (max, sum or log-sum-exp over heads of x_u^T U_k V_k^T x_v, minus tau),
-the two-way softmax score of Eq. (28), the best margin of a construction under normalisation (26) over all
-factorisations (nuclear norms), and a graph-dependent ("learned") embedding that recognises a permutation graph
-with one head of width d_model / 2 (Sec. 10).
+The Sec. 9 / Sec. 10 measurements (decision function of Lemma 9.3, the two-way softmax score of Eq. (28), the best
+margin under normalisation (26), the graph-dependent embedding) live in :mod:`rgr_verify.lower_bound`; their names
+are re-exported here.
 """
 
 from __future__ import annotations
@@ -21,11 +20,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import integrate, optimize, special, stats
+from scipy import integrate, optimize, stats
 
-from ._checks import check_choice, check_finite_array, check_int, check_real, check_rng
-from .constructions import Construction
-from .graphs import Digraph
+from ._checks import check_finite_array, check_int, check_real, check_rng
+from .constructions import Construction, check_construction
+from .lower_bound import (  # re-exported: Sec. 9 / Sec. 10 importers of this module
+    decision_function,
+    graph_dependent_embedding_qk,
+    nuclear_normalised_margin,
+    two_way_softmax_score,
+)
 from .measurements import head_score_matrix
 
 __all__ = [
@@ -45,21 +49,12 @@ __all__ = [
     "signature_mean_masses",
     "gamma_softmax_psi1_norm",
     "lognormal_psi1_lower_bound",
+    # re-exported from rgr_verify.lower_bound (Sec. 9, Sec. 10)
     "decision_function",
     "two_way_softmax_score",
     "nuclear_normalised_margin",
     "graph_dependent_embedding_qk",
-    "LOG_READINGS",
 ]
-
-LOG_READINGS = ("ln", "log2")
-
-
-def _check_construction(c) -> Construction:
-    if not isinstance(c, Construction):
-        raise ValueError(f"construction must be a Construction, got {type(c).__name__}")
-    return c
-
 
 def softmax_calibration_bound(a: float, b: float, ell: int) -> float:
     """Lemma 8.2's lower bound 1 / (1 + (ell - 1) e^{-(a - b)}) on the softmax mass of an item with z >= a
@@ -77,7 +72,7 @@ def head_logits(c: Construction, k: int) -> np.ndarray:
 
 def source_owner_heads(c: Construction) -> np.ndarray:
     """int64 ``[m]``: k*(i), the head whose source block V_k holds i (Theorem 8.1, Step 1)."""
-    c = _check_construction(c)
+    c = check_construction(c)
     own = np.full(c.m, -1, dtype=np.int64)
     for k, blk in enumerate(c.blocks):
         own[blk[:, 0]] = k
@@ -114,7 +109,7 @@ class RawSeparation:
 
 def raw_separation(c: Construction) -> RawSeparation:
     """Measure Eq. (7): S^(k*)_{i,pi(i)} >= 3/4 d_k and S^(k*)_{ij} <= 1/4 d_k for j != pi(i)."""
-    c = _check_construction(c)
+    c = check_construction(c)
     true = np.empty(c.m)
     other = np.empty(c.m)
     for k, blk in enumerate(c.blocks):
@@ -132,7 +127,7 @@ def raw_separation(c: Construction) -> RawSeparation:
 
 def all_head_logits(c: Construction) -> np.ndarray:
     """L ``[h, m, m]``: every head's logits over every ordered pair of V (Eq. (5)). Memory 8 h m^2 bytes."""
-    c = _check_construction(c)
+    c = check_construction(c)
     return np.stack([head_logits(c, k) for k in range(c.n_heads)])
 
 
@@ -191,7 +186,7 @@ def owner_mass_lower(c: Construction, ell: int, *, logits: np.ndarray | None = N
     The minimum fills the other ell - |{i, pi(i)}| slots with the largest owner-head logits:
     e^{L_pi} / (e^{L_pi} + [pi(i) != i] e^{L_i} + sum of the top others). Returns ``[m]`` (Eqs. (9)-(10)).
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     ell = check_int("ell", ell, min_value=2, max_value=c.m)
     L_all = all_head_logits(c) if logits is None else check_finite_array("logits", logits, ndim=3)
     own = source_owner_heads(c)
@@ -265,7 +260,7 @@ def certify_all_contexts(c: Construction, ell: int, *, logits: np.ndarray | None
     exactly, so a score on the wrong side of 1/2 there is a counterexample context.
     Cost O(h m^2 log m) time and O(h m^2) memory (the logits of every head over V).
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     m = c.m
     ell = check_int("ell", ell, min_value=2, max_value=m)
     tgt = _targets(c)
@@ -360,7 +355,7 @@ def background_deviation(c: Construction, contexts, *, logits: np.ndarray | None
     Returns the largest |B_ij - (h - 1)/ell| over all sources and items of all contexts, and the constant C_2 that
     Eq. (16) would need: max |B - (h - 1)/ell| * ell / (sqrt(h ln m) + ln m).
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     L = all_head_logits(c) if logits is None else logits
     B = scores_from_logits(L, contexts, exclude_heads=source_owner_heads(c))
     n, ell = np.asarray(contexts).shape
@@ -378,7 +373,7 @@ def signature_mean_masses(c: Construction, head: int, source: int, context, *, n
     Only the signature rows w_t, t in T_k, enter head k, so each draw redraws them: q = u_i[V_k] W_sig[T_k],
     key_t = u_t[T_k] W_sig[T_k] with u = rows of X X^T (App. B.2). Returns two ``[ell]`` arrays.
     """
-    c = _check_construction(c)
+    c = check_construction(c)
     head = check_int("head", head, min_value=0, max_value=c.n_heads - 1)
     source = check_int("source", source, min_value=0, max_value=c.m - 1)
     n_draws = check_int("n_draws", n_draws, min_value=1)
@@ -460,97 +455,3 @@ def lognormal_psi1_lower_bound(sigma: float, t: float) -> dict:
     over = np.flatnonzero(vals > math.log(2))
     idx = int(over[0]) if over.size else int(np.argmax(vals))  # the smallest a that certifies, if any
     return {"a": float(grid[idx]), "log_lower_bound": float(vals[idx]), "exceeds_log2": bool(vals[idx] > math.log(2))}
-
-
-def _pair_head_scores(U, V, xa, xb, *, d_k: int, names: tuple[str, str]) -> np.ndarray:
-    """Per-head scores ``[h, 2, 2]`` on the length-2 context (x_a, x_b): entry [k, p, q] = x_p^T U_k V_k^T x_q, with
-    U = [U_1 | ... | U_h] and V likewise ``[d_model, h d_k]`` (scored by :func:`rgr_verify.scoring.head_scores`)."""
-    import torch
-
-    from .scoring import head_scores, split_heads
-
-    U = check_finite_array("U", U, ndim=2)
-    V = check_finite_array("V", V, ndim=2)
-    d_k = check_int("d_k", d_k, min_value=1)
-    if U.shape != V.shape or U.shape[1] % d_k:
-        raise ValueError(f"U and V must share a shape [d_model, h * d_k] with d_k={d_k}, got {U.shape}, {V.shape}")
-    xa = check_finite_array(names[0], xa, ndim=1)
-    xb = check_finite_array(names[1], xb, ndim=1)
-    if xa.shape[0] != U.shape[0] or xb.shape[0] != U.shape[0]:
-        raise ValueError(f"{names[0]} and {names[1]} must have length d_model = {U.shape[0]}")
-    h = U.shape[1] // d_k
-    X_C = torch.as_tensor(np.stack([xa, xb]))[None]  # [1, 2, d_model]
-    return head_scores(X_C, split_heads(U, h), split_heads(V, h))[0].numpy()  # [h, 2, 2]
-
-
-def decision_function(U, V, tau: float, xu, xv, *, d_k: int, aggregation: str = "max") -> float:
-    """S(u, v) - tau of Lemma 9.3: heads s_k = x_u^T U_k V_k^T x_v with U = [U_1 | ... | U_h] ``[d_model, h d_k]``.
-
-    ``aggregation``: "max" (Eq. (25)), "sum" or "logsumexp" over heads (the remark after Lemma 9.3).
-    """
-    check_choice("aggregation", aggregation, ("max", "sum", "logsumexp"))
-    tau = check_real("tau", tau)
-    s = _pair_head_scores(U, V, xu, xv, d_k=d_k, names=("xu", "xv"))[:, 0, 1]
-    if aggregation == "max":
-        agg = s.max()
-    elif aggregation == "sum":
-        agg = s.sum()
-    else:
-        agg = float(special.logsumexp(s))
-    return float(agg - tau)
-
-
-def two_way_softmax_score(U, V, xi, xj, *, d_k: int) -> float:
-    """A_ij on the length-2 context (i, j) (Eq. (28)): sum_k sigma(L^(k)_ij - L^(k)_ii), L = x^T U_k V_k^T x / sqrt(d_k)."""
-    S = _pair_head_scores(U, V, xi, xj, d_k=d_k, names=("xi", "xj"))
-    return float(special.expit((S[:, 0, 1] - S[:, 0, 0]) / math.sqrt(d_k)).sum())
-
-
-def nuclear_normalised_margin(c: Construction, margin: float) -> dict:
-    """Best margin under normalisation (26) over all factorisations of the heads' A_k = W_Q^(k) W_K^(k)T.
-
-    Scaling (U, V, tau) -> (U / a, V / b, tau / (a b)) keeps every decision; over all factorisations U_k V_k^T = A_k
-    the smallest achievable ||U||_F ||V||_F is sum_k ||A_k||_* (balanced SVD factors), so the largest margin
-    attainable under ||U||_F, ||V||_F <= 1 is margin / sum_k ||A_k||_*. Also returns the margin normalised by the
-    construction's own ||W_Q||_F ||W_K||_F and the largest row norm of X (must be <= 1).
-    """
-    c = _check_construction(c)
-    margin = check_real("margin", margin)
-    nuclear = 0.0
-    for k in range(c.n_heads):
-        A = c.W_Q[k] @ c.W_K[k].T  # [d_model, d_model]
-        nuclear += float(np.linalg.svd(A, compute_uv=False).sum())
-    frob = float(np.linalg.norm(c.W_Q) * np.linalg.norm(c.W_K))
-    return {"sum_nuclear_norms": nuclear, "frobenius_product": frob, "margin": margin,
-            "normalised_margin_best": margin / nuclear, "normalised_margin_frobenius": margin / frob,
-            "tau_normalised": float(c.tau) / nuclear, "max_row_norm": float(np.linalg.norm(c.X, axis=1).max())}
-
-
-def graph_dependent_embedding_qk(graph: Digraph, d_model: int, *, rng: np.random.Generator) -> dict:
-    """A "learned" (graph-dependent) embedding and one QK head that recognise a permutation graph (Sec. 10).
-
-    With d = d_model / 2 and random sign codes r_v in {+-1}^d / sqrt(d), embed x_v = [r_{pi(v)} ; r_v] / sqrt(2)
-    (unit norm) and use one head of width d with U = [I_d ; 0] / sqrt(d), V = [0 ; I_d] / sqrt(d) (so
-    ||U||_F = ||V||_F = 1, normalisation (26)). Then s(u, v) = <r_{pi(u)}, r_v> / (2 d): 1 / (2 d) on edges and
-    O(sqrt(log m / d) / d) elsewhere. Returns X ``[m, d_model]``, W_Q, W_K ``[1, d_model, d]``, the scores
-    ``[m, m]``, tau (midpoint of the gap) and the margin of Definition 9.1 (negative if not separated).
-    """
-    if not isinstance(graph, Digraph) or graph.perm is None:
-        raise ValueError("graph must be a permutation graph (a Digraph with perm)")
-    d_model = check_int("d_model", d_model, min_value=2)
-    if d_model % 2:
-        raise ValueError(f"d_model must be even, got {d_model}")
-    check_rng(rng)
-    d = d_model // 2
-    m = graph.m
-    perm = np.asarray(graph.perm)
-    R = rng.choice(np.array([-1.0, 1.0]), size=(m, d)) / math.sqrt(d)  # [m, d] unit rows
-    X = np.concatenate([R[perm], R], axis=1) / math.sqrt(2.0)  # [m, d_model]
-    U = np.concatenate([np.eye(d), np.zeros((d, d))], axis=0) / math.sqrt(d)  # [d_model, d]
-    V = np.concatenate([np.zeros((d, d)), np.eye(d)], axis=0) / math.sqrt(d)
-    S = (X @ U) @ (X @ V).T  # [m, m]
-    A = graph.adjacency
-    min_edge, max_non = float(S[A].min()), float(S[~A].max())
-    tau = (min_edge + max_non) / 2
-    return {"X": X, "W_Q": U[None], "W_K": V[None], "scores": S, "tau": tau, "margin": (min_edge - max_non) / 2,
-            "D_K": d, "frobenius_U": float(np.linalg.norm(U)), "frobenius_V": float(np.linalg.norm(V))}
