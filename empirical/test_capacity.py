@@ -6,12 +6,27 @@ import pytest
 
 from rgr_verify.capacity import (
     bootstrap_slope,
+    cap_sensitivity,
     compression_x,
+    could_pass_with_longer_cap,
     curves,
     fit_affine,
     fit_through_origin,
+    per_seed_thresholds,
     threshold,
+    transition_windows,
 )
+from rgr_verify.fits import (
+    DKInterval,
+    compare_laws,
+    dk_interval,
+    interval_regression,
+    preference,
+    profile_interval,
+    slope_range_affine,
+    slope_range_through_origin,
+)
+from rgr_verify.stats import permutation_pvalue, stratified_permutation_pvalue
 
 
 def _rec(m, d, h, D, seed, metric):
@@ -90,22 +105,8 @@ def test_threshold_estimates_are_ordered(seed):
     assert val[0] <= val[1] <= val[2]
 
 
-# rgr_verify.fits: D_K* intervals, interval (censored) regression, competing laws, grid ranges, permutation tests.
-from rgr_verify.fits import (  # noqa: E402
-    DKInterval,
-    cap_sensitivity,
-    compare_laws,
-    dk_interval,
-    interval_regression,
-    per_seed_thresholds,
-    permutation_pvalue,
-    preference,
-    profile_interval,
-    slope_range_affine,
-    slope_range_through_origin,
-    stratified_permutation_pvalue,
-    transition_windows,
-)
+# rgr_verify.fits: D_K* intervals, interval (censored) regression, competing laws, grid ranges; rgr_verify.stats:
+# permutation tests; rgr_verify.capacity: per-seed thresholds, step-cap sensitivity, transition windows.
 
 
 def test_dk_interval_hand_set_and_censoring():
@@ -225,9 +226,19 @@ def test_transition_windows_sharp_gradual_and_plateau():
 
 
 def test_could_pass_with_longer_cap_extrapolates_linearly():
-    from rgr_verify.fits import could_pass_with_longer_cap
-
     slow = _run(0, 1, 8, 0.58, False, [0.55] * 5 + [0.57] * 5)  # +0.004 per check: 0.57 + 0.04 after 10 more checks
     fast = _run(0, 1, 8, 0.93, False, [0.80] * 5 + [0.90] * 5)  # +0.02 per check: 0.90 + 0.2 >= 0.99
     assert not could_pass_with_longer_cap(slow) and could_pass_with_longer_cap(fast)
     assert not could_pass_with_longer_cap(_run(0, 1, 8, 0.5, True, [0.1, 0.9] * 5))  # stopped early: not capped
+
+
+def test_fits_keeps_its_names_after_the_split():
+    # claims import these names from rgr_verify.fits; they now live in rgr_verify.stats and rgr_verify.capacity
+    from rgr_verify import capacity, fits, stats
+
+    assert fits.permutation_pvalue is stats.permutation_pvalue
+    assert fits.stratified_permutation_pvalue is stats.stratified_permutation_pvalue
+    for name in ("per_seed_thresholds", "rising_at_cap", "could_pass_with_longer_cap", "cap_sensitivity",
+                 "transition_windows"):
+        assert getattr(fits, name) is getattr(capacity, name)
+    assert all(hasattr(fits, name) for name in fits.__all__)

@@ -7,6 +7,8 @@
 * h^*: the h attaining the central D_K^* (ties: larger mean F1). Pool: head counts with a tested D_K within 10% of
   D_K^*; a candidate is retained when a paired two-sided t-test on per-seed F1 against (h^*, D_K^*) gives
   p > 0.05; the interval spans the retained head counts (and h^*).
+* Per-seed thresholds, step-cap sensitivity (whether D_K^* is set by the step cap rather than by capacity) and the
+  sharp / gradual / undecided shape of each curve's rise (:func:`transition_windows`).
 * Fits (scipy): slope through the origin y = a x with centred R^2 = 1 - SS_res / SS_tot (the uncentred
   1 - SS_res / sum y^2 is reported too), affine least squares (``scipy.stats.linregress``), percentile bootstrap
   intervals over seeds.
@@ -36,6 +38,11 @@ __all__ = [
     "fit_affine",
     "bootstrap_slope",
     "compression_x",
+    "per_seed_thresholds",
+    "rising_at_cap",
+    "could_pass_with_longer_cap",
+    "cap_sensitivity",
+    "transition_windows",
 ]
 
 
@@ -222,3 +229,127 @@ def bootstrap_slope(groups: dict[tuple, Sequence[CurvePoint]], xfun: Callable[[t
         return float("nan"), float("nan"), 0
     lo, hi = np.quantile(slopes, [(1 - confidence) / 2, (1 + confidence) / 2])
     return float(lo), float(hi), len(slopes)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Per-seed thresholds, step-cap sensitivity and the shape of the F1-D_K transition
+
+
+def per_seed_thresholds(records: Sequence[dict], *, target: float = 0.99) -> dict[int, dict]:
+    """Per seed of one cell: the smallest D_K where some h reaches ``target`` test F1, the h attaining it (ties:
+    larger F1, then fewer heads), and whether that run stopped early. ``{seed: {"D_K", "h", "stopped_early"}}``
+    with D_K = inf (h None) when no tested configuration passes for that seed."""
+    by_seed: dict[int, list] = {}
+    for rec in records:
+        by_seed.setdefault(int(rec["seed"]), []).append(rec)
+    out = {}
+    for seed, recs in sorted(by_seed.items()):
+        passing = [r for r in recs if float(r["metric"]) >= target]
+        if not passing:
+            out[seed] = {"D_K": math.inf, "h": None, "stopped_early": None}
+            continue
+        best = min(passing, key=lambda r: (r["config"]["n_heads"] * r["config"]["d_head"], -float(r["metric"]),
+                                           r["config"]["n_heads"]))
+        c = best["config"]
+        out[seed] = {"D_K": c["n_heads"] * c["d_head"], "h": c["n_heads"], "stopped_early": bool(best["stopped_early"])}
+    return out
+
+
+
+def rising_at_cap(record: dict, *, window: int = 5, min_rise: float = 0.005) -> bool:
+    """True when a run hit its step cap (did not stop early) with validation F1 still rising: the mean of its last
+    ``window`` checks exceeds the mean of the ``window`` checks before them by at least ``min_rise``."""
+    window = check_int("window", window, min_value=1)
+    if record["stopped_early"]:
+        return False
+    hist = list(record.get("val_history") or [])
+    if len(hist) < 2 * window:
+        return True  # too short a history to say it has levelled off
+    return float(np.mean(hist[-window:]) - np.mean(hist[-2 * window:-window])) >= min_rise
+
+
+
+def could_pass_with_longer_cap(record: dict, *, factor: float = 2.0, target: float = 0.99, window: int = 5) -> bool:
+    """True when a run that hit its cap below ``target`` would reach it within a cap ``factor`` times longer if its
+    validation F1 kept rising at its current rate (mean of the last ``window`` checks minus the mean of the
+    ``window`` before, per check; linear extrapolation, optimistic for saturating curves, so a run it rules out is
+    very unlikely to pass). Runs that stopped early or already reach ``target`` return False."""
+    window = check_int("window", window, min_value=1)
+    if record["stopped_early"] or float(record["metric"]) >= target:
+        return False
+    hist = list(record.get("val_history") or [])
+    if len(hist) < 2 * window:
+        return True
+    rate = float(np.mean(hist[-window:]) - np.mean(hist[-2 * window:-window])) / window
+    more_checks = (factor - 1.0) * len(hist)
+    return float(np.mean(hist[-window:])) + rate * more_checks >= target
+
+
+
+def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central: int | None, h_star: int | None, *,
+                    min_early: float = 0.9, near: float = 0.9, target: float = 0.99) -> dict:
+    """Whether a cell's D_K^* is set by the step cap rather than by capacity.
+
+    ``runs``: ``{(h, D_K): [records]}`` of the cell; ``points``: its :class:`~rgr_verify.capacity.CurvePoint` list.
+    Reports the share of runs at (h^*, D_K^*) that stopped early (flagged when below ``min_early``; the cell counts
+    as *cap-limited* when at most half did, i.e. most runs there hit the cap), and, at the tested D_K just below
+    D_K^*, every h (mean test F1 at least ``near``) most of whose runs would reach ``target`` with a cap twice as long
+    at their current rate (:func:`could_pass_with_longer_cap`): such an h could pass, so D_K^* could move down.
+    """
+    check_probability("min_early", min_early)
+    if central is None:
+        return {"stopped early at (h*, D_K*)": None, "below 90%": None, "cap-limited": None,
+                "could move down with a longer cap": None, "candidates": []}
+    at = runs.get((h_star, central), [])
+    frac = sum(bool(r["stopped_early"]) for r in at) / len(at) if at else float("nan")
+    below = [p.D_K for p in points if p.D_K < central]
+    cands = []
+    if below:
+        prev = max(below)
+        for p in points:
+            if p.D_K != prev or not near <= p.mean < target:
+                continue
+            rs = runs.get((p.h, p.D_K), [])
+            movable = sum(could_pass_with_longer_cap(r, target=target) for r in rs)
+            if rs and movable > len(rs) / 2:
+                cands.append({"h": p.h, "D_K": p.D_K, "mean F1": round(p.mean, 4),
+                              "runs reaching 0.99 with a 2x cap at their current rate": f"{movable}/{len(rs)}"})
+    return {"stopped early at (h*, D_K*)": round(frac, 3), "below 90%": bool(frac < min_early),
+            "cap-limited": bool(frac <= 0.5), "could move down with a longer cap": bool(cands), "candidates": cands}
+
+
+
+def transition_windows(points: Sequence, *, low: float = 0.5, high: float = 0.99, factor: float = 4.0,
+                       alpha: float = 0.05) -> list[dict]:
+    """Classify each head count's F1-D_K curve that reaches mean F1 >= ``high`` as sharp, gradual or undecided.
+
+    With one-sided t-bounds at level ``alpha`` per point (over the seeds of the point):
+    * **sharp**: some D_lo with upper bound <= ``low`` and some D_hi <= ``factor`` D_lo with lower bound >= ``high``
+      (the rise from ``low`` to ``high`` provably happens within a factor ``factor`` of D_K);
+    * **gradual**: some D_a with lower bound > ``low`` and some D_b >= ``factor`` D_a with upper bound < ``high``
+      (the rise provably takes more than a factor ``factor``);
+    * otherwise **undecided**. Curves that never reach ``high`` (plateaus) are not classified.
+    If every bound holds (probability >= 1 - alpha x #points by the union bound), a curve is never misclassified.
+    """
+    check_probability("alpha", alpha, open_low=True, open_high=True)
+    out = []
+    for h in sorted({p.h for p in points}):
+        line = sorted((p for p in points if p.h == h), key=lambda p: p.D_K)
+        if not any(p.mean >= high for p in line):
+            continue
+        bounds = []
+        for p in line:
+            n = len(p.values)
+            if n >= 2:
+                half = _st.t.ppf(1 - alpha, n - 1) * float(np.std(p.values, ddof=1)) / math.sqrt(n)
+            else:
+                half = math.inf
+            bounds.append((p.D_K, p.mean - half, p.mean + half, p.mean))
+        sharp = [(a[0], b[0]) for a in bounds for b in bounds if a[0] < b[0] <= factor * a[0] and a[2] <= low
+                 and b[1] >= high]
+        gradual = [(a[0], b[0]) for a in bounds for b in bounds if b[0] >= factor * a[0] and a[1] > low
+                   and b[2] < high]
+        kind = "gradual" if gradual else "sharp" if sharp else "undecided"
+        out.append({"h": h, "kind": kind, "witness": (gradual or sharp or [None])[0],
+                    "means": {d: round(mean, 4) for d, _, _, mean in bounds}})
+    return out

@@ -1,6 +1,6 @@
 """Fits an expert would accept: D_K^* as an interval on the tested ladder, interval (censored) regression, competing
-scaling laws compared by AIC/BIC, the grid-step range of the paper's through-origin slope, and exact permutation
-tests on per-seed thresholds (Sec. 6.1, Figs. 3, 4, 10; App. A.3, Eq. (32)).
+scaling laws compared by AIC/BIC and the grid-step range of the paper's through-origin slope (Sec. 6.1, Figs. 3, 4,
+10; App. A.3, Eq. (32)).
 
 * **D_K^* is an interval.** The ladder moves by up to 50 %, so a cell's threshold is only known to lie in
   (last tested D_K below it, first passing D_K] (:func:`dk_interval`). A cell whose first passing D_K is the smallest
@@ -15,13 +15,14 @@ tests on per-seed thresholds (Sec. 6.1, Figs. 3, 4, 10; App. A.3, Eq. (32)).
 * **Grid range of a through-origin slope** (:func:`slope_range_through_origin`): the least-squares slope
   sum x_i y_i / sum x_i^2 is increasing in every y_i (x_i >= 0), so the slopes at the intervals' low and high ends
   bound it exactly.
-* **Exact permutation test** (:func:`permutation_pvalue`): one-sided p-value of mean(b) - mean(a) over all
-  relabellings of the pooled values (exact under exchangeability, i.e. "no effect"); infinite values allowed.
+
+The exact permutation tests on per-seed thresholds live in :mod:`rgr_verify.stats`, the per-seed thresholds, step-cap
+sensitivity and transition windows of the F1-D_K curves in :mod:`rgr_verify.capacity`; their names are re-exported
+here.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -32,6 +33,14 @@ from scipy import special as _sp
 from scipy import stats as _st
 
 from ._checks import check_choice, check_int, check_probability
+from .capacity import (  # re-exported: importers of these names from this module
+    cap_sensitivity,
+    could_pass_with_longer_cap,
+    per_seed_thresholds,
+    rising_at_cap,
+    transition_windows,
+)
+from .stats import permutation_pvalue, stratified_permutation_pvalue  # re-exported as well
 
 __all__ = [
     "DKInterval",
@@ -47,6 +56,7 @@ __all__ = [
     "preference",
     "slope_range_through_origin",
     "slope_range_affine",
+    # re-exported from rgr_verify.stats and rgr_verify.capacity
     "permutation_pvalue",
     "stratified_permutation_pvalue",
     "per_seed_thresholds",
@@ -377,186 +387,3 @@ def slope_range_affine(x, low, high) -> tuple[float, float]:
         raise ValueError("x, low, high must be finite with low <= high")
     w = (x - x.mean()) / float(np.sum((x - x.mean()) ** 2))
     return float(np.sum(np.minimum(w * lo, w * hi))), float(np.sum(np.maximum(w * lo, w * hi)))
-
-
-def permutation_pvalue(a, b, *, alternative: str = "greater") -> float:
-    """Exact one-sided permutation p-value of mean-rank(b) - mean-rank(a) (``"greater"``: b tends to be larger).
-
-    Values are replaced by their mid-ranks in the pooled sample (so +-inf are allowed and ties count as ties); the
-    p-value is the share of the C(n_a + n_b, n_b) splits whose statistic is at least the observed one (exact under
-    exchangeability of a and b). At most 10^6 splits.
-    """
-    check_choice("alternative", alternative, ("greater", "less"))
-    a = [float(v) for v in a]
-    b = [float(v) for v in b]
-    if not a or not b or any(math.isnan(v) for v in a + b):
-        raise ValueError("a and b must be non-empty and contain no NaN")
-    pooled = np.array(a + b)
-    n = pooled.size
-    if math.comb(n, len(b)) > 10**6:
-        raise ValueError(f"too many splits: C({n}, {len(b)}) > 10^6")
-    ranks = _st.rankdata(np.where(np.isinf(pooled), np.sign(pooled) * 1e300, pooled))
-    sign = 1.0 if alternative == "greater" else -1.0
-    total = float(ranks.sum())
-
-    def stat(idx):
-        sb = float(ranks[list(idx)].sum())
-        return sign * (sb / len(b) - (total - sb) / len(a))
-
-    obs = stat(range(len(a), n))
-    count = hits = 0
-    for idx in itertools.combinations(range(n), len(b)):
-        count += 1
-        hits += stat(idx) >= obs - 1e-12
-    return hits / count
-
-
-def per_seed_thresholds(records: Sequence[dict], *, target: float = 0.99) -> dict[int, dict]:
-    """Per seed of one cell: the smallest D_K where some h reaches ``target`` test F1, the h attaining it (ties:
-    larger F1, then fewer heads), and whether that run stopped early. ``{seed: {"D_K", "h", "stopped_early"}}``
-    with D_K = inf (h None) when no tested configuration passes for that seed."""
-    by_seed: dict[int, list] = {}
-    for rec in records:
-        by_seed.setdefault(int(rec["seed"]), []).append(rec)
-    out = {}
-    for seed, recs in sorted(by_seed.items()):
-        passing = [r for r in recs if float(r["metric"]) >= target]
-        if not passing:
-            out[seed] = {"D_K": math.inf, "h": None, "stopped_early": None}
-            continue
-        best = min(passing, key=lambda r: (r["config"]["n_heads"] * r["config"]["d_head"], -float(r["metric"]),
-                                           r["config"]["n_heads"]))
-        c = best["config"]
-        out[seed] = {"D_K": c["n_heads"] * c["d_head"], "h": c["n_heads"], "stopped_early": bool(best["stopped_early"])}
-    return out
-
-
-def rising_at_cap(record: dict, *, window: int = 5, min_rise: float = 0.005) -> bool:
-    """True when a run hit its step cap (did not stop early) with validation F1 still rising: the mean of its last
-    ``window`` checks exceeds the mean of the ``window`` checks before them by at least ``min_rise``."""
-    window = check_int("window", window, min_value=1)
-    if record["stopped_early"]:
-        return False
-    hist = list(record.get("val_history") or [])
-    if len(hist) < 2 * window:
-        return True  # too short a history to say it has levelled off
-    return float(np.mean(hist[-window:]) - np.mean(hist[-2 * window:-window])) >= min_rise
-
-
-def could_pass_with_longer_cap(record: dict, *, factor: float = 2.0, target: float = 0.99, window: int = 5) -> bool:
-    """True when a run that hit its cap below ``target`` would reach it within a cap ``factor`` times longer if its
-    validation F1 kept rising at its current rate (mean of the last ``window`` checks minus the mean of the
-    ``window`` before, per check; linear extrapolation, optimistic for saturating curves, so a run it rules out is
-    very unlikely to pass). Runs that stopped early or already reach ``target`` return False."""
-    window = check_int("window", window, min_value=1)
-    if record["stopped_early"] or float(record["metric"]) >= target:
-        return False
-    hist = list(record.get("val_history") or [])
-    if len(hist) < 2 * window:
-        return True
-    rate = float(np.mean(hist[-window:]) - np.mean(hist[-2 * window:-window])) / window
-    more_checks = (factor - 1.0) * len(hist)
-    return float(np.mean(hist[-window:])) + rate * more_checks >= target
-
-
-def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central: int | None, h_star: int | None, *,
-                    min_early: float = 0.9, near: float = 0.9, target: float = 0.99) -> dict:
-    """Whether a cell's D_K^* is set by the step cap rather than by capacity.
-
-    ``runs``: ``{(h, D_K): [records]}`` of the cell; ``points``: its :class:`~rgr_verify.capacity.CurvePoint` list.
-    Reports the share of runs at (h^*, D_K^*) that stopped early (flagged when below ``min_early``; the cell counts
-    as *cap-limited* when at most half did, i.e. most runs there hit the cap), and, at the tested D_K just below
-    D_K^*, every h (mean test F1 at least ``near``) most of whose runs would reach ``target`` with a cap twice as long
-    at their current rate (:func:`could_pass_with_longer_cap`): such an h could pass, so D_K^* could move down.
-    """
-    check_probability("min_early", min_early)
-    if central is None:
-        return {"stopped early at (h*, D_K*)": None, "below 90%": None, "cap-limited": None,
-                "could move down with a longer cap": None, "candidates": []}
-    at = runs.get((h_star, central), [])
-    frac = sum(bool(r["stopped_early"]) for r in at) / len(at) if at else float("nan")
-    below = [p.D_K for p in points if p.D_K < central]
-    cands = []
-    if below:
-        prev = max(below)
-        for p in points:
-            if p.D_K != prev or not near <= p.mean < target:
-                continue
-            rs = runs.get((p.h, p.D_K), [])
-            movable = sum(could_pass_with_longer_cap(r, target=target) for r in rs)
-            if rs and movable > len(rs) / 2:
-                cands.append({"h": p.h, "D_K": p.D_K, "mean F1": round(p.mean, 4),
-                              "runs reaching 0.99 with a 2x cap at their current rate": f"{movable}/{len(rs)}"})
-    return {"stopped early at (h*, D_K*)": round(frac, 3), "below 90%": bool(frac < min_early),
-            "cap-limited": bool(frac <= 0.5), "could move down with a longer cap": bool(cands), "candidates": cands}
-
-
-def transition_windows(points: Sequence, *, low: float = 0.5, high: float = 0.99, factor: float = 4.0,
-                       alpha: float = 0.05) -> list[dict]:
-    """Classify each head count's F1-D_K curve that reaches mean F1 >= ``high`` as sharp, gradual or undecided.
-
-    With one-sided t-bounds at level ``alpha`` per point (over the seeds of the point):
-    * **sharp**: some D_lo with upper bound <= ``low`` and some D_hi <= ``factor`` D_lo with lower bound >= ``high``
-      (the rise from ``low`` to ``high`` provably happens within a factor ``factor`` of D_K);
-    * **gradual**: some D_a with lower bound > ``low`` and some D_b >= ``factor`` D_a with upper bound < ``high``
-      (the rise provably takes more than a factor ``factor``);
-    * otherwise **undecided**. Curves that never reach ``high`` (plateaus) are not classified.
-    If every bound holds (probability >= 1 - alpha x #points by the union bound), a curve is never misclassified.
-    """
-    check_probability("alpha", alpha, open_low=True, open_high=True)
-    out = []
-    for h in sorted({p.h for p in points}):
-        line = sorted((p for p in points if p.h == h), key=lambda p: p.D_K)
-        if not any(p.mean >= high for p in line):
-            continue
-        bounds = []
-        for p in line:
-            n = len(p.values)
-            if n >= 2:
-                half = _st.t.ppf(1 - alpha, n - 1) * float(np.std(p.values, ddof=1)) / math.sqrt(n)
-            else:
-                half = math.inf
-            bounds.append((p.D_K, p.mean - half, p.mean + half, p.mean))
-        sharp = [(a[0], b[0]) for a in bounds for b in bounds if a[0] < b[0] <= factor * a[0] and a[2] <= low
-                 and b[1] >= high]
-        gradual = [(a[0], b[0]) for a in bounds for b in bounds if b[0] >= factor * a[0] and a[1] > low
-                   and b[2] < high]
-        kind = "gradual" if gradual else "sharp" if sharp else "undecided"
-        out.append({"h": h, "kind": kind, "witness": (gradual or sharp or [None])[0],
-                    "means": {d: round(mean, 4) for d, _, _, mean in bounds}})
-    return out
-
-
-def stratified_permutation_pvalue(strata: Sequence[tuple[Sequence[float], Sequence[float]]], *,
-                                  alternative: str = "greater") -> float:
-    """Exact one-sided p-value of sum over strata of mean-rank(b) - mean-rank(a), ranks taken within each stratum
-    and labels permuted within each stratum only (exact when a and b are exchangeable in every stratum). At most
-    10^6 joint relabellings."""
-    check_choice("alternative", alternative, ("greater", "less"))
-    if not strata:
-        raise ValueError("strata must be non-empty")
-    sign = 1.0 if alternative == "greater" else -1.0
-    per = []
-    total_count = 1
-    for a, b in strata:
-        a = [float(v) for v in a]
-        b = [float(v) for v in b]
-        if not a or not b or any(math.isnan(v) for v in a + b):
-            raise ValueError("every stratum needs non-empty a and b without NaN")
-        pooled = np.array(a + b)
-        ranks = _st.rankdata(np.where(np.isinf(pooled), np.sign(pooled) * 1e300, pooled))
-        n, nb, tot = pooled.size, len(b), float(ranks.sum())
-        stats = []
-        for idx in itertools.combinations(range(n), nb):
-            sb = float(ranks[list(idx)].sum())
-            stats.append(sign * (sb / nb - (tot - sb) / len(a)))
-        sb = float(ranks[len(a):].sum())
-        per.append((np.array(stats), sign * (sb / nb - (tot - sb) / len(a))))
-        total_count *= len(stats)
-    if total_count > 10**6:
-        raise ValueError(f"too many joint relabellings: {total_count} > 10^6")
-    obs = sum(o for _, o in per)
-    dist = np.zeros(1)
-    for stats, _ in per:
-        dist = (dist[:, None] + stats[None, :]).ravel()
-    return float(np.mean(dist >= obs - 1e-9))
