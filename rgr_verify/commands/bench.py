@@ -1,4 +1,5 @@
-"""``rgr-verify bench``: naive per-run PyTorch loop vs the batched engine, run-steps per second and ratio."""
+"""``rgr-verify bench``: the batched engine against a naive per-run PyTorch loop and a torch.func baseline (stacked
+module state, ``functional_call`` under ``vmap``, stock AdamW), run-steps per second and the engine's ratios."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 
 NAME = "bench"
-HELP = "benchmark the batched training engine against a naive per-run loop on the quick-grid shapes"
+HELP = "benchmark the batched training engine against a naive per-run loop and a torch.func baseline"
 ORDER = 41
 
 
@@ -17,7 +18,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier")
     parser.add_argument("--steps", type=int, default=2000, help="training steps per run (both sides)")
     parser.add_argument("--naive-runs", type=int, default=3, help="runs timed with the naive loop")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, both sides (default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, every side (default 1)")
+    parser.add_argument("--no-torchfunc", dest="torchfunc", action="store_false",
+                        help="skip the torch.func baseline (vmap over stacked module state, stock AdamW)")
+    parser.add_argument("--compile", action="store_true",
+                        help="run the torch.func baseline's loss under torch.compile (compile time included; off by "
+                             "default: slow to compile, and on a CPU it needs a C++ compiler)")
     parser.add_argument("--profile", action="store_true",
                         help="also profile the engine (torch.profiler): time and kernel launches per step, top operators")
     parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
@@ -40,11 +46,20 @@ def run(args) -> int:
     preset = get_preset(args.preset, args.tier)
     configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_head))
     seeds = sorted({s for _, s in preset.runs})
-    res = run_bench(configs, seeds, steps=args.steps, naive_runs=args.naive_runs, device=args.device)
+    if args.compile and not args.torchfunc:
+        raise ValueError("--compile applies to the torch.func baseline; drop --no-torchfunc")
+    res = run_bench(configs, seeds, steps=args.steps, naive_runs=args.naive_runs, device=args.device,
+                    torchfunc=args.torchfunc, compile=args.compile)
     print(f"device {res.device} ({torch.get_num_threads()} threads), {res.steps} steps per run")
     print(f"naive loop : {res.naive_steps_per_s:12.1f} run-steps/s  ({res.n_naive_runs} runs, {res.naive_seconds:.1f} s)")
+    if res.torchfunc_steps_per_s is not None:
+        how = f"{res.torchfunc_optimizer} AdamW" + (", torch.compile" if res.torchfunc_compiled else "")
+        print(f"torch.func : {res.torchfunc_steps_per_s:12.1f} run-steps/s  ({res.n_torchfunc_runs} runs, "
+              f"{res.torchfunc_seconds:.1f} s; vmap, {how})")
     print(f"engine     : {res.engine_steps_per_s:12.1f} run-steps/s  ({res.n_runs} runs, {res.engine_seconds:.1f} s)")
-    print(f"ratio      : {res.ratio:12.1f}x")
+    print(f"ratio      : {res.ratio:12.1f}x engine / naive loop")
+    if res.ratio_torchfunc is not None:
+        print(f"ratio      : {res.ratio_torchfunc:12.1f}x engine / torch.func")
     print(f"cuda graphs: {'used' if res.cuda_graphs else 'not used'}")
     prof = None
     if args.profile:

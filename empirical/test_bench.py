@@ -1,0 +1,137 @@
+# The torch.func baseline of `rgr-verify bench` (rgr_verify.bench.torchfunc_train, RunModel): it trains exactly the
+# engine's runs (weights, tau, validation history and test F1 against the engine; per-step losses against a plain
+# single-run autograd loop on the same contexts), and the bench reports its rate and the engine's ratio against it.
+import json
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import rgr_verify.presets as presets
+from rgr_verify.bench import RunModel, run_bench, torchfunc_train
+from rgr_verify.cli import main
+from rgr_verify.engine import RunConfig, build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch, train_runs
+from rgr_verify.scoring import max_over_heads_scores, softmax_sum_scores, split_heads
+
+_KW = dict(m=20, d_model=8, ell=8, n_val=30, n_test=30, check_every=10, max_steps=30, patience=10**6)
+_CONFIGS = [RunConfig(n_heads=h, d_head=dk, variant=v, **_KW) for h, dk in ((1, 4), (2, 3), (4, 2))
+            for v in ("max", "softmax")] + [
+    RunConfig(**{**_KW, "m": 24}, n_heads=2, d_head=3, graph="regular", r=2),  # neg/pos weight, padded m
+    RunConfig(**{**_KW, "m": 16}, n_heads=2, d_head=3)]  # shares a stack with (m=20, h=2, d_k=3)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("dtype, atol", [(torch.float64, 1e-12), (torch.float32, 2e-5)])
+def test_torchfunc_baseline_trains_the_engines_runs(dtype, atol):
+    runs = [(c, s) for c in _CONFIGS for s in (0, 1)]
+    info: dict = {}
+    got = torchfunc_train(runs, 30, dtype=dtype, info=info)
+    want = train_runs(runs, dtype=dtype, keep_weights=True)
+    assert info["optimizer"] in ("fused", "foreach") and info["compiled"] is False
+    for a, b in zip(got, want):
+        assert (a["config"], a["seed"]) == (b.config, b.seed) and a["steps"] == b.steps == 30
+        w = b.extra["weights"]
+        np.testing.assert_allclose(a["W_Q"], w["W_Q"], rtol=0, atol=atol)
+        np.testing.assert_allclose(a["W_K"], w["W_K"], rtol=0, atol=atol)
+        assert a["tau"] == pytest.approx(w["tau"], abs=atol)
+        if dtype == torch.float64:  # same contexts and weights to 1e-12: the same predictions
+            assert a["val_history"] == pytest.approx(b.val_history, abs=1e-12)
+            assert a["metric"] == pytest.approx(b.metric)
+
+
+@pytest.mark.parametrize("variant", ["max", "softmax"])
+def test_torchfunc_losses_match_a_single_run_autograd_loop(variant):
+    cfg = RunConfig(m=20, d_model=8, n_heads=2, d_head=3, ell=8, n_val=10, n_test=10, check_every=5, variant=variant)
+    steps = 12  # not a multiple of check_every: both train to 15, as the engine does
+    (got,) = torchfunc_train([(cfg, 3)], steps, dtype=torch.float64, record_losses=True)
+    assert got["steps"] == 15 and got["losses"].shape == (15,)
+    # Reference: one run, nn.Parameters, single-tensor AdamW, the scoring module, the engine's contexts.
+    data = build_run_data(cfg, 3)
+    nbrs = torch.as_tensor(data.nbrs)[None]
+    ctx = torch.cat([contexts_from_uniforms(nbrs, *draw_uniforms([data.stream], 5, cfg.m, cfg.ell), rho=cfg.rho)
+                     for _ in range(3)], dim=1)[0]
+    y = labels_torch(nbrs, ctx[None])[0].double()
+    X = torch.as_tensor(data.X)
+    W_Q = torch.nn.Parameter(torch.as_tensor(data.W_Q))
+    W_K = torch.nn.Parameter(torch.as_tensor(data.W_K))
+    tau = torch.nn.Parameter(torch.zeros((), dtype=torch.float64))
+    opt = torch.optim.AdamW([W_Q, W_K, tau], lr=cfg.lr, weight_decay=cfg.weight_decay, foreach=False)
+    score = softmax_sum_scores if variant == "softmax" else max_over_heads_scores
+    ref = []
+    for t in range(15):
+        S = score(X[ctx[t]][None], split_heads(W_Q, 2), split_heads(W_K, 2))[0]
+        z = cfg.alpha * (S - tau)
+        loss = (F.softplus(-z) * y[t] * (cfg.ell - 1) + F.softplus(z) * (1 - y[t])).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        ref.append(float(loss.detach()))
+    np.testing.assert_allclose(got["losses"], ref, rtol=1e-10, atol=0)
+    np.testing.assert_allclose(got["W_Q"], W_Q.detach().numpy(), rtol=0, atol=1e-12)
+
+
+def test_run_model_scores_are_the_scoring_modules():
+    g = torch.Generator().manual_seed(0)
+    W_Q, W_K = torch.randn(8, 12, generator=g, dtype=torch.float64), torch.randn(8, 12, generator=g,
+                                                                                 dtype=torch.float64)
+    Xc = torch.randn(3, 6, 8, generator=g, dtype=torch.float64)
+    for variant, fn in (("max", max_over_heads_scores), ("softmax", softmax_sum_scores)):
+        model = RunModel(W_Q, W_K, n_heads=4, variant=variant)
+        torch.testing.assert_close(model(Xc), fn(Xc, split_heads(W_Q, 4), split_heads(W_K, 4)))
+    for kwargs, match in ((dict(variant="value"), "variant"), (dict(pos_weight="auto"), "pos_weight"),
+                          (dict(n_heads=5), "divisible"), (dict(n_heads=0), "n_heads")):
+        with pytest.raises(ValueError, match=match):
+            RunModel(W_Q, W_K, **{"n_heads": 4, **kwargs})
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(steps=0), "steps"), (dict(dtype=torch.float16), "dtype"), (dict(compile="yes"), "compile"),
+    (dict(record_losses=1), "record_losses"), (dict(runs=[]), "runs"), (dict(device="tpu"), "device"),
+    (dict(runs=[(RunConfig(m=20, d_model=8, n_heads=1, d_head=4, variant="value"), 0)]), "runs"),
+    (dict(info=[]), "info")])
+def test_torchfunc_train_validates_its_inputs(kwargs, match):
+    args = {"runs": [(_CONFIGS[0], 0)], "steps": 10, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        torchfunc_train(args.pop("runs"), args.pop("steps"), **args)
+
+
+def test_run_bench_reports_three_rates_and_two_ratios():
+    cfgs = [RunConfig(m=20, d_model=8, n_heads=h, d_head=4, ell=8, n_val=10, n_test=10, check_every=10) for h in (1, 2)]
+    d = run_bench(cfgs, [0, 1], steps=20, naive_runs=1).to_dict()
+    assert d["n_runs"] == d["n_torchfunc_runs"] == 4 and d["torchfunc_optimizer"] in ("fused", "foreach")
+    assert d["torchfunc_steps_per_s"] > 0 and d["torchfunc_compiled"] is False
+    assert d["ratio_torchfunc"] == pytest.approx(d["engine_steps_per_s"] / d["torchfunc_steps_per_s"])
+    assert d["ratio"] == pytest.approx(d["engine_steps_per_s"] / d["naive_steps_per_s"])
+    json.dumps(d)
+    d = run_bench(cfgs[:1], [0], steps=10, naive_runs=1, torchfunc=False).to_dict()
+    assert d["torchfunc_steps_per_s"] is None and d["ratio_torchfunc"] is None and d["n_torchfunc_runs"] == 0
+    with pytest.raises(ValueError, match="torchfunc"):
+        run_bench(cfgs, [0], steps=10, torchfunc="no")
+
+
+def test_bench_command_prints_and_writes_both_ratios(tmp_path, monkeypatch, capsys):
+    runs = tuple((RunConfig(m=20, d_model=8, n_heads=h, d_head=4, ell=8, n_val=10, n_test=10, check_every=10), s)
+                 for h in (1, 2) for s in (0, 1))
+    monkeypatch.setattr(presets, "get_preset", lambda name, tier: presets.Preset(name, tier, "tiny", runs))
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--steps", "10", "--naive-runs", "1", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "torch.func :" in text and "x engine / torch.func" in text and "x engine / naive loop" in text
+    d = json.loads(out.read_text())
+    assert d["n_torchfunc_runs"] == 4 and d["ratio_torchfunc"] > 0 and d["ratio"] > 0
+
+
+@pytest.mark.parametrize("argv", [["bench", "--no-torchfunc", "--compile"], ["bench", "--steps", "0"]])
+def test_bench_bad_usage_exits_2(argv, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("rgr-verify: error:")
