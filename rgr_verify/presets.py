@@ -134,12 +134,23 @@ def _sec72_value(tier: str):
     return "Sec. 7.2 value retrieval: m=64, d_model in {16,32}, h in {1..16}; 3 seeds, cap 20000", runs
 
 
+def _micro(tier: str):
+    # Not a paper experiment: a few tiny runs (well under a second each on a CPU) in two shapes, for the tests and
+    # smoke checks of the sweep executors (rgr-verify sweep micro --executor slurm ...). Both tiers are the same.
+    runs = []
+    for d in (8, 12):
+        runs += _grid(16, d, (1, 2), (4, 8), 2, ell=8, n_val=20, n_test=20, check_every=20, max_steps=60)
+    return ("micro (not a paper experiment): 16 tiny runs, m=16, d_model in {8,12}, h in {1,2}, D_K in {4,8}, 2 "
+            "seeds, cap 60; for tests and smoke checks of sweep executors"), runs
+
+
 PRESETS = {
     "sec6-grid": _sec6_grid,
     "sec6-diagonal": _sec6_diagonal,
     "a3-regular": _a3_regular,
     "sec71-softmax": _sec71_softmax,
     "sec72-value": _sec72_value,
+    "micro": _micro,
 }
 
 

@@ -1,32 +1,59 @@
-"""Results stores: append-only JSON-lines files of keyed records, shared by concurrent writers.
+"""Results stores: append-only JSON-lines files of keyed records, shared by concurrent writers, optionally sharded.
 
 :class:`JsonlStore` is the generic part: ``<results_dir>/<filename>`` holds one JSON record (a dict with a string
-``"key"``) a line, ``<filename>.lock`` is the :mod:`filelock` lock that serialises writers (several sweeps or
-pytest-xdist workers may share a directory), and named training locks let concurrent callers split the work of a
-sweep. An append writes complete lines with a single ``write`` and ``fsync``; if a previous writer was killed
-mid-line, the next append first terminates the torn line, and readers skip lines that do not parse. So a sweep
-killed at any moment loses at most the runs still training, and a resumed sweep redoes none of the finished ones.
+``"key"``) a line, ``<filename>.lock`` is the :mod:`filelock` lock that serialises its writers (several sweeps or
+pytest-xdist workers may share a directory), and named locks let concurrent callers split the work of a sweep. An
+append writes complete lines with a single ``write`` and ``fsync``; if a previous writer was killed mid-line, the
+next append first terminates the torn line, and readers skip lines that do not parse. So a sweep killed at any
+moment loses at most the runs still training, and a resumed sweep redoes none of the finished ones.
+
+Shards: a store opened with ``shard=NAME`` appends to ``<filename>.shards/NAME.jsonl`` instead (one writer per
+shard file, the same torn-line discipline), which is what sweep workers on a shared filesystem do (no two hosts
+append to one file). Readers take the union of the main file and every shard (the main file first, then the shards
+by name; a later record for a key wins), and :meth:`JsonlStore.compact` (``rgr-verify store compact``) merges the
+shards into the main file.
 
 :class:`ResultStore` keeps the engine's runs in ``runs.jsonl``, keyed by a hash of (config, seed, engine version);
 the Sec. 7.3 sweep (:mod:`rgr_verify.presets_sec73`) keeps its runs in ``sec73-runs.jsonl`` of the same directory.
+Sweeps over units and executors live in :mod:`rgr_verify.sweeps`, the claims' feed in :mod:`rgr_verify.replay`;
+their public names are re-exported here (``ensure_runs``, ``run_preset``, ``claim_records``, ``NEEDS_GPU``).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from filelock import FileLock
 
-from ._checks import check_int
 from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, RunResult, run_key
 
-__all__ = ["JsonlStore", "ResultStore", "parse_records", "replayable_records", "default_results_dir", "RESULTS_ENV", "ensure_runs", "run_preset"]
+__all__ = ["JsonlStore", "ResultStore", "StoreTail", "parse_records", "replayable_records", "default_results_dir",
+           "RESULTS_ENV", "SHARD_SUFFIX", "ensure_runs", "run_preset", "claim_records", "NEEDS_GPU"]
 
 RESULTS_ENV = "RGR_VERIFY_RESULTS"
+SHARD_SUFFIX = ".shards"  # the shards of store file F live in the folder F + SHARD_SUFFIX
+_SHARD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+# Re-exports of the sweeps and the claims' feed (resolved lazily: those modules import this one).
+if TYPE_CHECKING:  # pragma: no cover
+    from .replay import NEEDS_GPU, claim_records
+    from .sweeps.executors import run_preset
+    from .sweeps.worker import ensure_runs
+_REEXPORTS = {"ensure_runs": "sweeps.worker", "run_preset": "sweeps.executors", "claim_records": "replay",
+              "NEEDS_GPU": "replay"}
+
+
+def __getattr__(name: str):
+    if name in _REEXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__package__}.{_REEXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_results_dir() -> Path:
@@ -35,16 +62,21 @@ def default_results_dir() -> Path:
     return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
 
 
+def _parse_line(raw: bytes) -> dict | None:
+    try:
+        rec = json.loads(raw.decode())
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None  # a torn line from a killed writer
+    return rec if isinstance(rec, dict) and isinstance(rec.get("key"), str) else None
+
+
 def parse_records(lines: Iterable[bytes], where: Callable[[dict], bool] | None = None) -> dict[str, dict]:
     """The keyed records of JSON lines (bytes), by key, a later record for a key winning; lines that do not parse
     (torn by a killed writer) or are not keyed records (dicts with a string ``"key"``) are skipped."""
     out: dict[str, dict] = {}
     for raw in lines:
-        try:
-            rec = json.loads(raw.decode())
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            continue  # a torn line from a killed writer
-        if isinstance(rec, dict) and isinstance(rec.get("key"), str) and (where is None or where(rec)):
+        rec = _parse_line(raw)
+        if rec is not None and (where is None or where(rec)):
             out[rec["key"]] = rec
     return out
 
@@ -70,26 +102,76 @@ def _rekeyed(records: dict[str, dict]) -> dict[str, dict]:
             for key, rec in records.items()}
 
 
+def _read_lines(paths: Iterable[Path]) -> Iterator[bytes]:
+    """The lines of each file in turn (files that vanished meanwhile, e.g. a compacted shard, are skipped)."""
+    for path in paths:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            continue
+        yield from data.split(b"\n")
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    """Append ``data`` (whole lines) in one write and fsync, terminating a torn last line first (caller locks)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # terminate a torn line left by a killed writer
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class JsonlStore:
     """Append-only file ``directory / filename`` of JSON records keyed by their string ``"key"`` field.
 
     ``directory`` is created if needed (None: :func:`default_results_dir`); ``filename`` is a plain file name.
-    Reads take no lock (appends write whole lines, and a line still being written does not parse), so stored
-    records replay from a read-only directory. A store other than the engine's ``runs.jsonl`` also reads the
-    committed evidence of its file name (:func:`rgr_verify.evidence.store_evidence`) under its own records.
+    ``shard``: None (append to the main file, under its lock) or a shard name (letters, digits, ``.``, ``_``,
+    ``-``): append to ``<filename>.shards/<shard>.jsonl``, the file of one writer. Reads take no lock (appends
+    write whole lines, and a line still being written does not parse), so stored records replay from a read-only
+    directory; they take the union of the main file and all shards. A store other than the engine's
+    ``runs.jsonl`` also reads the committed evidence of its file name (:func:`rgr_verify.evidence.store_evidence`)
+    under its own records.
     """
 
-    def __init__(self, directory: str | os.PathLike | None, filename: str):
+    def __init__(self, directory: str | os.PathLike | None, filename: str, *, shard: str | None = None):
         if not isinstance(filename, str) or not filename or filename in (".", "..") or any(
                 sep in filename for sep in ("/", "\\", "\0")):
             raise ValueError(f"filename must be a non-empty plain file name (no path separators), got {filename!r}")
+        if shard is not None and (not isinstance(shard, str) or not _SHARD_RE.match(shard) or len(shard) > 200):
+            raise ValueError(f"shard must be None or a name of letters, digits, '.', '_' and '-' (at most 200 "
+                             f"characters, not starting with '.', '_' or '-'), got {shard!r}")
         self.directory = Path(directory) if directory is not None else default_results_dir()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ValueError(f"results directory {str(self.directory)!r} cannot be created: {exc}") from None
         self.path = self.directory / filename
-        self._append_lock = FileLock(str(self.path) + ".lock")
+        self.shard_dir = self.directory / (filename + SHARD_SUFFIX)
+        self.shard = shard
+        self.write_path = self.path if shard is None else self.shard_dir / f"{shard}.jsonl"
+        if shard is not None:
+            try:
+                self.shard_dir.mkdir(exist_ok=True)
+            except OSError as exc:
+                raise ValueError(f"shard directory {str(self.shard_dir)!r} cannot be created: {exc}") from None
+        self._append_lock = FileLock(str(self.write_path) + ".lock")
+
+    def shard_paths(self) -> list[Path]:
+        """The shard files of this store, by name."""
+        if not self.shard_dir.is_dir():
+            return []
+        return sorted(p for p in self.shard_dir.iterdir() if p.suffix == ".jsonl" and p.is_file())
+
+    def files(self) -> list[Path]:
+        """The files a read takes the union of, in order: the main file, then the shards by name."""
+        return [self.path, *self.shard_paths()]
 
     def read(self, where: Callable[[dict], bool] | None = None) -> dict[str, dict]:
         """Every complete record (for which ``where(record)`` holds, if given), by key; a later record for a key
@@ -99,15 +181,13 @@ class JsonlStore:
         from .evidence import store_evidence
 
         out = {k: r for k, r in store_evidence(self.path.name).items() if where is None or where(r)}
-        if self.path.exists():
-            with open(self.path, "rb") as fh:
-                out.update(parse_records(fh, where))
+        out.update(parse_records(_read_lines(self.files()), where))
         return out
 
     def append(self, records: Sequence[dict]) -> None:
         """Append ``records`` (dicts with a string ``"key"``, JSON-serialisable), one line each, in one write
-        followed by fsync, under the store's lock. A torn last line left by a killed writer is terminated first,
-        so it costs only its own record."""
+        followed by fsync, under the lock of the file written (the main file or this store's shard). A torn last
+        line left by a killed writer is terminated first, so it costs only its own record."""
         if isinstance(records, dict) or not all(isinstance(r, dict) and isinstance(r.get("key"), str)
                                                 for r in records):
             raise ValueError("records must be a sequence of dicts, each with a string 'key'")
@@ -115,17 +195,7 @@ class JsonlStore:
         if not data:
             return
         with self._append_lock:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-            try:
-                size = os.fstat(fd).st_size
-                if size and os.pread(fd, 1, size - 1) != b"\n":
-                    data = b"\n" + data  # terminate a torn line left by a killed writer
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            _append_bytes(self.write_path, data)
 
     def lock(self, name: str) -> FileLock:
         """The named training lock (a file ``.<name>.lock`` in the directory; characters other than letters,
@@ -142,44 +212,132 @@ class JsonlStore:
         with self.lock(name):
             yield self
 
+    def compact(self) -> dict:
+        """Merge every shard into the main file, then delete it; returns counts (shards, records moved,
+        duplicates dropped, torn lines dropped).
+
+        Under the main file's lock, each shard in turn (under its own lock, so a live writer waits and then starts
+        a fresh shard file): its complete records are appended to the main file in their order, except a line
+        byte-identical to the main file's current record of its key; then the shard is deleted. A compaction killed
+        midway leaves records in both places, identical, which the union reads once and a rerun merges."""
+        shards = self.shard_paths()
+        moved = dropped = torn = 0
+        with FileLock(str(self.path) + ".lock"):
+            current: dict[str, bytes] = {}
+            for raw in _read_lines([self.path]):
+                rec = _parse_line(raw)
+                if rec is not None:
+                    current[rec["key"]] = raw
+            for shard in shards:
+                with FileLock(str(shard) + ".lock"):
+                    try:
+                        lines = shard.read_bytes().split(b"\n")
+                    except FileNotFoundError:
+                        continue
+                    new = []
+                    for raw in lines:
+                        rec = _parse_line(raw)
+                        if rec is None:
+                            torn += bool(raw.strip())
+                        elif current.get(rec["key"]) == raw:
+                            dropped += 1
+                        else:
+                            new.append(raw)
+                            current[rec["key"]] = raw
+                    if new:
+                        _append_bytes(self.path, b"".join(raw + b"\n" for raw in new))
+                    shard.unlink()
+                    moved += len(new)
+        return {"store": str(self.path), "shards": len(shards), "moved": moved, "duplicates": dropped, "torn": torn}
+
+    def tail(self) -> "StoreTail":
+        """An incremental reader of this store's new complete records (see :class:`StoreTail`)."""
+        return StoreTail(self)
+
+
+class StoreTail:
+    """Reads the records appended to a store's files since the last call, cheaply (for progress bars that poll a
+    store other processes write). Each call reopens the files (so a reader on NFS sees what writers closed) and
+    parses only the complete lines past the offset it reached in each; a file that shrank or vanished (a shard
+    merged by compaction) is read again from its start when it reappears."""
+
+    def __init__(self, store: JsonlStore):
+        if not isinstance(store, JsonlStore):
+            raise ValueError(f"store must be a JsonlStore, got {type(store).__name__}")
+        self.store = store
+        self._offsets: dict[Path, int] = {}
+
+    def poll(self) -> list[dict]:
+        """The complete keyed records appended since the previous poll (all of them on the first)."""
+        out = []
+        for path in self.store.files():
+            start = self._offsets.get(path, 0)
+            try:
+                with open(path, "rb") as fh:
+                    size = os.fstat(fh.fileno()).st_size
+                    if size < start:
+                        start = 0
+                    fh.seek(start)
+                    data = fh.read(size - start)
+            except FileNotFoundError:
+                self._offsets.pop(path, None)
+                continue
+            end = data.rfind(b"\n") + 1
+            self._offsets[path] = start + end
+            out.extend(rec for rec in map(_parse_line, data[:end].split(b"\n")) if rec is not None)
+        return out
+
 
 class ResultStore:
-    """Append-only store of engine run records in ``directory / runs.jsonl`` (a :class:`JsonlStore`)."""
+    """Append-only store of engine run records in ``directory / runs.jsonl`` (a :class:`JsonlStore`); with
+    ``shard=NAME`` appends go to the shard ``runs.jsonl.shards/NAME.jsonl``, and reads always take the union."""
 
     FILENAME = "runs.jsonl"
 
-    def __init__(self, directory: str | os.PathLike | None = None):
-        self._jsonl = JsonlStore(directory, self.FILENAME)
+    def __init__(self, directory: str | os.PathLike | None = None, *, shard: str | None = None):
+        self._jsonl = JsonlStore(directory, self.FILENAME, shard=shard)
         self.directory = self._jsonl.directory
         self.path = self._jsonl.path
+        self.shard = shard
+        self.write_path = self._jsonl.write_path
+        if shard is not None:  # the main file exists even when every record is in shards (tools look for it)
+            with open(self.path, "ab"):
+                pass
+
+    @property
+    def jsonl(self) -> JsonlStore:
+        """The underlying :class:`JsonlStore` (its shards, locks, compaction and tail)."""
+        return self._jsonl
 
     @contextmanager
     def locked(self, name: str = "train") -> Iterator["ResultStore"]:
-        """Hold the named training lock (one per preset and tier), so concurrent workers compute a preset once
-        while other presets proceed in parallel. Appends use a separate, short-held lock."""
+        """Hold the named training lock, so concurrent workers compute a piece of work once while others proceed
+        in parallel. Appends use a separate, short-held lock."""
         with self._jsonl.locked(name):
             yield self
 
     def records(self) -> dict[str, dict]:
         """All complete records this engine replays, keyed under the current engine version (a later record for a
-        key wins); see :func:`replayable_records`."""
-        if not self.path.exists():
-            return {}
-        with open(self.path, "rb") as fh:
-            return replayable_records(fh)
+        key wins; the main file, then the shards), see :func:`replayable_records`."""
+        return replayable_records(_read_lines(self._jsonl.files()))
 
     def raw_records(self) -> dict[str, dict]:
         """The same records as stored (their own keys and versions), keyed under the current engine version."""
         return _rekeyed(self._jsonl.read(where=_replayed_version))
 
-    def append(self, result: RunResult) -> str:
-        """Append one run's record atomically; returns its key."""
+    @staticmethod
+    def record_of(result: RunResult) -> dict:
+        """The stored record of a run's result (its weights dropped, its key added)."""
         rec = result.to_record()
         rec["extra"] = {k: v for k, v in rec["extra"].items() if k != "weights"}
-        key = run_key(result.config, result.seed)
-        rec["key"] = key
+        rec["key"] = run_key(result.config, result.seed)
+        return rec
+
+    def append(self, result: RunResult) -> str:
+        """Append one run's record atomically; returns its key."""
+        rec = self.record_of(result)
         self._jsonl.append([rec])
-        return key
+        return rec["key"]
 
     def missing(self, runs: Iterable[tuple[RunConfig, int]]) -> list[tuple[RunConfig, int]]:
         """The runs without a record."""
@@ -191,109 +349,7 @@ class ResultStore:
         have = self.records()
         return [have.get(run_key(c, s)) for c, s in runs]
 
+    def compact(self) -> dict:
+        """Merge the shards into ``runs.jsonl`` (:meth:`JsonlStore.compact`)."""
+        return self._jsonl.compact()
 
-def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, device: str | None = None,
-                threads: int | None = None, max_batch: int = 256, max_waste: float = 4.0,
-                progress: bool = False, desc: str = "runs", lock_name: str = "train") -> tuple[list[dict], int]:
-    """Make sure every run has a record (training the missing ones, batched), and return the records.
-
-    The preset's training lock is held while training, so concurrent callers (pytest-xdist workers) wait for one another
-    instead of training the same runs twice; each finished run is appended as soon as it finishes, so an
-    interrupted call loses only the runs still training. Returns (records in input order, runs trained now).
-    """
-    import torch
-
-    from .engine import train_runs
-
-    store = ResultStore(results_dir)
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    if threads is not None:
-        torch.set_num_threads(check_int("threads", threads, min_value=1))
-    runs = [(c, int(s)) for c, s in runs]
-    with store.locked(lock_name):
-        todo = store.missing(runs)
-        bar = None
-        if progress and todo:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(runs), initial=len(runs) - len(todo), desc=desc, unit="run")
-
-        def on_result(res: RunResult) -> None:
-            store.append(res)
-            if bar is not None:
-                bar.update(1)
-
-        if todo:
-            train_runs(todo, device=device, max_batch=max_batch, max_waste=max_waste, on_result=on_result)
-        if bar is not None:
-            bar.close()
-        recs = store.lookup(runs)
-    if any(r is None for r in recs):  # pragma: no cover - would mean a lost append
-        raise RuntimeError("results store lost a record")
-    return recs, len(todo)
-
-
-def run_preset(name: str, *, tier: str = "quick", device: str | None = None, results_dir=None,
-               threads: int | None = None, max_batch: int = 256, max_waste: float = 4.0,
-               progress: bool = False) -> dict:
-    """Train (or reuse) every run of a preset; returns a summary dict."""
-    from .presets import get_preset
-
-    preset = get_preset(name, tier)
-    recs, trained = ensure_runs(preset.runs, results_dir=results_dir, device=device, threads=threads,
-                                max_batch=max_batch, max_waste=max_waste, progress=progress, desc=f"{name} [{tier}]",
-                                lock_name=f"{name}-{tier}")
-    store = ResultStore(results_dir)
-    return {"preset": name, "tier": tier, "total": len(recs), "trained": trained, "reused": len(recs) - trained,
-            "store": str(store.path), "records": recs}
-
-
-NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
-
-
-def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
-    """Records of a preset for a claim check, or (None, reason) when they cannot be had here.
-
-    Quick tier: missing runs are trained on the claim's device (CPU: one torch thread, then restored).
-    Full tier: the committed evidence (:mod:`rgr_verify.evidence`) and the results store are replayed (the store
-    wins for a run in both); no stored run is retrained. Runs in neither are trained only on CUDA and never when
-    ``ctx.replay_only``; otherwise the check cannot run. What was replayed and trained is appended to
-    ``ctx.provenance`` and returned as the second element (empty reason = records available).
-    """
-    import torch
-
-    from .evidence import evidence_records
-    from .presets import preset_runs
-
-    runs = preset_runs(preset, tier)
-    results_dir = ctx.results_dir if ctx.results_dir is not None else default_results_dir()
-    store = ResultStore(results_dir)
-    if tier == "full":
-        stored, manifests = evidence_records(preset, tier, ctx.evidence_dir)
-        local = store.records()
-        have = {**stored, **local}
-        keys = [run_key(c, s) for c, s in runs]
-        from_evidence = sum(k in stored and k not in local for k in keys)
-        from_store = sum(k in local for k in keys)
-        todo = [run for run, k in zip(runs, keys) if k not in have]
-        names = ", ".join(f"evidence/{m.records_path_name}" for m in manifests) or "no committed evidence"
-        if todo and (ctx.device != "cuda" or ctx.replay_only):
-            return None, (f"{NEEDS_GPU} ({len(todo)} of {len(runs)} {preset} full-tier runs are neither in {names} "
-                          f"nor in {store.directory})")
-        note = f"{preset} [full]: {from_evidence} runs replayed from {names}"
-        if from_store:
-            note += f", {from_store} from {store.directory}"
-        if todo:
-            ensure_runs(todo, results_dir=results_dir, device=ctx.device, lock_name=f"{preset}-{tier}")
-            have.update(store.records())
-            note += f", {len(todo)} missing runs trained now on {ctx.device}"
-        ctx.provenance.append(note)
-        return [have[k] for k in keys], note
-    threads = torch.get_num_threads()
-    try:
-        recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
-                              threads=1 if ctx.device == "cpu" else None, lock_name=f"{preset}-{tier}")
-    finally:
-        torch.set_num_threads(threads)
-    return recs, ""

@@ -1,0 +1,68 @@
+"""``rgr-verify sweep-bench PRESET``: the same sweep inline (one process, one torch thread) and with the local
+executor (N worker processes, one torch thread each) on this machine's CPU, timed in one run: both wall times and
+their ratio."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+NAME = "sweep-bench"
+HELP = "time a preset's sweep inline (1 thread) against --executor local --workers N (1 thread each) on the CPU"
+ORDER = 43
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..presets import PRESETS
+
+    parser.add_argument("preset", choices=sorted(PRESETS), help="experiment preset")
+    parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier (default quick)")
+    parser.add_argument("--workers", type=int, default=2, help="local executor's worker processes (default 2)")
+    parser.add_argument("--unit-max-batch", type=int, default=256, help="most runs in a unit (both sides)")
+    parser.add_argument("--keep", default=None,
+                        help="keep the two results stores under this directory (inline/, local/); default: a "
+                             "temporary directory, deleted after")
+    parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
+
+
+def run(args) -> int:
+    from ..store import ResultStore
+    from ..sweeps import SweepSpec, run_inline, run_local
+    from ._paths import writable_dir_target, writable_file_target
+
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    if args.unit_max_batch < 1:
+        raise ValueError(f"--unit-max-batch must be >= 1, got {args.unit_max_batch}")
+    json_path = writable_file_target(args.json_path, "--json") if args.json_path else None
+    keep = writable_dir_target(args.keep, "--keep") if args.keep else None
+    if keep is not None and any((keep / side).exists() for side in ("inline", "local")):
+        raise ValueError(f"--keep: {str(keep)!r} already holds inline/ or local/ (the bench needs empty stores)")
+    with tempfile.TemporaryDirectory(prefix="rgr-sweep-bench-") as tmp:
+        root = keep if keep is not None else Path(tmp)
+        specs = {side: SweepSpec(args.preset, args.tier, results_dir=str(root / side), device="cpu", threads=1,
+                                 unit_max_batch=args.unit_max_batch) for side in ("inline", "local")}
+        units = specs["inline"].units()
+        print(f"{args.preset} [{args.tier}]: {sum(len(u.runs) for u in units)} runs in {len(units)} units; "
+              f"{os.cpu_count()} CPUs")
+        t0 = time.perf_counter()
+        run_inline(specs["inline"], progress=False)
+        t_inline = time.perf_counter() - t0
+        print(f"inline, 1 process x 1 thread       : {t_inline:8.1f} s", flush=True)
+        t0 = time.perf_counter()
+        summary = run_local(specs["local"], workers=args.workers, progress=False)
+        t_local = time.perf_counter() - t0
+        print(f"local, {args.workers} workers x 1 thread each   : {t_local:8.1f} s")
+        keys = {side: set(ResultStore(spec.results_dir).records()) for side, spec in specs.items()}
+        same = keys["inline"] == keys["local"]
+        print(f"speed-up (inline / local)          : {t_inline / t_local:8.2f}x  (same run keys: {same})")
+    result = {"preset": args.preset, "tier": args.tier, "workers": args.workers, "unit_max_batch": args.unit_max_batch,
+              "units": len(units), "runs": summary["total"], "cpus": os.cpu_count(), "inline_s": t_inline,
+              "local_s": t_local, "ratio": t_inline / t_local, "same_keys": same}
+    if json_path is not None:
+        json_path.write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if same else 1

@@ -1,0 +1,59 @@
+"""The claims' feed: the records of a preset for a claim check, replayed from the committed evidence and the
+results store, or trained here when the tier allows it (:func:`claim_records`)."""
+
+from __future__ import annotations
+
+from .engine import run_key
+from .store import ResultStore, default_results_dir
+from .sweeps.worker import ensure_runs
+
+__all__ = ["claim_records", "NEEDS_GPU"]
+
+NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
+
+
+def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
+    """Records of a preset for a claim check, or (None, reason) when they cannot be had here.
+
+    Quick tier: missing runs are trained on the claim's device (CPU: one torch thread, then restored).
+    Full tier: the committed evidence (:mod:`rgr_verify.evidence`) and the results store (with its shards) are
+    replayed (the store wins for a run in both); no stored run is retrained. Runs in neither are trained only on
+    CUDA and never when ``ctx.replay_only``; otherwise the check cannot run. What was replayed and trained is
+    appended to ``ctx.provenance`` and returned as the second element (empty reason = records available).
+    """
+    import torch
+
+    from .evidence import evidence_records
+    from .presets import preset_runs
+
+    runs = preset_runs(preset, tier)
+    results_dir = ctx.results_dir if ctx.results_dir is not None else default_results_dir()
+    store = ResultStore(results_dir)
+    if tier == "full":
+        stored, manifests = evidence_records(preset, tier, ctx.evidence_dir)
+        local = store.records()
+        have = {**stored, **local}
+        keys = [run_key(c, s) for c, s in runs]
+        from_evidence = sum(k in stored and k not in local for k in keys)
+        from_store = sum(k in local for k in keys)
+        todo = [run for run, k in zip(runs, keys) if k not in have]
+        names = ", ".join(f"evidence/{m.records_path_name}" for m in manifests) or "no committed evidence"
+        if todo and (ctx.device != "cuda" or ctx.replay_only):
+            return None, (f"{NEEDS_GPU} ({len(todo)} of {len(runs)} {preset} full-tier runs are neither in {names} "
+                          f"nor in {store.directory})")
+        note = f"{preset} [full]: {from_evidence} runs replayed from {names}"
+        if from_store:
+            note += f", {from_store} from {store.directory}"
+        if todo:
+            ensure_runs(todo, results_dir=results_dir, device=ctx.device, lock_name=f"{preset}-{tier}")
+            have.update(store.records())
+            note += f", {len(todo)} missing runs trained now on {ctx.device}"
+        ctx.provenance.append(note)
+        return [have[k] for k in keys], note
+    threads = torch.get_num_threads()
+    try:
+        recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
+                              threads=1 if ctx.device == "cpu" else None, lock_name=f"{preset}-{tier}")
+    finally:
+        torch.set_num_threads(threads)
+    return recs, ""
