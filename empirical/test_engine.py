@@ -1,4 +1,5 @@
 # App. A.1, App. A.3, Sec. 7.1, Sec. 7.2: the batched training engine (sampler, gradients, AdamW, batch invariance).
+import dataclasses
 import math
 import warnings
 
@@ -11,8 +12,9 @@ from scipy import stats
 from rgr_verify.contexts import context_labels, sample_contexts
 from rgr_verify.engine import (
     RunConfig,
-    _Batch,
     build_run_data,
+    contexts_from_uniforms,
+    draw_uniforms,
     labels_torch,
     plan_batches,
     run_key,
@@ -20,6 +22,11 @@ from rgr_verify.engine import (
     stacked_adamw_step,
     train_batch,
 )
+from rgr_verify.engine.batch import Batch
+from rgr_verify.engine.loop import BatchTrainer
+from rgr_verify.engine.model import GradBuffers, grad_max_step, grads, logistic_coefs
+from rgr_verify.engine.optim import StackedAdamW, adamw_scalar_tables, stacked_adamw_step_on_device
+from rgr_verify.engine.sampler import ordered_subset
 from rgr_verify.graphs import random_permutation_graph, random_regular_graph
 from rgr_verify.scoring import max_over_heads_scores, softmax_sum_scores, split_heads, value_readout
 
@@ -113,13 +120,13 @@ def test_hand_gradient_equals_autograd_reference(variant, graph, r):
     shapes = [(1, 6, 24, 6), (2, 3, 30, 6), (4, 2, 24, 4), (3, 5, 20, 8)]
     runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, variant=variant, graph=graph, r=r, ell=8,
                        n_val=4, n_test=4, max_steps=500), s) for s, (h, dk, m, d) in enumerate(shapes)]
-    batch = _Batch(runs, device="cpu", dtype=torch.float64)
+    batch = Batch(runs, device="cpu", dtype=torch.float64)
     with torch.no_grad():  # move tau off zero so its gradient path is exercised
         batch.theta[:, -1] = 0.05 if variant != "value" else 0.0
     rng = np.random.default_rng(0)
     ctx = torch.as_tensor(np.stack([sample_contexts(d.graph, 1, 8, 0.5, rng=rng) for d in batch.data]))  # [R,1,8]
     y = labels_torch(batch.nbrs, ctx)
-    loss, grad = batch.grads(batch._embed(ctx), y)
+    loss, grad = grads(batch, GradBuffers.like(batch.theta), batch.embed(ctx), y)
     for j, (cfg, _) in enumerate(runs):
         w = batch.weights_of(j)
         W_Q = torch.tensor(w["W_Q"], requires_grad=True)
@@ -207,10 +214,8 @@ def test_run_config_rejects_bad_values(kwargs):
 
 def test_ordered_subset_is_uniform():
     # Step 1 of App. A.1: every ordered pair of distinct vertices of {0..4} equally likely (20 cells).
-    from rgr_verify.engine import _ordered_subset
-
     u = torch.as_tensor(np.random.default_rng(1).random((20000, 2)))
-    picks = _ordered_subset(u, 5).numpy()
+    picks = ordered_subset(u, 5).numpy()
     assert np.all(picks[:, 0] != picks[:, 1]) and picks.min() >= 0 and picks.max() <= 4
     counts = np.bincount(picks[:, 0] * 5 + picks[:, 1], minlength=25)
     cells = counts[[a * 5 + b for a in range(5) for b in range(5) if a != b]]
@@ -221,7 +226,7 @@ def test_ordered_subset_is_uniform():
 def test_batch_draws_each_runs_own_validation_and_test_contexts():
     runs = [(RunConfig(m=m, d_model=8, n_heads=2, d_head=4, ell=8, n_val=30, n_test=40), s)
             for s, m in enumerate((20, 32, 24))]
-    batch = _Batch(runs, device="cpu", dtype=torch.float64)
+    batch = Batch(runs, device="cpu", dtype=torch.float64)
     for j, (cfg, seed) in enumerate(runs):
         solo = build_run_data(cfg, seed)
         assert np.array_equal(batch.val[j].numpy(), solo.val) and np.array_equal(batch.test[j].numpy(), solo.test)
@@ -230,22 +235,126 @@ def test_batch_draws_each_runs_own_validation_and_test_contexts():
 @pytest.mark.parametrize("shapes", [[(1, 6, 24, 6)], [(2, 3, 30, 6), (4, 2, 24, 4), (3, 5, 20, 8)],
                                     [(4, 4, 32, 8), (4, 4, 32, 8)]], ids=["one-head", "mixed", "uniform"])
 def test_fast_max_training_step_equals_general_gradient(shapes):
-    # The max variant's training step (_grad_max_step) must compute exactly what grads() computes (grads is
+    # The max variant's training step (grad_max_step) must compute exactly what grads() computes (grads is
     # itself tested against autograd above), including head masks and padding of mixed batches.
     runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, variant="max", ell=8, n_val=4, n_test=4,
                        max_steps=500), s) for s, (h, dk, m, d) in enumerate(shapes)]
-    batch = _Batch(runs, device="cpu", dtype=torch.float64)
+    batch = Batch(runs, device="cpu", dtype=torch.float64)
+    bufs = GradBuffers.like(batch.theta)
     with torch.no_grad():
         batch.theta[:, -1] = 0.05
     rng = np.random.default_rng(1)
     ctx = torch.as_tensor(np.stack([sample_contexts(d.graph, 1, 8, 0.5, rng=rng) for d in batch.data]))  # [R,1,8]
     y = labels_torch(batch.nbrs, ctx)
-    Xc = batch._embed(ctx)
-    A, negB = batch.logistic_coefs(y, 1)
-    _, general = batch.grads(Xc, y, with_loss=False, coef=(A, negB))
+    Xc = batch.embed(ctx)
+    A, negB = logistic_coefs(batch, y, 1)
+    _, general = grads(batch, bufs, Xc, y, with_loss=False, coef=(A, negB))
     general = general.clone()
-    fast = batch._grad_max_step(Xc[:, 0], A[:, 0], negB[:, 0])
+    fast = grad_max_step(batch, bufs, Xc[:, 0], A[:, 0], negB[:, 0])
     torch.testing.assert_close(fast, general, rtol=1e-12, atol=1e-14)
+
+
+# ---- The optimiser seam ----------------------------------------------------------------------------------------
+
+class PlainSGD:
+    """theta <- theta - lr grad: the smallest rgr_verify.engine.optim.Optimiser (weight decay ignored)."""
+
+    made: list = []
+
+    def __init__(self, theta, *, lr, weight_decay, max_step):
+        self.lr, self.max_step, self.rows, self.steps, self.device_steps = lr, max_step, theta.shape[0], [], 0
+        PlainSGD.made.append(self)
+
+    def step(self, theta, grad, step):
+        self.steps.append(step)
+        theta.sub_(grad * self.lr)
+
+    def prepare_device(self, last_step):
+        return False
+
+    def set_device_step(self, step):
+        self.steps.append(step)
+
+    def step_on_device(self, theta, grad):
+        self.device_steps += 1
+        theta.sub_(grad * self.lr)
+
+    def keep(self, idx):
+        self.rows = len(idx)
+
+
+def _first_context_gradient(cfg, seed):
+    """The gradient of a fresh run at its initial parameters on its first training context, by hand."""
+    ref = Batch([(cfg, seed)], device="cpu", dtype=torch.float64)
+    u = draw_uniforms([build_run_data(cfg, seed).stream], 1, cfg.m, cfg.ell)
+    ctx = contexts_from_uniforms(ref.nbrs, *u, rho=cfg.rho, m=ref.m_run)
+    return ref.theta.clone(), grads(ref, GradBuffers.like(ref.theta), ref.embed(ctx), labels_torch(ref.nbrs, ctx))[1]
+
+
+@pytest.mark.parametrize("variant", ["max", "softmax", "value"])
+def test_optimiser_seam_trains_plain_sgd(variant, monkeypatch):
+    # Swapping the optimiser is one class passed in: plain SGD trains through the same loop (stop mask, checks,
+    # test results), and one step of it is exactly theta - lr grad on the run's first context.
+    monkeypatch.setattr(PlainSGD, "made", [])
+    cfg = RunConfig(m=24, d_model=8, n_heads=2, d_head=4, variant=variant, ell=8, n_val=4, n_test=4, max_steps=500)
+    theta0, grad = _first_context_gradient(cfg, 3)
+    trainer = BatchTrainer([(cfg, 3)], dtype=torch.float64, optimiser=PlainSGD)
+    trainer.train_segment(1, sub=1)
+    torch.testing.assert_close(trainer.batch.theta, theta0 - cfg.lr * grad, rtol=1e-12, atol=1e-15)
+    assert not torch.equal(trainer.batch.theta, theta0)
+    runs = [(dataclasses.replace(c, variant=variant), s) for c, s in _leaving_runs()]  # caps 80, 120, 200
+    sgd = train_batch(runs, dtype=torch.float64, keep_weights=True, optimiser=PlainSGD)
+    opt = PlainSGD.made[-1]
+    assert opt.max_step == 200 and opt.steps == list(range(1, 201)) and opt.rows < len(runs)
+    assert all(r.steps % 40 == 0 and r.steps <= c.max_steps for r, (c, _) in zip(sgd, runs))
+
+
+def test_optimiser_seam_device_step_path():
+    # The device-step path (max variant on CUDA; here on CPU with a Python "replay") drives the same optimiser
+    # through set_device_step / step_on_device, and gives bitwise the host-step result.
+    runs = _leaving_runs()[:3]
+    host = BatchTrainer(runs, optimiser=PlainSGD)
+    fake = BatchTrainer(runs, optimiser=PlainSGD, device_step=True, cuda_graphs=True)
+    fake.graphs.record = lambda steps, static: (lambda: steps(*static))
+    for b in (host, fake):
+        b.train_segment(40, sub=10)
+    assert fake.optimiser.device_steps == 40 and fake.optimiser.steps == [0, 10, 20, 30] and fake.graphs.replays == 3
+    assert torch.equal(fake.batch.theta, host.batch.theta)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_default_optimiser_is_torch_adamw_bitwise(dtype):
+    # The default Optimiser, StackedAdamW, through its seam methods (host steps, rows leaving, then device steps)
+    # is bitwise one torch.optim.AdamW per run.
+    gen = torch.Generator().manual_seed(9)
+    R, P = 4, 41
+    theta = torch.randn(R, P, generator=gen, dtype=dtype)
+    theta[:, :4] = 0.0
+    refs = [torch.nn.Parameter(theta[r].clone()) for r in range(R)]
+    opts = [torch.optim.AdamW([p], lr=1e-3, weight_decay=0.01) for p in refs]
+    opt = StackedAdamW(theta, lr=1e-3, weight_decay=0.01, max_step=20)
+    rows = list(range(R))
+    for step in range(1, 41):
+        if step == 21:
+            rows = [0, 2, 3]
+            idx = torch.as_tensor(rows)
+            theta = theta[idx].contiguous()
+            opt.keep(idx)
+        g = torch.randn(len(rows), P, generator=gen, dtype=dtype)
+        g[:, :4] = 0.0
+        for k, r in enumerate(rows):
+            refs[r].grad = g[k].clone()
+            opts[r].step()
+        if step <= 20:
+            opt.step(theta, g, step)
+        else:
+            assert opt.prepare_device(40) is (step == 21)  # tables built once, covering step 40
+            opt.set_device_step(step - 1)
+            opt.step_on_device(theta, g.clone())
+    for k, r in enumerate(rows):
+        assert torch.equal(theta[k], refs[r].detach())
+    with pytest.raises(ValueError, match="lr"):
+        StackedAdamW(theta, lr=0.0, weight_decay=0.0, max_step=1)
 
 
 # ---- CUDA path: prefetched uniforms, device-scalar AdamW, CUDA graphs ----------------------------------------
@@ -273,13 +382,13 @@ def test_prefetched_uniforms_leave_results_unchanged(monkeypatch):
     # Drawing the next segment's uniforms in a worker thread (for every run still in the batch, then dropping
     # the rows of runs that leave) must not change any run's training contexts: results bitwise equal.
     dropped = []
-    keep = _Batch.keep
+    keep = BatchTrainer.keep
 
     def spy(self, rows):
-        dropped.append(self._prefetched is not None and len(rows) < len(self.alive))
+        dropped.append(self.uniforms.prefetched is not None and len(rows) < len(self.batch.alive))
         keep(self, rows)
 
-    monkeypatch.setattr(_Batch, "keep", spy)
+    monkeypatch.setattr(BatchTrainer, "keep", spy)
     runs = _leaving_runs()
     with_prefetch = train_batch(runs, keep_weights=True, prefetch=True)
     assert any(dropped)  # some prefetched block lost rows
@@ -291,21 +400,19 @@ def test_prefetched_uniforms_leave_results_unchanged(monkeypatch):
 @pytest.mark.parametrize("weight_decay", [0.0, 0.01])
 def test_device_scalar_adamw_equals_stacked_adamw_bitwise(dtype, weight_decay):
     # The graph-capturable AdamW (step counter and bias corrections as tensors) is bitwise the host-step AdamW.
-    from rgr_verify.engine import _adamw_scalar_tables, _stacked_adamw_step_on_device
-
     gen = torch.Generator().manual_seed(5)
     theta = torch.randn(3, 200, generator=gen, dtype=dtype)
     theta[:, :5] = 0.0  # padding: zero, with zero gradient
     m, v, buf = torch.zeros_like(theta), torch.zeros_like(theta), torch.empty_like(theta)
     theta_d, m_d, v_d, buf_d, g_d = theta.clone(), m.clone(), v.clone(), torch.empty_like(theta), torch.empty_like(theta)
     step = torch.zeros((), dtype=torch.long)
-    tables = torch.as_tensor(_adamw_scalar_tables(60, lr=1e-3), dtype=dtype)
+    tables = torch.as_tensor(adamw_scalar_tables(60, lr=1e-3), dtype=dtype)
     for t in range(1, 61):
         g = torch.randn(3, 200, generator=gen, dtype=dtype) * 10.0 ** (t % 7 - 5)  # gradients from 1e-5 to 10
         g[:, :5] = 0.0
         stacked_adamw_step([theta], [g], [m], [v], t, lr=1e-3, weight_decay=weight_decay, buffers=[buf])
-        _stacked_adamw_step_on_device(theta_d, g_d.copy_(g), m_d, v_d, step, tables, buf_d, lr=1e-3,
-                                      weight_decay=weight_decay)
+        stacked_adamw_step_on_device(theta_d, g_d.copy_(g), m_d, v_d, step, tables, buf_d, lr=1e-3,
+                                     weight_decay=weight_decay)
         assert torch.equal(theta_d, theta) and torch.equal(m_d, m) and torch.equal(v_d, v)
     assert int(step) == 60
 
@@ -316,19 +423,17 @@ def test_device_step_training_equals_host_step_on_cpu():
     # a change of the batch's rows (which must drop the recorded chunks).
     runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, ell=8, n_val=4, n_test=4, max_steps=500), s)
             for s, (h, dk, m, d) in enumerate([(2, 3, 30, 6), (4, 2, 24, 4), (1, 5, 20, 8)])]
-    host = _Batch(runs, device="cpu", dtype=torch.float32)
-    eager = _Batch(runs, device="cpu", dtype=torch.float32)
-    eager.device_step = True
-    fake = _Batch(runs, device="cpu", dtype=torch.float32)
-    fake.device_step = fake.cuda_graphs = True
-    fake._record_chunk = lambda static: (lambda: fake._max_steps_on_device(*static))
-    broken = _Batch(runs, device="cpu", dtype=torch.float32)  # a capture that fails: warn once, train eagerly
-    broken.device_step = broken.cuda_graphs = True
+    host = BatchTrainer(runs, device="cpu", dtype=torch.float32)
+    eager = BatchTrainer(runs, device="cpu", dtype=torch.float32, device_step=True)
+    fake = BatchTrainer(runs, device="cpu", dtype=torch.float32, device_step=True, cuda_graphs=True)
+    fake.graphs.record = lambda steps, static: (lambda: steps(*static))
+    # a capture that fails: warn once, train eagerly
+    broken = BatchTrainer(runs, device="cpu", dtype=torch.float32, device_step=True, cuda_graphs=True)
 
-    def refuse(static):
+    def refuse(steps, static):
         raise RuntimeError("capture refused")
 
-    broken._record_chunk = refuse
+    broken.graphs.record = refuse
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for rows in (None, [0, 2]):
@@ -340,11 +445,12 @@ def test_device_step_training_equals_host_step_on_cpu():
     assert [str(w.message) for w in caught] == [
         "CUDA graph capture failed (RuntimeError: capture refused); training eagerly"]
     for b in (eager, fake, broken):
-        assert b.step == host.step == 140 and int(b._step_t) == host.step
-        for name in ("theta", "exp_avg", "exp_avg_sq"):
-            assert torch.equal(getattr(b, name), getattr(host, name)), name
+        assert b.step == host.step == 140 and int(b.optimiser.step_t) == host.step
+        assert torch.equal(b.batch.theta, host.batch.theta)
+        for name in ("exp_avg", "exp_avg_sq"):
+            assert torch.equal(getattr(b.optimiser, name), getattr(host.optimiser, name)), name
     # Per row set: chunks 15, 15, 5 | 15, 15, 5, of which all but the first of each length are replays.
-    assert fake.graph_replays == 8 and eager.graph_replays == broken.graph_replays == 0
+    assert fake.graphs.replays == 8 and eager.graphs.replays == broken.graphs.replays == 0
 
 
 def test_cuda_graphs_switch(monkeypatch):

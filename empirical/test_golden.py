@@ -9,7 +9,7 @@
 import pytest
 import torch
 
-import rgr_verify.engine as engine
+import rgr_verify.engine.optim as optim
 from rgr_verify.engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, train_runs
 from rgr_verify.evidence import golden_mismatches, golden_sample, manifests, verify_evidence
 
@@ -49,8 +49,9 @@ def test_engine_reproduces_the_stored_evidence():
 
 def test_a_planted_change_to_the_engine_arithmetic_is_caught(monkeypatch):
     # A learning rate 10 % off inside the engine's optimiser (the config still says 1e-3): the retrained runs must
-    # leave the stored ones beyond tolerance, so the golden test cannot pass a changed engine.
-    plain, on_device = engine.stacked_adamw_step, engine._stacked_adamw_step_on_device
+    # leave the stored ones beyond tolerance, so the golden test cannot pass a changed engine. (Planted in the
+    # optimiser module, whose StackedAdamW, the default Optimiser, looks both steps up there at every call.)
+    plain, on_device = optim.stacked_adamw_step, optim.stacked_adamw_step_on_device
 
     def off_lr(*args, lr, **kwargs):
         return plain(*args, lr=lr * 1.1, **kwargs)
@@ -58,8 +59,8 @@ def test_a_planted_change_to_the_engine_arithmetic_is_caught(monkeypatch):
     def off_lr_device(*args, lr, **kwargs):
         return on_device(*args, lr=lr * 1.1, **kwargs)
 
-    monkeypatch.setattr(engine, "stacked_adamw_step", off_lr)
-    monkeypatch.setattr(engine, "_stacked_adamw_step_on_device", off_lr_device)
+    monkeypatch.setattr(optim, "stacked_adamw_step", off_lr)
+    monkeypatch.setattr(optim, "stacked_adamw_step_on_device", off_lr_device)
     sample = golden_sample(per_kind=2)
     problems = golden_mismatches(sample, _retrain(sample))
     assert problems

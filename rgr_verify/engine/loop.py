@@ -1,0 +1,196 @@
+"""The batched training loop: segments of optimisation steps between checks, the stop mask, and the drivers
+:func:`train_batch` (one batch) and :func:`train_runs` (any runs, batched by
+:func:`~rgr_verify.engine.plan.plan_batches`).
+
+Per step, per run: one fresh context from the run's own stream, the hand-written loss gradient
+(:mod:`~rgr_verify.engine.model`), one optimiser step over the flat ``[R, P]`` buffer (:mod:`~rgr_verify.engine.optim`;
+the optimiser is a parameter: ``optimiser=``). Every ``check_every`` steps the validation metric of all live runs
+is computed at once (:mod:`~rgr_verify.engine.evaluate`); runs that stop are evaluated on their test set and leave
+the batch, so their parameters freeze. On CUDA the max variant's steps count on the device and run in chunks
+captured as CUDA graphs (:mod:`~rgr_verify.engine.capture`).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from typing import Callable, Sequence
+
+import torch
+
+from .batch import Batch
+from .capture import ChunkGraphs, cuda_graphs_enabled
+from .config import RunConfig, RunResult
+from .evaluate import EarlyStopping, finish, validate
+from .model import GradBuffers, grad_max_step, grads, logistic_coefs
+from .optim import Optimiser, StackedAdamW
+from .plan import plan_batches
+from .sampler import UniformStreams, contexts_from_uniforms, labels_torch
+
+__all__ = ["BatchTrainer", "train_batch", "train_runs"]
+
+
+class BatchTrainer:
+    """One batch in training: its stacked state (:class:`~rgr_verify.engine.batch.Batch`), gradient buffers, the
+    optimiser, the training streams, the CUDA graphs of the max variant's chunks, the stopping rule's state and
+    the step count.
+
+    ``optimiser``: a class implementing :class:`~rgr_verify.engine.optim.Optimiser` (default
+    :class:`~rgr_verify.engine.optim.StackedAdamW`). ``device_step``: count steps on the device (max variant;
+    default: on CUDA), so chunks can be captured; ``cuda_graphs``: capture them (needs ``device_step``).
+    """
+
+    def __init__(self, runs: Sequence[tuple[RunConfig, int]], *, device: str | torch.device = "cpu",
+                 dtype: torch.dtype = torch.float32, optimiser: Callable[..., Optimiser] | None = None,
+                 device_step: bool | None = None, cuda_graphs: bool = False):
+        if optimiser is not None and not callable(optimiser):
+            raise ValueError(f"optimiser must be an Optimiser class or None, got {optimiser!r}")
+        if device_step is not None and not isinstance(device_step, bool):
+            raise ValueError(f"device_step must be a bool or None, got {device_step!r}")
+        if not isinstance(cuda_graphs, bool):
+            raise ValueError(f"cuda_graphs must be a bool, got {cuda_graphs!r}")
+        self.batch = b = Batch(runs, device=device, dtype=dtype)
+        c0 = b.c0
+        # Max variant on CUDA: step-dependent optimiser scalars read from device tables by a device step counter
+        # (the same values as the host step; bitwise on CPU), so that chunks of steps can be graph-captured.
+        self.device_step = b.device.type == "cuda" if device_step is None else device_step
+        self.buffers = GradBuffers.like(b.theta)
+        cap = max(c.max_steps for c in b.configs)
+        last = -(-cap // c0.check_every) * c0.check_every  # the last step a run can take
+        self.optimiser = (optimiser or StackedAdamW)(b.theta, lr=c0.lr, weight_decay=c0.weight_decay, max_step=last)
+        self.uniforms = UniformStreams([dd.stream for dd in b.data], [c.m for c in b.configs], c0.ell)
+        self.graphs = ChunkGraphs(b.device, enabled=self.device_step and cuda_graphs)
+        self.stopping = EarlyStopping(b.configs)
+        self.step = 0
+
+    @torch.no_grad()
+    def train_segment(self, n_steps: int, sub: int = 100, *, pool: ThreadPoolExecutor | None = None,
+                      next_steps: int = 0) -> None:
+        """``n_steps`` optimisation steps, one fresh context per run per step, in chunks of ``sub`` steps.
+
+        With a ``pool`` and ``next_steps > 0``, the next segment's uniforms (``next_steps`` per run still in the
+        batch) are drawn in the pool while this segment trains; the next call uses them (:meth:`keep` drops
+        the rows of runs that leave in between; their streams are never read again)."""
+        b = self.batch
+        c = b.c0
+        u = tuple(x.to(b.device) for x in self.uniforms.take(n_steps))
+        if pool is not None and next_steps > 0:
+            self.uniforms.prefetch(pool, next_steps)
+        ctx = contexts_from_uniforms(b.nbrs, *u, rho=c.rho, m=b.m_run)  # [R, n_steps, ell]
+        for s0 in range(0, n_steps, sub):
+            cs = ctx[:, s0:s0 + sub]
+            y = labels_torch(b.nbrs, cs)  # [R, sub, ell, ell]
+            Xc = b.embed(cs)  # [R, sub, ell, d]
+            A, negB = logistic_coefs(b, y, 1) if c.variant != "value" else (None, None)
+            if c.variant == "max" and self.device_step:
+                self._max_chunk(Xc, A, negB)
+                continue
+            if c.variant == "max":
+                for t in range(cs.shape[1]):
+                    grad = grad_max_step(b, self.buffers, Xc[:, t], A[:, t], negB[:, t])
+                    self.step += 1
+                    self.optimiser.step(b.theta, grad, self.step)
+                continue
+            for t in range(cs.shape[1]):
+                coef = None if A is None else (A[:, t:t + 1], negB[:, t:t + 1])
+                _, grad = grads(b, self.buffers, Xc[:, t:t + 1], y[:, t:t + 1], with_loss=False, coef=coef)
+                self.step += 1
+                self.optimiser.step(b.theta, grad, self.step)
+
+    def _max_chunk(self, Xc: torch.Tensor, A: torch.Tensor, negB: torch.Tensor) -> None:
+        """K = ``Xc.shape[1]`` max-variant steps with the step count on the device (captured and replayed as a
+        CUDA graph when ``cuda_graphs``: :meth:`ChunkGraphs.run`)."""
+        K = Xc.shape[1]
+        if self.optimiser.prepare_device(self.step + K):
+            self.graphs.drop_graphs()  # captured graphs read the old tensors
+        self.optimiser.set_device_step(self.step)
+        self.graphs.run(self._max_steps_on_device, (Xc, A, negB),
+                        rearm=lambda: self.optimiser.set_device_step(self.step))
+        self.step += K
+
+    def _max_steps_on_device(self, Xc: torch.Tensor, A: torch.Tensor, negB: torch.Tensor) -> None:
+        """Max variant: one step per context of ``Xc [R, K, ell, d]`` (coefficients ``[R, K, ell, ell]``), the
+        optimiser's device step; advances its device counter by K, not ``self.step``."""
+        b = self.batch
+        for t in range(Xc.shape[1]):
+            grad = grad_max_step(b, self.buffers, Xc[:, t], A[:, t], negB[:, t])
+            self.optimiser.step_on_device(b.theta, grad)
+
+    def keep(self, rows: Sequence[int]) -> None:
+        """Stop mask: keep only batch rows ``rows`` (finished runs leave and their parameters freeze)."""
+        idx = self.batch.keep(rows)
+        self.optimiser.keep(idx)
+        self.buffers = GradBuffers.like(self.batch.theta)
+        self.uniforms.keep(rows)
+        self.graphs.reset()  # graphs read the old rows
+
+    def check(self, *, keep_weights: bool = False) -> list[tuple[int, RunResult]]:
+        """A check: validation metric of the live runs, the stopping rule, the test results of the runs that
+        stop (as (original index, result) pairs, early stoppers first), which then leave the batch."""
+        b = self.batch
+        keep, done_stop, done_cap = self.stopping.check(b.alive, validate(b), self.step)
+        out = []
+        for rows, stopped in ((done_stop, True), (done_cap, False)):
+            out += finish(b, rows, stopped=stopped, step=self.step, history=self.stopping.history,
+                          keep_weights=keep_weights)
+        if len(keep) < len(b.alive):
+            self.keep(keep)
+        return out
+
+
+def train_batch(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", dtype: torch.dtype = torch.float32,
+                on_result: Callable[[RunResult], None] | None = None, keep_weights: bool = False,
+                prefetch: bool = True, cuda_graphs: bool | None = None, stats: dict | None = None,
+                optimiser: Callable[..., Optimiser] | None = None) -> list[RunResult]:
+    """Train runs of one shape key together until each stops or reaches its cap. Results in input order.
+
+    ``prefetch``: draw the next segment's uniforms in a worker thread while a segment trains (same results).
+    ``cuda_graphs``: on CUDA, replay the max variant's 100-step chunks as CUDA graphs (default:
+    :func:`~rgr_verify.engine.capture.cuda_graphs_enabled`; same kernels as eager, so the same results).
+    ``stats``, if given, gets ``cuda_graph_replays`` (chunks replayed from a graph) added to it. ``optimiser``:
+    an :class:`~rgr_verify.engine.optim.Optimiser` class (default: the stacked AdamW of the protocol; results of
+    any other must not go into a results store, whose keys do not name it).
+    """
+    if not isinstance(prefetch, bool):
+        raise ValueError(f"prefetch must be a bool, got {prefetch!r}")
+    if cuda_graphs is not None and not isinstance(cuda_graphs, bool):
+        raise ValueError(f"cuda_graphs must be a bool or None, got {cuda_graphs!r}")
+    if stats is not None and not isinstance(stats, dict):
+        raise ValueError(f"stats must be a dict or None, got {type(stats).__name__}")
+    graphs = cuda_graphs_enabled() if cuda_graphs is None else cuda_graphs  # validates the variable everywhere
+    trainer = BatchTrainer(runs, device=device, dtype=dtype, optimiser=optimiser, cuda_graphs=graphs)
+    b = trainer.batch
+    results: dict[int, RunResult] = {}
+    c0 = b.c0
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rgr-uniforms") if prefetch else nullcontext() as pool:
+        while b.alive:
+            # A next segment exists only if some run's cap lies beyond this one (early stops may still end all).
+            after = trainer.step + c0.check_every
+            more = any(b.configs[j].max_steps > after for j in b.alive)
+            trainer.train_segment(c0.check_every, pool=pool, next_steps=c0.check_every if more else 0)
+            for idx, res in trainer.check(keep_weights=keep_weights):
+                results[idx] = res
+                if on_result is not None:
+                    on_result(res)
+    if stats is not None:
+        stats["cuda_graph_replays"] = stats.get("cuda_graph_replays", 0) + trainer.graphs.replays
+    return [results[j] for j in range(len(b.configs))]
+
+
+def train_runs(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", dtype: torch.dtype = torch.float32,
+               max_batch: int = 256, max_waste: float = 4.0, on_result: Callable[[RunResult], None] | None = None,
+               keep_weights: bool = False, prefetch: bool = True, cuda_graphs: bool | None = None,
+               stats: dict | None = None, optimiser: Callable[..., Optimiser] | None = None) -> list[RunResult]:
+    """Train many runs (any mix of shapes) batched by :func:`~rgr_verify.engine.plan.plan_batches`. Results in
+    input order. ``prefetch``, ``cuda_graphs``, ``stats``, ``optimiser``: as in :func:`train_batch`."""
+    runs = [(c, int(s)) for c, s in runs]
+    if device not in ("cpu", "cuda") and not str(device).startswith("cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' requested but CUDA is not available")
+    out: dict[tuple, RunResult] = {}
+    for batch in plan_batches(runs, max_batch=max_batch, max_waste=max_waste):
+        for res in train_batch(batch, device=device, dtype=dtype, on_result=on_result, keep_weights=keep_weights,
+                               prefetch=prefetch, cuda_graphs=cuda_graphs, stats=stats, optimiser=optimiser):
+            out[(res.config, res.seed)] = res
+    return [out[(c, s)] for c, s in runs]
