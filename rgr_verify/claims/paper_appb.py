@@ -20,7 +20,7 @@ import numpy as np
 from hypothesis import strategies as st
 from scipy import stats as _st
 
-from .. import constants as K
+from .. import minimal_constants as K
 from ..constructions import (
     algorithm1,
     algorithm3,

@@ -2,7 +2,7 @@
 and the monotonicity paragraph as it applies to the constructions.
 
 The generic max-over-heads monotonicity property is the lead's ``sec4-monotonicity-under-context-restriction``;
-here it is checked on constructed weights. Minimal constants are measured as in :mod:`rgr_verify.constants`:
+here it is checked on constructed weights. Minimal constants are measured as in :mod:`rgr_verify.minimal_constants`:
 c0 from the exact d_k -> infinity limit of S / d_k (a function of X alone), C by bisection with all draws
 separating. Readings: natural log; d_k = ceil(C ln m); self-pairs (i, i) count as non-edges.
 """
@@ -14,7 +14,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from .. import constants as K
+from .. import minimal_constants as K
 from ..constructions import algorithm1, algorithm3, algorithm5, construction1
 from ..contexts import context_labels, sample_context
 from ..embeddings import gaussian_unit_norm_embeddings
@@ -196,7 +196,7 @@ def _check_c(ctx: CheckContext) -> Verdict:
         def make(d_k, r, m=m, d=d):
             return algorithm1(random_permutation_graph(m, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r),
                               d_k=d_k, rng=r)
-        res = K._fast_min_dk(make, n_draws=3, rng=ctx.rng(m), d_k_hi=int(500 * math.log(m)))
+        res = K.fast_min_dk(make, n_draws=3, rng=ctx.rng(m), d_k_hi=int(500 * math.log(m)))
         rows.append({"m": m, "d_model": d, "c0": d / math.log(m), "d_k": res["d_k"],
                      "C": None if res["d_k"] is None else res["d_k"] / math.log(m)})
     ok = all(r["C"] is not None for r in rows)

@@ -40,6 +40,7 @@ __all__ = [
     "certified_c_algorithm3",
     "paper_c_theorem_b1",
     "min_dk_all_draws",
+    "fast_min_dk",
     "algorithm1_limit_margin",
     "smallest_passing",
     "minimal_c0_algorithm1",
@@ -218,7 +219,7 @@ def measured_constants(theorem_id: str, *, m_values=(64, 128, 256), n_draws: int
 
                 def make(d_k, r, m=m):
                     return algorithm3(random_permutation_graph(m, rng=r), d_k=d_k, rng=r, p=0.25)
-            emp = _fast_min_dk(make, n_draws=n_draws, rng=rng, d_k_hi=4 * cert["d_k"])
+            emp = fast_min_dk(make, n_draws=n_draws, rng=rng, d_k_hi=4 * cert["d_k"])
             rows.append({"m": m, "certified_d_k": cert["d_k"], "certified_C": cert["C"], "empirical_d_k": emp["d_k"],
                          "empirical_C": None if emp["d_k"] is None else emp["d_k"] / lnm})
         elif theorem_id == "theorem-4.1":
@@ -230,7 +231,7 @@ def measured_constants(theorem_id: str, *, m_values=(64, 128, 256), n_draws: int
                 def make(d_k, r, m=m, d=d):
                     return algorithm1(random_permutation_graph(m, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r),
                                       d_k=d_k, rng=r)
-                emp = _fast_min_dk(make, n_draws=n_draws, rng=rng, d_k_hi=int(60 * lnm))
+                emp = fast_min_dk(make, n_draws=n_draws, rng=rng, d_k_hi=int(60 * lnm))
                 row.update({"d_model_used": d, "c0_used": d / lnm, "empirical_d_k": emp["d_k"],
                             "empirical_C": None if emp["d_k"] is None else emp["d_k"] / lnm})
             rows.append(row)
@@ -241,7 +242,7 @@ def measured_constants(theorem_id: str, *, m_values=(64, 128, 256), n_draws: int
             def make(d_k, r, m=m, d=d):
                 return algorithm5(random_regular_graph(m, 4, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r),
                                   d_k=d_k, rng=r)
-            emp = _fast_min_dk(make, n_draws=n_draws, rng=rng, d_k_hi=int(60 * lnm))
+            emp = fast_min_dk(make, n_draws=n_draws, rng=rng, d_k_hi=int(60 * lnm))
             rows.append({"m": m, "r": 4, "d_model_used": d, "c0_used": d / lnm, "empirical_d_k": emp["d_k"],
                          "empirical_C": None if emp["d_k"] is None else emp["d_k"] / lnm})
     return {"theorem": theorem_id, "n_draws": n_draws, "seed": seed, "rows": rows,
@@ -249,9 +250,18 @@ def measured_constants(theorem_id: str, *, m_values=(64, 128, 256), n_draws: int
                          "(certified: exact union bound <= m^-3); natural log"}
 
 
-def _fast_min_dk(make, *, n_draws: int, rng: np.random.Generator, d_k_hi: int) -> dict:
+def fast_min_dk(make, *, n_draws: int, rng: np.random.Generator, d_k_hi: int) -> dict:
     """Bisection version of :func:`min_dk_all_draws` on [1, d_k_hi] (assumes separation is monotone in d_k, which
-    holds in expectation; the result is re-checked at the returned d_k with the same draws)."""
+    holds in expectation; the result is re-checked at the returned d_k with the same draws).
+
+    ``make(d_k, rng)`` builds one construction; ``{"d_k": smallest d_k at which all n_draws draws separate}``, or
+    ``{"d_k": None}`` when d_k_hi does not separate them all. ValueError for n_draws < 1, d_k_hi < 1, or a
+    ``make`` that is not callable.
+    """
+    if not callable(make):
+        raise ValueError(f"make must be callable as make(d_k, rng), got {make!r}")
+    n_draws = check_int("n_draws", n_draws, min_value=1)
+    d_k_hi = check_int("d_k_hi", d_k_hi, min_value=1)
     seeds = [int(s) for s in rng.integers(0, 2**63 - 1, size=n_draws)]
 
     def ok(d):
