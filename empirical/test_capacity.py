@@ -242,3 +242,13 @@ def test_fits_keeps_its_names_after_the_split():
                  "transition_windows"):
         assert getattr(fits, name) is getattr(capacity, name)
     assert all(hasattr(fits, name) for name in fits.__all__)
+
+
+def test_bootstrap_interval_covers_the_sample_mean():
+    from rgr_verify.stats import bootstrap_interval
+
+    data = np.random.default_rng(0).normal(0.9, 0.02, size=12)
+    lo, hi = bootstrap_interval(data, np.mean, rng=np.random.default_rng(1), n_resamples=200)
+    assert lo <= data.mean() <= hi and hi - lo < 0.05
+    with pytest.raises(ValueError, match="n_resamples"):
+        bootstrap_interval(data, np.mean, rng=np.random.default_rng(1), n_resamples=5)

@@ -40,11 +40,11 @@ from .graphs import Digraph
 __all__ = [
     "Construction",
     "check_construction",
+    "default_d_k",
     "SIGNATURES",
     "signature_matrix",
     "contiguous_blocks",
     "permutation_blocks",
-    "default_d_k",
     "weights_from_blocks",
     "algorithm1",
     "algorithm2",

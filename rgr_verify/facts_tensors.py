@@ -113,10 +113,6 @@ class Database:
             out.setdefault((k, q), set()).add(v)
         return {kq: frozenset(vs) for kq, vs in out.items()}
 
-    def is_functional(self) -> bool:
-        """True when every queried (key, query) pair has exactly one value."""
-        return len(self.fibres()) == self.size
-
 
 def database_from_triples(triples, *, n_keys: int | None = None, n_queries: int | None = None,
                           n_values: int | None = None) -> Database:

@@ -25,7 +25,7 @@ __all__ = [
     "DOMAINS", "Domain", "LOG_BASES", "log_b",
     # Sec. 9
     "n_ordered_pairs", "n_qk_parameters", "bit_budget", "log_binomial", "log_labelings", "bit_lower_bound_dDK",
-    "lower_bound_rate", "lower_bound_via_binomial", "covering_number_bound", "margin_constant",
+    "lower_bound_rate", "margin_constant",
     "lower_bound_permutation", "lower_bound_dense", "lower_bound_sparse", "sigmoid",
     # constructions
     "dk_construction_i", "union_bound_construction_i", "heads_construction_ii", "dk_construction_ii",
@@ -39,7 +39,7 @@ __all__ = [
     "A_true_lower", "A_false_upper", "step5_false_upper", "theorem81_failure_probability",
     # App. B.1
     "b1_mu1", "b1_mu2", "b1_tau", "b1_delta1", "b1_delta2", "b1_c1", "b1_c2", "b1_failure_probability",
-    "b1_claimed_C", "b1_sufficient_C", "chernoff_lower", "chernoff_upper",
+    "b1_claimed_C", "b1_sufficient_C",
     # Sec. 6 / App. A.3
     "fit_sec6_DK", "fit_sec6_heads", "fit_a3_DK", "fit_a3_x",
     # App. C
@@ -145,16 +145,6 @@ def bit_lower_bound_dDK(b_=b, m_=m, mp_=mp) -> sp.Expr:
 def lower_bound_rate(m_=m, mp_=mp, d=d_model) -> sp.Expr:
     """(m'/d_model) log(m^2/m'): the asymptotic form of the lower bound (Eq. (24), Sec. 1, Sec. 8)."""
     return mp_ / d * sp.log(m_**2 / mp_)
-
-
-def lower_bound_via_binomial(m_=m, mp_=mp, d=d_model) -> sp.Expr:
-    """log binom(m(m-1), m') / d_model: the lower bound (23) divided through by d_model (constants dropped)."""
-    return log_labelings(m_, mp_) / d
-
-
-def covering_number_bound(Cc=C, epsilon=eps, d=d_model, DK=D_K) -> sp.Expr:
-    """(C/epsilon)^(2 d_model D_K + 1): the epsilon-net size of the unit parameter ball (Theorem 9.2 proof)."""
-    return (Cc / epsilon) ** n_qk_parameters(d, DK)
 
 
 def margin_constant(Cp=C, g=gamma) -> sp.Expr:
@@ -374,16 +364,6 @@ def b1_c1(p_=p) -> sp.Expr:
 def b1_c2(p_=p) -> sp.Expr:
     """c_2 = p (1-p)^2 / (2 (1 + 3p)), as the paper states it."""
     return p_ * (1 - p_) ** 2 / (2 * (1 + 3 * p_))
-
-
-def chernoff_lower(mu, delta) -> sp.Expr:
-    """Pr[X <= (1 - delta) mu] <= exp(-mu delta^2 / 2) (multiplicative Chernoff, 0 < delta < 1)."""
-    return sp.exp(-mu * delta**2 / 2)
-
-
-def chernoff_upper(mu, delta) -> sp.Expr:
-    """Pr[X >= (1 + delta) mu] <= exp(-mu delta^2 / (2 + delta)) (multiplicative Chernoff, delta > 0)."""
-    return sp.exp(-mu * delta**2 / (2 + delta))
 
 
 def b1_failure_probability(m_=m, dk=d_k, p_=p) -> sp.Expr:

@@ -78,9 +78,11 @@ class Digraph:
         return self._adjacency
 
     def out_degrees(self) -> np.ndarray:
+        """int ``[m]``: the out-degree |N^+(v)| of every vertex."""
         return self._adjacency.sum(axis=1)
 
     def in_degrees(self) -> np.ndarray:
+        """int ``[m]``: the in-degree of every vertex."""
         return self._adjacency.sum(axis=0)
 
     @property
@@ -89,14 +91,6 @@ class Digraph:
         if self.n_edges == 0:
             return 0
         return int(max(self.out_degrees().max(), self.in_degrees().max()))
-
-    def out_neighbours(self, v: int) -> np.ndarray:
-        """N^+(v): the targets of v, sorted."""
-        v = check_int("v", v, min_value=0, max_value=self.m - 1)
-        return np.flatnonzero(self._adjacency[v])
-
-    def has_edge(self, i: int, j: int) -> bool:
-        return bool(self._adjacency[i, j])
 
     def __repr__(self) -> str:
         extra = f", r={self.r}" if self.r is not None else ""

@@ -29,7 +29,6 @@ from .constructions import Construction, check_construction
 __all__ = [
     "head_score_matrix",
     "aggregated_score_matrix",
-    "owner_head_edge_scores",
     "limit_score_matrix",
     "SeparationMargins",
     "separation_margins",
@@ -73,20 +72,6 @@ def _score_heads(c: Construction, heads: slice, aggregation: str) -> np.ndarray:
     W_Q = torch.as_tensor(c.W_Q[heads], dtype=torch.float64)
     W_K = torch.as_tensor(c.W_K[heads], dtype=torch.float64)
     return scoring.aggregate_scores(X, W_Q, W_K, aggregation)[0].numpy()
-
-
-def owner_head_edge_scores(c: Construction) -> np.ndarray:
-    """For each edge (i, j) of ``c.graph.edges``, S^(k)_ij at the head k whose matching holds (i, j). ``[m']``."""
-    c = check_construction(c)
-    out = np.full(c.graph.n_edges, np.nan)
-    index = {tuple(e): n for n, e in enumerate(c.graph.edges.tolist())}
-    for k, blk in enumerate(c.blocks):
-        Q = c.X[blk[:, 0]] @ c.W_Q[k]
-        K = c.X[blk[:, 1]] @ c.W_K[k]
-        vals = np.sum(Q * K, axis=1)
-        for (i, j), v in zip(blk.tolist(), vals):
-            out[index[(i, j)]] = v
-    return out
 
 
 def limit_score_matrix(c: Construction) -> np.ndarray:

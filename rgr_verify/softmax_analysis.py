@@ -41,7 +41,6 @@ __all__ = [
     "all_head_logits",
     "scores_from_logits",
     "source_row_scores",
-    "context_softmax_scores",
     "owner_mass_lower",
     "ContextCertificate",
     "certify_all_contexts",
@@ -173,11 +172,6 @@ def source_row_scores(L: np.ndarray, contexts) -> np.ndarray:
         P = np.exp(Lc - Lc.max(axis=1, keepdims=True))
         out += P / P.sum(axis=1, keepdims=True)
     return out
-
-
-def context_softmax_scores(c: Construction, contexts) -> np.ndarray:
-    """A[n, p, q] = sum_k softmax_{q in C_n}(L^(k)[c_p, c_q]) (Eq. (6)) for contexts ``[n, ell]``; ``[n, ell, ell]``."""
-    return scores_from_logits(all_head_logits(c), contexts)
 
 
 def owner_mass_lower(c: Construction, ell: int, *, logits: np.ndarray | None = None) -> np.ndarray:

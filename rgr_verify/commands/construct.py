@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import check_choice, check_int, check_real
-from ..constructions import build
+from ..constructions import ALGORITHMS, build, default_d_k
 from ..embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings, one_hot_embeddings
 from ..graphs import digraph_from_edges, random_permutation_graph, random_regular_graph
 from ..measurements import limit_score_matrix, noise_summary, normalised_margin, separation_margins
@@ -26,7 +26,7 @@ ORDER = 60
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--algorithm", type=int, required=True, choices=(1, 2, 3, 4, 5), help="Algorithm 1-5 of the paper")
+    p.add_argument("--algorithm", type=int, required=True, choices=ALGORITHMS, help="Algorithm 1-5 of the paper")
     p.add_argument("--graph", nargs="+", default=["permutation"], metavar="KIND",
                    help="permutation | regular | edges FILE (FILE: one 'source target' pair per line)")
     p.add_argument("--m", type=int, help="number of items (>= 2; taken from FILE for --graph edges if omitted)")
@@ -83,7 +83,7 @@ def build_from_args(args):
         else:
             X = gaussian_unit_norm_embeddings(m, d, rng=rng)
     C = check_real("C", args.C, low=0.0, low_open=True)
-    d_k = check_int("d_k", args.d_k, min_value=1) if args.d_k is not None else max(1, math.ceil(C * math.log(m)))
+    d_k = check_int("d_k", args.d_k, min_value=1) if args.d_k is not None else default_d_k(m, C)
     B = args.block_size
     if B is None and args.heads is not None and args.algorithm in (1, 2, 4):
         B = math.ceil(m / check_int("heads", args.heads, min_value=1, max_value=m))
