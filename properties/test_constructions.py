@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rgr_verify.cli import main
-from rgr_verify.constants import (
+from rgr_verify.minimal_constants import (
     certified_c_construction1,
     paper_c_theorem_b1,
     smallest_passing,

@@ -3,9 +3,9 @@ markdown sheet of every formula (LaTeX via sympy) with its paper reference and l
 
 Without ``--m`` the table covers the sizes of the paper's experiments (Sec. 6.1 grid, the lambda = 8 diagonal,
 the r = 32 points, App. A.3's r-regular graphs at (128, 32), Sec. 7.3's GPT-2 setting). Unknown absolute
-constants are set to 1 and labelled; where the theorem checker (:mod:`rgr_verify.constants`) certifies a constant
-exactly and cheaply (Construction I, Theorem B.1) it is used and labelled "certified". Logs are natural unless
-marked log2.
+constants are set to 1 and labelled; where the theorem checker (:mod:`rgr_verify.minimal_constants`) certifies a
+constant exactly and cheaply (Construction I, Theorem B.1) it is used and labelled "certified". Logs are natural
+unless marked log2.
 """
 
 from __future__ import annotations
