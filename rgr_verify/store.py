@@ -159,8 +159,10 @@ class JsonlStore:
         if shard is not None:
             try:
                 self.shard_dir.mkdir(exist_ok=True)
+                with open(self.write_path, "ab"):  # created at once, so other hosts list it early (docs/cluster.md)
+                    pass
             except OSError as exc:
-                raise ValueError(f"shard directory {str(self.shard_dir)!r} cannot be created: {exc}") from None
+                raise ValueError(f"shard {str(self.write_path)!r} cannot be created: {exc}") from None
         self._append_lock = FileLock(str(self.write_path) + ".lock")
 
     def shard_paths(self) -> list[Path]:
