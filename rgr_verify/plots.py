@@ -1,9 +1,10 @@
-"""Figures of Sec. 6, 7.1, 7.2 and App. A.2-A.3 from stored run records (matplotlib, Agg backend).
+"""Figures of Sec. 6, 7.1-7.3 and App. A.2-A.3 from stored run records (matplotlib, Agg backend).
 
 Each function writes one PNG and returns its path: F1-D_K curves per (m, d_model), one line per h, with 95%
 t-interval error bars (Figs. 1, 5, 9; MSE for Fig. 6); D_K^* against a compression variable with the fitted
 line (Figs. 3, 12); D_K^* and h^* along the lambda = 8 diagonal (Fig. 4); h^* against compression (Figs. 2, 10, 13);
-D_K^* as ladder intervals with the competing laws' fitted curves (Fig. 3, :mod:`rgr_verify.fits`).
+D_K^* as ladder intervals with the competing laws' fitted curves (Fig. 3, :mod:`rgr_verify.fits`); Figure 7 of the
+Sec. 7.3 sweep (:func:`plot_fig7`, which returns the file name it wrote).
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .capacity import CurvePoint, Fit, Threshold  # noqa: E402
+import numpy as np  # noqa: E402
 
-__all__ = ["plot_curves", "plot_dk_star_fit", "plot_h_star", "plot_diagonal", "plot_dk_intervals"]
+from ._checks import check_real  # noqa: E402
+from .capacity import CurvePoint, Fit, Threshold  # noqa: E402
+from .stats import t_interval  # noqa: E402
+
+__all__ = ["plot_curves", "plot_dk_star_fit", "plot_h_star", "plot_diagonal", "plot_dk_intervals", "plot_fig7"]
 
 
 def _save(fig, path: Path) -> Path:
@@ -153,3 +158,55 @@ def plot_dk_intervals(points: Sequence[tuple[float, float, float, str]], lines: 
     if lines:
         ax.legend(fontsize=6)
     return _save(fig, path)
+
+
+def plot_fig7(results, out_dir: Path | str, *, name: str | None = None,
+              collapse_threshold: float = 0.05) -> str:
+    """Figure 7 (Sec. 7.3) from a :class:`~rgr_verify.sweep_sec73.Sec73Results`: mean test accuracy vs D_K, one
+    line per h, 95% t-intervals over seeds; single-head runs drawn as points, with dotted lines at the means of its
+    collapsed (< ``collapse_threshold``) and other runs at the upper half of the D_K grid.
+    Returns the file name written in ``out_dir``."""
+    from .sweep_sec73 import Sec73Results
+
+    if not isinstance(results, Sec73Results):
+        raise ValueError(f"results must be a Sec73Results, got {type(results).__name__}")
+    check_real("collapse_threshold", collapse_threshold, low=0.0, high=1.0)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    p = results.preset
+    name = name or f"fig7-{p.name}-{p.source}.png"
+    fig, ax = plt.subplots(figsize=(6, 4))
+    colours = {}
+    for h in p.heads:
+        stats = [t_interval(results.values(D, h)) for D in p.D_Ks]
+        mean = np.array([s[0] for s in stats])
+        err = np.array([[s[0] - s[1] for s in stats], [s[2] - s[0] for s in stats]])
+        colours[h] = ax.errorbar(p.D_Ks, mean, yerr=err, marker="o", capsize=3, label=f"h = {h}")[0].get_color()
+        if h == 1:
+            for D in p.D_Ks:
+                vals = results.values(D, h)
+                ax.scatter([D] * len(vals), vals, s=10, color="grey", alpha=0.6, zorder=3)
+            # The two modes of the single head at the upper half of the grid (D_K >= 256 in Figure 7).
+            ones = np.concatenate([results.values(D, 1) for D in p.D_Ks[len(p.D_Ks) // 2:]])
+            for part, what in ((ones[ones < collapse_threshold], "h = 1 collapsed to NULL"),
+                               (ones[ones >= collapse_threshold], "h = 1 partial solution")):
+                if part.size:
+                    ax.axhline(float(part.mean()), ls=":", color="grey", lw=1)
+                    ax.annotate(f"{what} ({part.size} runs)", (p.D_Ks[0], float(part.mean())), fontsize=7,
+                                color="grey", xytext=(0, 2), textcoords="offset points")
+    for D, h in p.extra_cells:  # cells outside the grid: their mean and t-interval, unconnected
+        mean, lo, hi = t_interval(results.values(D, h))
+        ax.errorbar([D], [mean], yerr=[[mean - lo], [hi - mean]], marker="s", capsize=3, color=colours.get(h),
+                    linestyle="none")
+    ticks = sorted({D for D, _ in p.cells()})
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks, [str(D) for D in ticks])
+    ax.set_xlabel("total key width D_K")
+    ax.set_ylabel("test accuracy")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(f"Sec. 7.3 / Figure 7 ({p.name} tier, {p.source}, m={p.task.m}, l={p.task.ell})", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out_dir / name, dpi=120)
+    plt.close(fig)
+    return name

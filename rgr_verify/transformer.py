@@ -72,6 +72,7 @@ __all__ = [
     "block_inputs",
     "init_block_params",
     "block_logits",
+    "head_layout",
     "train_runs",
 ]
 
@@ -258,9 +259,13 @@ def init_block_params(specs: Sequence[RunSpec], d_model: int, d_ff: int, *, init
     return p
 
 
-def _head_layout(specs: Sequence[RunSpec], D: int, device) -> tuple[torch.Tensor, torch.Tensor]:
-    """G ``[R, D, h]``: G[r, c, k] = 1 if key coordinate c of run r belongs to head k (0 on padding);
+def head_layout(specs: Sequence[RunSpec], D: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The head layout that :func:`block_logits` takes for R stacked runs with equal h and key widths up to ``D``.
+
+    G ``[R, D, h]``: G[r, c, k] = 1 if key coordinate c of run r belongs to head k (0 on padding);
     scale ``[R]`` = 1 / sqrt(d_k)."""
+    specs = _check_specs(specs)
+    D = check_int("D", D, min_value=max(s.D_K for s in specs))
     h = specs[0].n_heads
     G = torch.zeros(len(specs), D, h)
     for r, s in enumerate(specs):
@@ -353,7 +358,7 @@ def _train_group(E, specs, task, cfg, device, progress):
     d = E.shape[1]
     init = init_block_params(specs, d, task.d_ff, init_std=cfg.init_std)
     params = {k: v.to(device).requires_grad_() for k, v in init.items()}
-    G, scale = _head_layout(specs, params["W_Q"].shape[-1], device)
+    G, scale = head_layout(specs, params["W_Q"].shape[-1], device)
     mask = (G.sum(-1) > 0).to(params["W_Q"].dtype)[:, None, :]  # [R, 1, D]: real key columns
     perms = [sample_permutation(task.m, generator=_generator(s.seed, 2)) for s in specs]
     moved = [_moved_items(p) for p in perms]

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..embedding_sources import SOURCE_NAMES
+
 NAME = "sec73"
 HELP = "Sec. 7.3 sweep: pre-LN block with frozen pretrained embeddings (quick CPU tier or full GPU tier)"
 DESCRIPTION = (
@@ -18,7 +20,7 @@ ORDER = 60
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tier", default="quick", choices=("quick", "full"), help="preset tier (default quick)")
-    parser.add_argument("--source", default=None, choices=("minilm", "gpt2", "gaussian"),
+    parser.add_argument("--source", default=None, choices=SOURCE_NAMES,
                         help="embedding source (default: minilm; full tier: gpt2 if $RGR_VERIFY_GPT2_DIR is set)")
     parser.add_argument("--gpt2-dir", default=None, help="local Hugging Face GPT-2 snapshot dir (model.safetensors)")
     parser.add_argument("--results", default=None, help="result store directory (default: the cache dir)")
@@ -33,7 +35,9 @@ def run(args) -> int:
     import torch
 
     from ..claims.runner import root_seed_from_env
-    from ..presets_sec73 import plot_fig7, run_sec73, sec73_preset
+    from ..plots import plot_fig7
+    from ..presets_sec73 import sec73_preset
+    from ..sweep_sec73 import run_sec73
     from ..stats import t_interval
 
     preset = sec73_preset(args.tier, source=args.source or ("gpt2" if args.gpt2_dir else None))

@@ -1,0 +1,11 @@
+"""Helpers shared by several test modules of ``empirical/`` (test modules import none from one another)."""
+
+from rgr_verify.presets_sec73 import Sec73Preset
+from rgr_verify.transformer import TaskConfig, TrainConfig
+
+
+def tiny_sec73_preset() -> Sec73Preset:
+    """A Sec. 7.3 preset small enough to train on a CPU in seconds: Gaussian rows, m = 12, 2 x 2 cells, 2 seeds."""
+    return Sec73Preset(name="quick", source="gaussian", task=TaskConfig(m=12, ell=2, d_ff=4), D_Ks=(2, 4),
+                       heads=(1, 2), seeds=2, train=TrainConfig(steps=4, batch_size=8, eval_every=2, n_val=16,
+                                                                n_test=16), device="cpu", gaussian_d_model=8)
