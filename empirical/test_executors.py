@@ -97,8 +97,9 @@ def test_a_killed_worker_costs_only_its_in_flight_runs(executor, kill, workers, 
     _same_results(res, inline_float64, exact=False)
 
 
-def _cli(results, *extra):
-    return [sys.executable, "-m", "rgr_verify.cli", "sweep", *extra, "--executor", "local", "--workers", "2",
+def _cli(results, executor, *extra):
+    local = ["--submitit-cluster", "local", "--time", "10"] if executor == "slurm" else []
+    return [sys.executable, "-m", "rgr_verify.cli", "sweep", *extra, "--executor", executor, "--workers", "2", *local,
             "--results", str(results), "--no-progress"]
 
 
@@ -126,9 +127,14 @@ def _kill_group_then_resume(results, argv, kill_at, total, timeout):
     return done.stdout
 
 
-def test_local_sweep_killed_as_a_process_group_resumes(tmp_path):
-    out = _kill_group_then_resume(tmp_path, _cli(tmp_path, "micro", "--unit-max-batch", "1"), kill_at=1, total=16,
-                                  timeout=120)
+@pytest.mark.parametrize("executor", ["local", "slurm"])
+def test_a_sweep_killed_as_a_process_group_resumes(executor, tmp_path):
+    # rgr-verify sweep --executor local / slurm (submitit's LocalExecutor), SIGKILLed with its process group (the
+    # executor, its workers, submitit's job controllers) once a record is stored, then run again.
+    if executor == "slurm":
+        pytest.importorskip("submitit")
+    argv = _cli(tmp_path, executor, "micro", "--unit-max-batch", "1")
+    out = _kill_group_then_resume(tmp_path, argv, kill_at=1, total=16, timeout=300)
     assert "micro [quick]: 16 runs in 16 units" in out
 
 
@@ -136,6 +142,6 @@ def test_local_sweep_killed_as_a_process_group_resumes(tmp_path):
 def test_quick_sec6_grid_killed_as_a_process_group_resumes(tmp_path):
     # The acceptance run: the quick sec6-grid (192 runs) through --executor local --workers 2, killed with
     # SIGKILL (process group) partway and started again, ends with all 192 runs and no key twice.
-    out = _kill_group_then_resume(tmp_path, _cli(tmp_path, "sec6-grid", "--tier", "quick"), kill_at=40, total=192,
-                                  timeout=1800)
+    out = _kill_group_then_resume(tmp_path, _cli(tmp_path, "local", "sec6-grid", "--tier", "quick"), kill_at=40,
+                                  total=192, timeout=1800)
     assert "sec6-grid [quick]: 192 runs" in out

@@ -276,12 +276,13 @@ def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, devi
         torch.set_num_threads(check_int("threads", threads, min_value=1))
     runs = [(c, int(s)) for c, s in runs]
     units = plan_units(runs, unit_max_batch=max_batch, max_waste=max_waste) if runs else []
-    bar = SweepProgress(store, units, desc=desc, enabled=progress)
+    bar = SweepProgress(store, units, desc=desc) if progress else None  # a bar reads the store as it grows
     try:
         trained = work_units(units, store, device=device, max_batch=max_batch, max_waste=max_waste,
-                             on_record=bar.update)
+                             on_record=bar.update if bar is not None else None)
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
     recs = store.lookup(runs)
     if any(r is None for r in recs):  # pragma: no cover - would mean a lost append
         raise RuntimeError("results store lost a record")
