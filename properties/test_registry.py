@@ -82,6 +82,16 @@ def test_ledger_round_trip_and_errors(tmp_path):
         write_ledger({"a": Status.ERROR}, order=[], path=tmp_path / "l2.txt")
 
 
+def test_write_ledger_drops_entries_of_renamed_claims(tmp_path):
+    path = tmp_path / "ledger.txt"
+    write_ledger({"old-id": Status.VERIFIED, "kept": Status.REFUTED}, order=["kept", "old-id"], path=path)
+    write_ledger({"new-id": Status.VERIFIED}, order=["kept", "new-id"], path=path)
+    assert {k: v.status for k, v in read_ledger(path).items()} == {"kept": Status.REFUTED, "new-id": Status.VERIFIED}
+    with pytest.raises(ValueError, match="unknown ids"):
+        write_ledger({"gone": Status.VERIFIED}, order=["kept"], path=path)
+    assert "gone" not in read_ledger(path)
+
+
 def test_audit_writes_report_and_json(tmp_path, capsys):
     out, js = tmp_path / "rep", tmp_path / "r.json"
     rc = main(["audit", "--only", "appc-qk-parameters-depend-on-dk-only,sec3-linear-aggregation-equals-single-head", "--out", str(out), "--json", str(js)])

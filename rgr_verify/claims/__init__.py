@@ -1,8 +1,11 @@
 """The claims registry: every checkable statement of the paper as a :class:`Claim` with a computed verdict.
 
-Claims live in ``paper_<part>.py`` modules of this package (one per part of the paper), each defining a
-``CLAIMS`` tuple and an ``ORDER``; :func:`all_claims` discovers them. The expected verdicts are in
-``ledger.txt``.
+Claims live in one place per part of the paper: a module ``paper_<part>.py`` of this package, or a package
+``paper_<part>/`` split by topic; each claims module defines a ``CLAIMS`` tuple and an ``ORDER``, and
+:func:`all_claims` discovers them. Every claim sits in the part its ``ref`` names and its id starts with the prefix
+that label implies (:mod:`.labels`); ``docs/claims-index.md`` (:mod:`.index`) lists every label's claims with the
+module and function that check them. What checks share is the toolkit :mod:`.tools` (and :mod:`.symbolic` for
+the symbolic ones). The expected verdicts are in ``ledger.txt``.
 """
 
 from .base import (

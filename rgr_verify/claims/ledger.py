@@ -67,9 +67,11 @@ def read_ledger(path: Path | str | None = None) -> dict[str, LedgerEntry]:
 
 
 def write_ledger(updates: dict[str, Status], order: list[str], path: Path | str | None = None) -> Path:
-    """Record ``updates`` (claim id -> status) in the ledger, keeping other entries and their notes.
+    """Record ``updates`` (claim id -> status) in the ledger, keeping the other entries of ``order`` and their notes.
 
-    Entries are written in ``order`` (ids not in ``order`` follow, sorted). The file is replaced atomically.
+    ``order`` lists every known claim id: entries are written in that order, and an entry whose id is not in it (a
+    claim that was renamed or removed) is dropped; an update for such an id is a ValueError. The file is replaced
+    atomically.
     """
     path = Path(path) if path is not None else LEDGER_PATH
     entries = read_ledger(path)
@@ -79,7 +81,10 @@ def write_ledger(updates: dict[str, Status], order: list[str], path: Path | str 
             raise ValueError(f"cannot record status 'error' for {cid!r}: the check broke, fix it first")
         old = entries.get(cid)
         entries[cid] = LedgerEntry(status, old.note if old is not None and old.status is status else "")
-    known = [cid for cid in order if cid in entries] + sorted(set(entries) - set(order))
+    unknown = sorted(set(updates) - set(order))
+    if unknown:
+        raise ValueError(f"updates must name claim ids listed in order, got unknown ids {unknown}")
+    known = [cid for cid in order if cid in entries]
     width = max((len(c) for c in known), default=0)
     lines = [_HEADER]
     for cid in known:

@@ -3,7 +3,7 @@
 Counts are measured, not derived: parameter counts from the weight tensors, matrix-multiply flops with
 ``torch.utils.flop_counter.FlopCounterMode`` while the library's own scoring code runs, activation sizes from
 the tensors it produces. The sizes are the paper's experimental ones (ell = 16, d_model in {16, 32, 64, 128},
-D_K up to 512) plus Sec. 7.3's (ell = 18 positions, d_model = 768).
+D_K up to 512) plus Sec. 7.3's (ell = 18 positions, d_model = 768). The cost model is also checked as formulas.
 """
 
 from __future__ import annotations
@@ -11,10 +11,16 @@ from __future__ import annotations
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from .. import formulas as F
 from ..scoring import head_scores
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from .symbolic import Var, combine_verdicts, identity_verdict
+from .tools import VAR_D_MODEL, symbolic_claim
+
+__all__ = ["CLAIMS", "ORDER"]
 
 ORDER = 120
+
 
 _SIZES = [(16, 16, 64), (16, 32, 128), (16, 64, 256), (16, 128, 512), (18, 768, 512)]  # (ell, d_model, D_K)
 
@@ -57,6 +63,15 @@ def _check_params(ctx: CheckContext) -> Verdict:
                    evidence="exact count of the weight tensors' entries")
 
 
+def _cost_model(ctx: CheckContext) -> Verdict:
+    V = [Var(F.ell, 2, 1e4, integer=True, log=True), VAR_D_MODEL, Var(F.h, 1, 128, integer=True, log=True), Var(F.d_k, 1, 512, log=True)]
+    return combine_verdicts([
+        identity_verdict(F.cost_projection_flops(), F.ell * F.d_model * (F.h * F.d_k), variables=V, ctx=ctx),
+        identity_verdict(F.cost_score_flops(), F.ell**2 * (F.h * F.d_k), variables=V, ctx=ctx),
+        identity_verdict(F.cost_parameters(), 2 * F.d_model * (F.h * F.d_k), variables=V, ctx=ctx),
+    ], paper_value="App. C: O(ell d_model D_K) projection flops, O(d_model D_K) parameters, O(ell^2 D_K) score flops")
+
+
 CLAIMS = (
     Claim(
         id="appc-qk-parameters-depend-on-dk-only",
@@ -64,4 +79,6 @@ CLAIMS = (
         statement="W_Q and W_K hold 2 d_model D_K parameters whatever the split of D_K into h heads of width d_k.",
         kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params,
     ),
+    symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
+           "through D_K = h d_k.", _cost_model),
 )

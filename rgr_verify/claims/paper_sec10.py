@@ -26,14 +26,14 @@ from scipy.stats import t as tdist
 from ..graphs import random_permutation_graph
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict
 
+__all__ = ["CLAIMS", "ORDER"]
+
 ORDER = 100
 
+
 _NET_CONSTANT = 12.0  # N_cov(eps) <= (1 + 2/eps)^n <= (3/eps)^n for eps <= 1; eps = gamma/4 gives C' = 12
+
 _CODE_FACTOR = 6.0  # d = ceil(6 ln m) sign-code coordinates per half of the embedding
-
-
-def _log_binom(n: int, k: int) -> float:
-    return float(gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1))
 
 
 def _learned_point(m: int, rng: np.random.Generator) -> dict:

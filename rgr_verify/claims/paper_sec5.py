@@ -1,10 +1,11 @@
-"""Claims of Sec. 5 (the power of multiple heads), measured on Algorithm 1's constructions.
+"""Claims of Sec. 5 (the power of multiple heads), measured on Algorithm 1's constructions and in sympy.
 
 Sec. 5 says the dominant noise N3 grows with the block size B as N3(B) ~ (B / d_model) sqrt(d_k log m) (Eq. (1)),
 that keeping N3 <= c1 d_k forces d_k >~ (B / d_model)^2 log m (Eq. (2)), and that multiple heads help by
-shrinking B. The algebra of Eqs. (1)-(2) is in the symbolic bounds module; here the noise terms of App. B.2 are
-measured on constructions: their fluctuation and mean parts separately (E[N3 | X] = d_k <delta, delta>, exact),
-and the d_k -> infinity limit margins per block size.
+shrinking B. The noise terms of App. B.2 are measured on constructions: their fluctuation and mean parts separately
+(E[N3 | X] = d_k <delta, delta>, exact), and the d_k -> infinity limit margins per block size. The algebra of
+Eqs. (1)-(2) and the single- vs multi-head budgets is symbolic; Eq. (1)'s hidden constant is written K:
+N_3(B) = K (B/d_model) sqrt(d_k log m).
 """
 
 from __future__ import annotations
@@ -12,15 +13,28 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import sympy as sp
 
+from .. import formulas as F
 from ..constructions import algorithm1
 from ..embeddings import gaussian_unit_norm_embeddings
 from ..graphs import random_permutation_graph
 from ..measurements import limit_score_matrix, noise_terms, separation_margins
 from ..stats import zero_failure_sample_size
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict, jsonable
-from .paper_appb import _full, exponent_verdict
-from .tools import FAILS, HOLDS, monte_carlo_verdict, reading_record
+from .symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
+from .tools import (
+    FAILS,
+    HOLDS,
+    VAR_D_MODEL,
+    VAR_M,
+    exponent_verdict,
+    full_tier,
+    monte_carlo_verdict,
+    reading_record,
+    symbolic_claim,
+    with_readings,
+)
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -90,7 +104,7 @@ def _limit_n3_over_dk(m: int, d: int, r: np.random.Generator) -> float:
 
 
 def _check_c3_sufficient(ctx: CheckContext) -> Verdict:
-    paper = ((128, 16), (256, 32), (512, 64), (1024, 128)) + (((2048, 256),) if _full(ctx) else ())
+    paper = ((128, 16), (256, 32), (512, 64), (1024, 128)) + (((2048, 256),) if full_tier(ctx) else ())
     large_c0 = ((512, 256), (1024, 512))  # c0 = d_model / ln m = 41, 74
     rows = []
     for m, d in paper + large_c0:
@@ -164,16 +178,88 @@ def _check_blocks(ctx: CheckContext) -> Verdict:
                                params={"m": m, "d_model": d, "B": Bs})
 
 
+def _eq2_width(ctx: CheckContext) -> Verdict:
+    V = [Var(F.B, 1, 1e4, log=True), VAR_D_MODEL, VAR_M, Var(F.c1, 0.01, 1), Var(F.K, 0.1, 10, log=True)]
+    wc = F.width_condition()
+    boundary = identity_verdict(F.noise_n3(dk=wc), F.c1 * wc, variables=V, ctx=ctx)
+    # N_3 / d_k is decreasing in d_k, so N_3 <= c_1 d_k exactly above the boundary.
+    ratio = F.noise_n3() / F.d_k
+    mono = inequality_verdict(sp.diff(ratio, F.d_k), "<", 0, variables=V + [Var(F.d_k, 1, 1e5, log=True)], ctx=ctx,
+                              max_points=400, proof=lambda: "d/dd_k [K (B/d) sqrt(log m) d_k^(-1/2)] = -K (B/d) sqrt(log m) d_k^(-3/2) / 2 < 0"
+                              if sp.simplify(sp.diff(ratio, F.d_k) + ratio / (2 * F.d_k)) == 0 else None)
+    return combine_verdicts([boundary, mono], paper_value="N_3(B) <= c_1 d_k  =>  d_k >= c_2 (B/d_model)^2 log m",
+                            details="Exact: the equivalence holds with c_2 = (K/c_1)^2, K the constant of (1).")
+
+
+def _single_head(ctx: CheckContext) -> Verdict:
+    c2v = (F.K / F.c1) ** 2
+    return identity_verdict(F.width_condition(B_=F.m), F.DK_single_head_sec5(c2_=c2v),
+                            variables=[VAR_M, VAR_D_MODEL, Var(F.c1, 0.01, 1), Var(F.K, 0.1, 10)], ctx=ctx,
+                            paper_value="B = m, D_K = d_k: D_K = Omega((m^2/d_model^2) log m)")
+
+
+def _multi_head_noise(ctx: CheckContext) -> Verdict:
+    return identity_verdict(F.noise_n3(B_=F.d_model), F.K * sp.sqrt(F.d_k * sp.log(F.m)),
+                            variables=[VAR_M, VAR_D_MODEL, Var(F.d_k, 1, 1e4), Var(F.K, 0.1, 10)], ctx=ctx,
+                            paper_value="B = d_model: N_3 = Theta(sqrt(d_k log m))")
+
+
+def _multi_head_c3(ctx: CheckContext) -> Verdict:
+    # "Taking d_k = c_3 log m with c_3 larger than the constant in (1) ensures N_3 <= c_1 d_k".
+    n3 = F.noise_n3(B_=F.d_model, dk=F.c3 * sp.log(F.m))
+    V = [Var(F.K, 0.25, 4, log=True), Var(F.c1, 1 / 16, 1, log=True), Var(F.c3, 0.25, 64, log=True), Var(F.m, 2, 1e6, integer=True, log=True)]
+    v = inequality_verdict(n3, "<=", F.c1 * F.c3 * sp.log(F.m), variables=V, ctx=ctx,
+                           constraints=[lambda pt: pt["c_3"] > pt["K"]], max_points=1500,
+                           paper_value="c_3 > K  =>  N_3 = K sqrt(c_3) log m <= c_1 c_3 log m",
+                           details="N_3 <= c_1 d_k at d_k = c_3 log m holds iff c_3 >= (K/c_1)^2, which depends on the "
+                                   "margin fraction c_1 (1/16 in App. B.2), not only on K.")
+    # Reading "c_3 sufficiently large (depending on K and the margin c_1)": c_3 >= (K/c_1)^2.
+    large = inequality_verdict(n3, "<=", F.c1 * F.c3 * sp.log(F.m),
+                               variables=V[:2] + [Var(F.c3, 0.25, 1e5, log=True), V[3]], ctx=ctx,
+                               constraints=[lambda pt: pt["c_3"] >= (pt["K"] / pt["c_1"]) ** 2], max_points=1500,
+                               proof=lambda: "K sqrt(c_3) <= c_1 c_3 iff sqrt(c_3) >= K / c_1")
+    if v.status is Status.REFUTED:
+        return with_readings(v, ["N_3 = K (B/d_model) sqrt(d_k log m) (Eq. (1)) at B = d_model", "d_k = c_3 log m",
+                                 "c_3 > K", "c_1 in [1/16, 1] (App. B.2 uses 1/16)"],
+                             {"literal: c_3 larger than the constant K of (1)": f"{FAILS}: needs c_3 >= (K/c_1)^2",
+                              "c_3 sufficiently large (depending on K and c_1)":
+                                  f"{HOLDS if large.status is Status.VERIFIED else FAILS}: c_3 >= (K/c_1)^2 suffices"})
+    return v
+
+
+def _multi_head_budget(ctx: CheckContext) -> Verdict:
+    ident = identity_verdict(F.heads_construction_ii() * F.c3 * sp.log(F.m), F.DK_multi_head_sec5(),
+                             variables=[VAR_M, VAR_D_MODEL, Var(F.c3, 0.5, 50)], ctx=ctx)
+    rate = limit_verdict(F.DK_multi_head_sec5(d=F.m / F.lam) / (F.m / (F.m / F.lam) * sp.log(F.m)), F.m,
+                         expect="finite-positive", ctx=ctx)
+    return combine_verdicts([ident, rate], paper_value="D_K = h d_k = O((m/d_model) log m)")
+
+
+def _single_vs_multi(ctx: CheckContext) -> Verdict:
+    ratio = F.DK_single_head_sec5() / F.DK_multi_head_sec5()
+    ident = identity_verdict(ratio, F.c2 / F.c3 * F.m / F.d_model, variables=[VAR_M, VAR_D_MODEL, Var(F.c2, 0.1, 10), Var(F.c3, 0.1, 10)],
+                             ctx=ctx)
+    grows = limit_verdict(ratio.subs(F.d_model, sp.sqrt(F.m)), F.m, expect="infinity", ctx=ctx)
+    return combine_verdicts([ident, grows], paper_value="single-head D_K / multi-head D_K = Theta(m/d_model), "
+                            "unbounded when m = omega(d_model)",
+                            details="Along d_model = sqrt(m) the ratio grows like sqrt(m); at fixed compression "
+                                    "m/d_model = lambda it is the constant (c_2/c_3) lambda.")
+
+
 CLAIMS = (
-    Claim(id="sec5-eq1-n3-fluctuation-linear-in-b", ref="Eq. (1)",
+    Claim(id="eq1-n3-fluctuation-linear-in-b", ref="Eq. (1)",
           statement="The fluctuation of N3 around its conditional mean grows linearly in the block size B",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b_exponent,
           notes="Measured as the std over all ordered pairs of N3 - E[N3 | X] at the first two heads."),
-    Claim(id="sec5-eq1-n3-sqrt-dk", ref="Eq. (1)",
+    Claim(id="eq1-n3-sqrt-dk", ref="Eq. (1)",
           statement="At B = d_model, N3 grows like sqrt(d_k log m), i.e. max |N3| ~ sqrt(d_k) at fixed (m, d_model)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_dk_exponent,
           notes="The conditional mean E[N3 | X] = d_k <delta, delta> is linear in d_k and dominates once d_k >~ "
                 "d_model / log m; Eq. (1) keeps only the fluctuation. (256, 32) is a size of the experiments."),
+    symbolic_claim("eq1-sym-noise-at-block-dmodel", "Eq. (1)", "With B = d_model, Eq. (1) gives N_3 = Theta(sqrt(d_k log m)) "
+           "(Sec. 5, multiple heads).", _multi_head_noise),
+    symbolic_claim("eq2-sym-width-condition", "Eq. (2)", "N_3(B) <= c_1 d_k is equivalent to d_k >= (K/c_1)^2 (B/d_model)^2 "
+           "log m.", _eq2_width, notes="K is the constant hidden in the asymptotic relation (1)."),
     Claim(id="sec5-c3-ensures-n3-small", ref="Sec. 5",
           statement="With B = d_model, taking d_k = c3 log m with c3 large ensures N3 <= c1 d_k (c1 = 1/4) at the "
                     "r = m / d_model = 8 sizes of the experiments",
@@ -190,4 +276,13 @@ CLAIMS = (
                     "(B = d/4 > d > m at (m, d_model) = (256, 64)) in a fraction >= 0.5 of draws",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_blocks,
           notes="Blocks smaller than d_model (h > m / d_model) are the block_size parameter of Algorithm 1."),
+    symbolic_claim("sec5-sym-single-head-budget", "Sec. 5", "With one head (B = m, D_K = d_k), Eq. (2) gives D_K = "
+           "Omega((m^2/d_model^2) log m).", _single_head),
+    symbolic_claim("sec5-sym-multi-head-c3-condition", "Sec. 5", "d_k = c_3 log m with c_3 larger than the constant of (1) "
+           "ensures N_3 <= c_1 d_k.", _multi_head_c3,
+           notes="Reading: 'the constant in (1)' is K in N_3 = K (B/d_model) sqrt(d_k log m); c_1 in (0, 1]."),
+    symbolic_claim("sec5-sym-multi-head-budget", "Sec. 5", "Construction II's budget is D_K = (m/d_model) c_3 log m = "
+           "O((m/d_model) log m).", _multi_head_budget),
+    symbolic_claim("sec5-sym-single-vs-multi-ratio", "Sec. 5", "The single-head requirement exceeds the multi-head budget by "
+           "the factor (c_2/c_3) m/d_model, unbounded in the compressive regime m = omega(d_model).", _single_vs_multi),
 )

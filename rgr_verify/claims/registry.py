@@ -1,8 +1,10 @@
-"""The registry: every claim of every ``paper_*`` module of this package, in paper order.
+"""The registry: every claim of every claims module of this package, in paper order.
 
-A claims module is any module ``rgr_verify/claims/paper_<part>.py`` (or ``xpaper.py``, the cross-paper claims) that defines ``CLAIMS`` (a tuple of
-:class:`~rgr_verify.claims.base.Claim`) and ``ORDER`` (an int placing it in the paper's order). Adding a module
-is all it takes to add claims; nothing else needs editing.
+A claims module is a module that defines ``CLAIMS`` (a tuple of :class:`~rgr_verify.claims.base.Claim`) and
+``ORDER`` (an int placing it in the paper's order): ``rgr_verify/claims/paper_<part>.py``, any module of a package
+``rgr_verify/claims/paper_<part>/`` (a part split by topic), or ``xpaper.py`` (the cross-paper claims). Adding a
+module is all it takes to add claims; nothing else needs editing. Where a claim belongs and how its id starts is
+:mod:`rgr_verify.claims.labels`'s rule.
 """
 
 from __future__ import annotations
@@ -18,13 +20,20 @@ __all__ = ["all_claims", "get_claim", "select_claims", "claim_modules"]
 
 
 def claim_modules() -> list:
-    """The imported ``paper_*`` modules, sorted by their ``ORDER``."""
+    """The imported claims modules (``paper_*`` modules, the modules of ``paper_*`` packages, ``xpaper``) that
+    define ``CLAIMS``, sorted by their ``ORDER`` (then by name)."""
     from . import __path__ as pkg_path
 
     mods = []
     for info in pkgutil.iter_modules(pkg_path):
-        if info.name.startswith("paper_") or info.name == "xpaper":
-            mods.append(importlib.import_module(f"{__package__}.{info.name}"))
+        if not (info.name.startswith("paper_") or info.name == "xpaper"):
+            continue
+        mod = importlib.import_module(f"{__package__}.{info.name}")
+        found = [mod]
+        if info.ispkg:
+            found += [importlib.import_module(sub.name)
+                      for sub in pkgutil.walk_packages(mod.__path__, prefix=f"{mod.__name__}.")]
+        mods += [m for m in found if "CLAIMS" in vars(m)]
     return sorted(mods, key=lambda mod: (getattr(mod, "ORDER", 1000), mod.__name__))
 
 

@@ -16,22 +16,32 @@ from __future__ import annotations
 
 import math
 
+from hypothesis import strategies as st
 import numpy as np
 import sympy as sp
 import torch
-from hypothesis import strategies as st
 
 from ..facts_model import FactsParams, circuit_rank_bound, circuit_tensor
-from ..facts_tensors import (circle_argmax_failures, circle_rank2_factors, fibre_argmax_accuracy, flattening_lower_bound,
-                             graph_database, numerical_rank_upper_estimate, permutation_database, prop21_bounds,
-                             rank_bounds)
-from .base import FACTS_PAPER, RGR_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
-from .paper_facts import certified_matrix_rank, random_layer
+from ..facts_tensors import (
+    circle_argmax_failures,
+    circle_rank2_factors,
+    fibre_argmax_accuracy,
+    flattening_lower_bound,
+    graph_database,
+    numerical_rank_upper_estimate,
+    permutation_database,
+    prop21_bounds,
+    rank_bounds,
+)
+from ..strategies import seeds
+from .base import CheckContext, Claim, FACTS_PAPER, Kind, RGR_PAPER, Status, Tier, Verdict
+from .paper_facts.layer import certified_matrix_rank, random_layer
 from .tools import property_verdict
+
+__all__ = ["CLAIMS", "ORDER", "circle_facts_layer"]
 
 ORDER = 210
 
-__all__ = ["CLAIMS", "ORDER", "circle_facts_layer"]
 
 _BOTH = f"{RGR_PAPER}+{FACTS_PAPER}"
 
@@ -104,7 +114,7 @@ def _check_compressed_regime(ctx: CheckContext) -> Verdict:
         assert rank_d.exact and rank_d.upper == m > bound, "rank(D) <= rank(L) unexpectedly satisfiable"
         return {"m": m, "rank(D)": m, "rank(L) <=": bound, "argmax accuracy": acc}
 
-    return property_verdict(prop, st.tuples(st.integers(4, 200), st.integers(0, 2**32 - 1)), ctx=ctx,
+    return property_verdict(prop, st.tuples(st.integers(4, 200), seeds()), ctx=ctx,
                             max_examples=25,
                             paper_value="2502.05076: rank(D) <= rank(L) bounds capacity; RGR's D_K* law concerns "
                                         "d_model < m (compressed regime)",
@@ -135,7 +145,7 @@ def _check_margin_necessary(ctx: CheckContext) -> Verdict:
         assert f1 == 1.0, f"one head of width 2 misses edges: micro-F1 {f1}"
         return {"m": m, "ell": ell, "F1": f1, "margin": (1 - math.cos(2 * math.pi / m)) / 2}
 
-    v = property_verdict(prop, st.tuples(st.integers(3, 400), st.integers(0, 2**32 - 1), st.integers(2, 16)),
+    v = property_verdict(prop, st.tuples(st.integers(3, 400), seeds(), st.integers(2, 16)),
                          ctx=ctx, max_examples=40,
                          paper_value="Theorem 9.2 assumes a constant margin and bounded norms; Construction I pays "
                                      "d_k = Theta(log m) for a constant margin")
@@ -261,7 +271,7 @@ def _check_heads_gate(ctx: CheckContext) -> Verdict:
                            "circuit each head's gate differs per predicate and the rank grows by |Q| d_vo per head.")
 
 
-CLAIMS: tuple[Claim, ...] = (
+CLAIMS = (
     Claim(id="xpaper-permutation-rank-vs-dkstar", ref="Proposition 2.1", paper=_BOTH, kind=Kind.DETERMINISTIC,
           tier=Tier.QUICK,
           statement="An RGR permutation graph is a one-predicate database of rank exactly m and effective rank 2; "

@@ -1,4 +1,8 @@
-"""``rgr-verify claims``: list every claim with its reference, kind, tier and expected (ledger) status."""
+"""``rgr-verify claims``: list every claim with its reference, kind, tier and expected (ledger) status.
+
+``rgr-verify claims --index`` prints the claims index instead (Markdown: per paper label, its claims and the module
+and function that check them); ``docs/claims-index.md`` is its output.
+"""
 
 from __future__ import annotations
 
@@ -18,10 +22,22 @@ def add_arguments(p):
     p.add_argument("--status", help="only claims whose ledger status is this (e.g. refuted)")
     p.add_argument("--only", metavar="PATTERN", help="comma-separated globs on claim ids or references")
     p.add_argument("--paper", metavar="ID", help="only claims concerning this paper (2509.22840, 2502.05076), cross-paper ones included")
+    p.add_argument("--index", action="store_true",
+                   help="print the claims index (Markdown: label -> claims -> module and function; docs/claims-index.md)")
 
 
 def run(args) -> int:
     from ..claims import Status, select_claims
+
+    if getattr(args, "index", False):
+        used = [opt for opt, val in (("--json", args.json), ("--status", args.status), ("--only", args.only),
+                                     ("--paper", getattr(args, "paper", None))) if val]
+        if used:
+            raise ValueError(f"--index lists every claim and takes no {', '.join(used)}")
+        from ..claims.index import render_index
+
+        print(render_index(), end="")
+        return 0
 
     if args.status is not None and args.status not in [st.value for st in Status if st is not Status.ERROR]:
         allowed = ", ".join(st.value for st in Status if st is not Status.ERROR)

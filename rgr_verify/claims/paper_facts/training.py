@@ -1,0 +1,299 @@
+""""Paying Attention to Facts" (2502.05076): training analogues of the summary's experiments (Figures 3-4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...facts_model import TAUS, ensure_facts_runs, preset_runs
+from ...facts_tensors import distinct_value_database, rank_bounds
+from ..base import CheckContext, Claim, FACTS_PAPER, Kind, Status, Tier, Verdict
+
+__all__ = ["CLAIMS", "ORDER"]
+
+ORDER = 202
+
+
+# Quick-tier training analogues
+
+
+def _facts_records(preset: str, ctx, tier: str = "quick"):
+    from ...store import default_results_dir
+
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        return ensure_facts_runs(preset_runs(preset, tier),
+                                 results_dir=ctx.results_dir if ctx.results_dir is not None else default_results_dir(),
+                                 lock_name=f"{preset}-{tier}")
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _one_sided_t(diffs) -> tuple[float, float]:
+    """Mean and one-sided p-value (mean > 0) of a paired t-test; p = 1 for all-zero differences."""
+    from scipy import stats
+
+    d = np.asarray(diffs, dtype=float)
+    if np.allclose(d, d[0]):
+        return float(d.mean()), (0.0 if d[0] > 0 else 1.0) if len(d) > 1 and d[0] != 0 else 1.0
+    return float(d.mean()), float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+
+
+def _decide_paired(diffs, alpha=0.05) -> tuple[Status, dict]:
+    mean, p_up = _one_sided_t(diffs)
+    _, p_down = _one_sided_t([-x for x in diffs])
+    status = (Status.HOLDS_EMPIRICALLY if p_up < alpha else Status.CONTRADICTED_EMPIRICALLY if p_down < alpha
+              else Status.INCONCLUSIVE)
+    return status, {"per-seed differences": [round(float(x), 4) for x in diffs], "mean": round(mean, 4),
+                    "one-sided p (greater)": round(p_up, 4), "one-sided p (less)": round(p_down, 4)}
+
+
+def _grid(recs, metric="argmax"):
+    """{seed: {(d_qk, d_vo): accuracy}}."""
+    out: dict[int, dict] = {}
+    for r in recs:
+        c = r["config"]
+        out.setdefault(r["seed"], {})[(c["d_qk"], c["d_vo"])] = r["accuracy"][metric]
+    return out
+
+
+def _check_rank80(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    recs = _facts_records("facts-rank80", ctx, tier)
+    cfg = recs[0]["config"]
+    db = distinct_value_database(cfg["n_keys"], cfg["n_queries"])
+    rb = rank_bounds(db)
+    accs = [r["accuracy"]["argmax"] for r in recs]
+    full = sum(a == 1.0 for a in accs)
+    n = len(recs)
+    status = (Status.HOLDS_EMPIRICALLY if full >= n - 1 else Status.CONTRADICTED_EMPIRICALLY if full <= 1
+              else Status.INCONCLUSIVE)
+    return Verdict(status, paper_value="a layer of rank 10 memorises a database of rank 80",
+                   measured_value={"rank(D) certified": rb.upper if rb.exact else None,
+                                   "rank(L) bound": recs[0]["rank_bound"], "argmax accuracy per seed": accs,
+                                   "softmax>=0.95 accuracy per seed": [r["accuracy"]["tau=0.95"] for r in recs],
+                                   "epochs": [r["epochs"] for r in recs]},
+                   params={k: cfg[k] for k in ("n_keys", "n_queries", "d_model", "n_heads", "d_qk", "d_vo", "epochs", "lr")},
+                   evidence=f"{tier} training sweep ({n} seeds, facts-rank80 preset)")
+
+
+def _check_fig4_vo_over_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    g = _grid(_facts_records("facts-fig4", ctx, tier))
+    dims = (1, 2, 4, 8)
+    diffs = []
+    for seed, acc in sorted(g.items()):
+        vo = np.mean([acc[(a, 8)] - acc[(a, 1)] for a in dims])
+        qk = np.mean([acc[(8, b)] - acc[(1, b)] for b in dims])
+        diffs.append(vo - qk)
+    status, stats_ = _decide_paired(diffs)
+    means = {f"d_qk={a},d_vo={b}": round(float(np.mean([g[s][(a, b)] for s in g])), 3) for a in dims for b in dims}
+    return Verdict(status, paper_value="accuracy grows more with d_head,vo than with d_head,qk",
+                   measured_value={**stats_, "mean accuracy": means},
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+
+
+def _check_fig4_min_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    g = _grid(_facts_records("facts-fig4", ctx, tier))
+    diffs = [acc[(8, 1)] - acc[(1, 1)] for _, acc in sorted(g.items())]
+    status, stats_ = _decide_paired(diffs)
+    large = [acc[(8, 8)] - acc[(1, 8)] for _, acc in sorted(g.items())]
+    return Verdict(status, paper_value="at small d_head,vo a larger d_head,qk is needed (accuracy rises with d_head,qk)",
+                   measured_value={**stats_, "same gain at d_vo=8 (reported, not part of the rule)":
+                                   [round(float(x), 4) for x in large]},
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+
+
+def _check_fig4_fixed_params(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    g = _grid(_facts_records("facts-fig4", ctx, tier))
+    dims = (1, 2, 4, 8)
+    pairs = [(a, b) for a in dims for b in dims if b > a]
+    diffs = [np.mean([acc[(a, b)] - acc[(b, a)] for a, b in pairs]) for _, acc in sorted(g.items())]
+    status, stats_ = _decide_paired(diffs)
+    return Verdict(status, paper_value="at a fixed parameter count capacity grows with d_head,vo",
+                   measured_value={**stats_, "pairs (d_qk, d_vo) vs (d_vo, d_qk)": pairs},
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+
+
+def _mcnemar_greater(a: list[bool], b: list[bool]) -> float:
+    """One-sided exact McNemar p-value that a is right more often than b on paired items."""
+    from scipy.stats import binomtest
+
+    n10 = sum(x and not y for x, y in zip(a, b))
+    n01 = sum(y and not x for x, y in zip(a, b))
+    return 1.0 if n10 + n01 == 0 else float(binomtest(n10, n10 + n01, 0.5, alternative="greater").pvalue)
+
+
+def _fig3_agreement(ctx, tier: str = "quick"):
+    recs = _facts_records("facts-fig3", ctx, tier)
+    cfg = recs[0]["config"]
+    rank_d = cfg["n_keys"] * cfg["n_queries"]  # distinct-value database: rank |D|, certified
+    enough = [r["rank_bound"] >= rank_d for r in recs]
+    crits = ["argmax"] + [f"tau={t}" for t in TAUS]
+    agree = {c: [(r["accuracy"][c] == 1.0) == e for r, e in zip(recs, enough)] for c in crits}
+    return recs, rank_d, enough, crits, agree
+
+
+def _check_fig3_tau(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    recs, rank_d, enough, crits, agree = _fig3_agreement(ctx, tier)
+    frac = {c: round(float(np.mean(v)), 3) for c, v in agree.items()}
+    best = max(frac.values())
+    p_vs_argmax = _mcnemar_greater(agree["tau=0.95"], agree["argmax"])
+    better = [c for c in crits if c != "tau=0.95" and _mcnemar_greater(agree[c], agree["tau=0.95"]) < 0.05]
+    if frac["tau=0.95"] == best and p_vs_argmax < 0.05:
+        status = Status.HOLDS_EMPIRICALLY
+    elif better:
+        status = Status.CONTRADICTED_EMPIRICALLY
+    else:
+        status = Status.INCONCLUSIVE
+    by_d = {}
+    for r in recs:
+        d = r["config"]["d_model"]
+        by_d.setdefault(d, []).append(r["accuracy"]["tau=0.95"])
+    return Verdict(status, paper_value="softmax>=tau at tau = 0.95 gives the best rank-accuracy correspondence",
+                   measured_value={"agreement of [memorised] with [rank bound >= rank(D)]": frac,
+                                   "McNemar p (0.95 beats argmax)": round(p_vs_argmax, 4),
+                                   "criteria significantly better than 0.95": better,
+                                   "rank(D)": rank_d, "tau=0.95 accuracy by d_model": by_d},
+                   evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)")
+
+
+def _check_rank_criterion_tau(ctx: CheckContext, tier: str = "quick") -> Verdict:
+    from scipy.stats import fisher_exact
+
+    recs, rank_d, enough, crits, agree = _fig3_agreement(ctx, tier)
+    mem = [r["accuracy"]["tau=0.95"] == 1.0 for r in recs]
+    below = [r for r, e, m in zip(recs, enough, mem) if m and r["rank_bound"] * 4 <= rank_d]
+    table = [[sum(m and e for m, e in zip(mem, enough)), sum((not m) and e for m, e in zip(mem, enough))],
+             [sum(m and not e for m, e in zip(mem, enough)), sum((not m) and not e for m, e in zip(mem, enough))]]
+    p = float(fisher_exact(table, alternative="greater").pvalue)
+    if below:
+        status = Status.INCONCLUSIVE
+        details = ("Layers with rank bound <= rank(D)/4 memorise every triple at softmax>=0.95. Read as a necessary "
+                   "condition this contradicts the criterion; read as 'meaningful' (associated with memorisation) it "
+                   "may not. The summary does not say which, so the reading decides: inconclusive.")
+    else:
+        status = Status.HOLDS_EMPIRICALLY if p < 0.05 else Status.INCONCLUSIVE
+        details = "no layer far below the criterion memorises at tau = 0.95"
+    return Verdict(status, paper_value="rank(D) <= rank(L) bounds memorisation under the softmax>=tau criterion",
+                   measured_value={"rank(D)": rank_d, "memorised at 0.95 with bound <= rank(D)/4":
+                                   [{"d_model": r["config"]["d_model"], "bound": r["rank_bound"], "seed": r["seed"]}
+                                    for r in below],
+                                   "[[mem & enough, not mem & enough], [mem & short, not mem & short]]": table,
+                                   "Fisher one-sided p": round(p, 4)},
+                   details=details, evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)")
+
+
+def _check_rank80_full(ctx: CheckContext) -> Verdict:
+    return _check_rank80(ctx, "full")
+
+
+def _check_fig4_vo_over_qk_full(ctx: CheckContext) -> Verdict:
+    return _check_fig4_vo_over_qk(ctx, "full")
+
+
+def _check_fig4_min_qk_full(ctx: CheckContext) -> Verdict:
+    return _check_fig4_min_qk(ctx, "full")
+
+
+def _check_fig4_fixed_params_full(ctx: CheckContext) -> Verdict:
+    return _check_fig4_fixed_params(ctx, "full")
+
+
+def _check_fig3_tau_full(ctx: CheckContext) -> Verdict:
+    return _check_fig3_tau(ctx, "full")
+
+
+def _check_rank_criterion_tau_full(ctx: CheckContext) -> Verdict:
+    return _check_rank_criterion_tau(ctx, "full")
+
+
+_P = FACTS_PAPER
+
+_NULL_T = ("Null: chance of holding under no effect <= 5% (one-sided paired t-test at 0.05 over seeds; the "
+           "opposite direction significant at 0.05 contradicts; otherwise inconclusive).")
+
+
+CLAIMS = (
+    Claim(id="facts-rank10-layer-memorises-rank80-quick", ref="Summary", paper=_P, kind=Kind.QUALITATIVE,
+          tier=Tier.QUICK,
+          statement="A layer whose circuit tensor has rank at most 10 memorises a database of rank 80 (analogue at "
+                    "|K| = 40, |Q| = 2, d_model = 5)",
+          check=_check_rank80,
+          notes="Analogue at 40 keys x 2 predicates with a distinct value each (rank 80, certified), d_model = 5, one "
+                "head, d_qk = d_vo = 5 (rank(L) <= 2 min(5, 1 + 5) = 10), lr 0.03, <= 2000 epochs, 4 seeds. Memorised = "
+                "argmax accuracy 1 on every triple. Rule: holds if >= n-1 seeds memorise, contradicted if <= 1. "
+                "Null (predictions at chance): P(one seed memorises) = 80^-80, so P(pass) ~ 0 <= 5%."),
+    Claim(id="facts-rank10-layer-memorises-rank80", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="A layer whose circuit tensor has rank at most 10 memorises a database of rank 80 (10 seeds)",
+          check=_check_rank80_full,
+          notes="Full tier of facts-rank10-layer-memorises-rank80-quick: the same layer and database, 10 seeds, "
+                "<= 2000 epochs; same rule (holds if >= n-1 seeds memorise, contradicted if <= 1)."),
+    Claim(id="facts-fig4-vo-beats-qk-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
+          statement="Accuracy grows more with d_head,vo than with d_head,qk (analogue at d_model 8, 200 triples)",
+          check=_check_fig4_vo_over_qk,
+          notes="Analogue at 20 keys x 10 predicates, 20 values (random functional database, 200 triples), d_model 8, "
+                "one head, d_qk, d_vo in {1, 2, 4, 8}, 600 epochs, 4 seeds. Per seed: mean gain from d_vo 1 -> 8 minus "
+                "mean gain from d_qk 1 -> 8 (argmax accuracy). " + _NULL_T),
+    Claim(id="facts-fig4-min-dqk-at-small-dvo-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
+          tier=Tier.QUICK,
+          statement="At small d_head,vo accuracy needs d_head,qk: raising d_qk from 1 to 8 at d_vo = 1 raises "
+                    "accuracy (analogue at d_model 8)",
+          check=_check_fig4_min_qk,
+          notes="Same sweep as facts-fig4-vo-beats-qk-quick. Per seed: accuracy(d_qk 8, d_vo 1) - accuracy(d_qk 1, "
+                "d_vo 1). " + _NULL_T),
+    Claim(id="facts-fig4-fixed-params-grows-with-dvo-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
+          tier=Tier.QUICK,
+          statement="At a fixed parameter count, capacity grows with d_head,vo: (d_qk, d_vo) = (a, b) beats (b, a) "
+                    "for b > a (analogue at d_model 8)",
+          check=_check_fig4_fixed_params,
+          notes="Same sweep. QK and OV parameter counts are 2 d_model d_qk and 2 d_model d_vo, so (a, b) and (b, a) "
+                "have equal counts. Per seed: mean over the 6 pairs of accuracy(a, b) - accuracy(b, a). " + _NULL_T),
+    Claim(id="facts-fig4-vo-beats-qk", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="Accuracy grows more with d_head,vo than with d_head,qk (d_model 8, 200 triples, 10 seeds, 2000 "
+                    "epochs)",
+          check=_check_fig4_vo_over_qk_full,
+          notes="Full tier of facts-fig4-vo-beats-qk-quick: same grid and rule, 10 seeds, 2000 epochs. " + _NULL_T),
+    Claim(id="facts-fig4-min-dqk-at-small-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="At small d_head,vo accuracy needs d_head,qk: raising d_qk from 1 to 8 at d_vo = 1 raises accuracy "
+                    "(10 seeds, 2000 epochs)",
+          check=_check_fig4_min_qk_full,
+          notes="Full tier of facts-fig4-min-dqk-at-small-dvo-quick: same rule, 10 seeds, 2000 epochs. " + _NULL_T),
+    Claim(id="facts-fig4-fixed-params-grows-with-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
+          tier=Tier.FULL,
+          statement="At a fixed parameter count, capacity grows with d_head,vo (10 seeds, 2000 epochs)",
+          check=_check_fig4_fixed_params_full,
+          notes="Full tier of facts-fig4-fixed-params-grows-with-dvo-quick: same rule, 10 seeds, 2000 epochs. "
+                + _NULL_T),
+    Claim(id="facts-fig3-tau095-best-quick", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
+          statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
+                    "rank(D) <= rank(L) (analogue at a rank-80 database)",
+          check=_check_fig3_tau,
+          notes="Analogue at 20 keys x 4 predicates with a distinct value each (rank 80), one head, d_qk = d_vo = "
+                "d_model in {2, 3, 4, 8, 16, 24} (rank bound 4 d_model), 1000 epochs, 3 seeds. Correspondence of a "
+                "criterion = fraction of runs where [every triple memorised] equals [rank bound >= 80]. Rule: holds "
+                "if tau = 0.95 is (tied-)best among argmax and tau in {0.5, 0.8, 0.9, 0.95, 0.99} and beats argmax "
+                "by a one-sided exact McNemar test at 0.05 (null: no difference, P(pass) <= 5%); contradicted if some "
+                "criterion beats 0.95 by that test; otherwise inconclusive."),
+    Claim(id="facts-fig3-tau095-best", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
+                    "rank(D) <= rank(L) (rank-80 database, 10 seeds, 2000 epochs)",
+          check=_check_fig3_tau_full,
+          notes="Full tier of facts-fig3-tau095-best-quick: d_model in {2, 3, 4, 6, 8, 12, 16, 20, 24, 32}, 10 seeds, "
+                "2000 epochs; same rule (exact McNemar test, null P(pass) <= 5%)."),
+    Claim(id="facts-rank-criterion-under-tau", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="rank(D) <= rank(L) is a meaningful capacity bound under the softmax>=0.95 criterion (rank-80 "
+                    "database, 10 seeds, 2000 epochs)",
+          check=_check_rank_criterion_tau_full,
+          notes="Full tier of facts-rank-criterion-under-tau-quick: same sweep as facts-fig3-tau095-best, same rule "
+                "(a layer with bound <= rank(D)/4 memorising makes it inconclusive: the reading decides)."),
+    Claim(id="facts-rank-criterion-under-tau-quick", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
+          statement="rank(D) <= rank(L) is a meaningful capacity bound under the softmax>=0.95 criterion (analogue at "
+                    "a rank-80 database)",
+          check=_check_rank_criterion_tau,
+          notes="Same sweep as facts-fig3-tau095-best-quick. If a layer with bound <= rank(D)/4 memorises at 0.95 the "
+                "status is inconclusive: the summary does not say whether the bound is a necessary condition (then "
+                "contradicted) or an association (then possibly holding). Otherwise holds if memorisation at 0.95 is "
+                "associated with bound >= rank(D) (one-sided Fisher exact test at 0.05; null of no association: "
+                "P(pass) <= 5%)."),
+)

@@ -1,0 +1,284 @@
+"""Sec. 8.1: Theorem 8.1's Steps 4-6 (Eqs. (17)-(18)), its conclusion, minimal constants and certificate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from ... import formulas as F
+from ...softmax_analysis import all_head_logits, certify_all_contexts
+from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict, prove_by_monotonicity
+from ..tools import (
+    FAILS,
+    HOLDS,
+    NOT_TESTED,
+    VAR_D_MODEL,
+    VAR_ELL,
+    VAR_M,
+    monte_carlo_verdict,
+    reading_record,
+    symbolic_claim,
+)
+from .common import FALSE_ALARM, PAPER_DIAGONAL, PAPER_ELL, algorithm2_instance, softmax_dk
+
+__all__ = ["CLAIMS", "ORDER"]
+
+ORDER = 82
+
+
+def _steps45(ctx: CheckContext) -> Verdict:
+    H = Var(F.h, 1, 1e4, integer=True, log=True)
+    V = [VAR_M, Var(F.gamma, 0.1, 10), VAR_ELL, H, Var(F.C2, 0.1, 10)]
+    # (17): p >= 1 - m^-gamma and B >= (h-1)/ell - Delta  =>  A = p + B >= A_true_lower
+    e17 = identity_verdict((1 - F.m ** -F.gamma) + (F.background_mean() - F.delta_tilde()), F.A_true_lower(),
+                           variables=V, ctx=ctx)
+    e18 = identity_verdict(F.m ** -F.gamma + (F.background_mean() + F.delta_tilde()), F.A_false_upper(),
+                           variables=V, ctx=ctx)
+    return combine_verdicts([e17, e18], paper_value="Eqs. (17)-(18): A = p^(k*) + B_ij combined with (10), (11), (16)")
+
+
+def _step5_true(ctx: CheckContext) -> Verdict:
+    V = [VAR_M, Var(F.gamma, 3, 30)]
+    g = 1 - F.m ** -F.gamma - sp.Rational(7, 8)
+    return inequality_verdict(1 - F.m ** -F.gamma, ">=", sp.Rational(7, 8), variables=V, ctx=ctx,
+                              proof=lambda: prove_by_monotonicity(g, V), paper_value="gamma >= 3, m >= 2 => A_true >= 7/8 > 1/2")
+
+
+def _step5_crude(ctx: CheckContext) -> Verdict:
+    H = Var(F.h, 1, 1e3, integer=True, log=True)
+    Cl = Var(F.C_ell, 1, 100, log=True)
+    ell_big = Var(F.ell, 2, 1e6, integer=True, log=True)
+    cons = [lambda pt: pt["ell"] >= pt["C_ell"] * max(pt["h"], math.log(pt["m"]))]
+    V = [VAR_M, H, ell_big, Cl]
+    v1 = inequality_verdict(F.background_mean(), "<=", 1 / F.C_ell, variables=V, ctx=ctx, constraints=cons, max_points=1200)
+    mx = sp.Max(F.h, sp.log(F.m))
+    v2 = inequality_verdict(sp.sqrt(F.h * sp.log(F.m)), "<=", mx, variables=[VAR_M, H], ctx=ctx)
+    v3 = inequality_verdict(F.delta_tilde(), "<=", 2 * F.C2 / F.C_ell, variables=V + [Var(F.C2, 0.1, 10)], ctx=ctx,
+                            constraints=cons, max_points=1500)
+    return combine_verdicts([v1, v2, v3], paper_value="ell >= C_ell max{h, log m} => (h-1)/ell <= 1/C_ell and Delta <= 2 C_2/C_ell",
+                            details="sqrt(h log m) <= max{h, log m} is the geometric-mean bound.")
+
+
+def _step5_false(ctx: CheckContext) -> Verdict:
+    V = [VAR_M, Var(F.gamma, 3, 30), Var(F.C2, 0.01, 100, log=True), Var(F.C_ell, 1, 1e4, log=True)]
+    cons = [lambda pt: pt["C_ell"] >= 8 * (1 + 2 * pt["C_2"])]
+    # With C_ell >= 8(1 + 2 C_2): (1 + 2 C_2)/C_ell <= 1/8. Substitute the extreme C_ell = 8(1 + 2 C_2) for the proof.
+    g = sp.Rational(1, 4) - F.step5_false_upper(Cl=8 * (1 + 2 * F.C2))
+    v = inequality_verdict(F.step5_false_upper(), "<=", sp.Rational(1, 4), variables=V, ctx=ctx, constraints=cons,
+                           max_points=1500, proof=lambda: prove_by_monotonicity(g, V[:3]))
+    return combine_verdicts([v], paper_value="C_ell >= 8(1 + 2 C_2), gamma >= 3 => A_ij <= 1/8 + 1/8 < 1/2")
+
+
+def _gamma_feasible(ctx: CheckContext) -> Verdict:
+    Cc = Var(F.C, 64, 1e4, log=True)
+    return inequality_verdict(F.eq10_gamma(), ">=", 3, variables=[Cc], ctx=ctx,
+                              proof=lambda: prove_by_monotonicity(F.eq10_gamma() - 3, [Cc]),
+                              paper_value="gamma = sqrt(C)/2 - 1 >= 3 is reached by C >= 64")
+
+
+def _step6(ctx: CheckContext) -> Verdict:
+    ident = identity_verdict(F.m / F.d_model * F.C * sp.log(F.m) ** 2, F.DK_softmax(), variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 100)], ctx=ctx)
+    rate = limit_verdict(F.DK_softmax(d=F.m / F.lam) / (F.lam * sp.log(F.m) ** 2), F.m, expect="finite-positive", ctx=ctx)
+    return combine_verdicts([ident, rate], paper_value="D_K = h d_k = Theta((m/d_model)(log m)^2)")
+
+
+def _conclusion_on_V(c, L=None) -> dict:
+    """Theorem 8.1's conclusion on the context C = V (ell = m): min_i A_{i,pi(i)} and max_{j != pi(i)} A_ij."""
+    L = all_head_logits(c) if L is None else L
+    P = np.exp(L - L.max(axis=2, keepdims=True))
+    P /= P.sum(axis=2, keepdims=True)
+    A = P.sum(axis=0)  # [m, m]
+    perm = np.asarray(c.graph.perm)
+    rows = np.arange(c.m)
+    true = A[rows, perm]
+    A[rows, perm] = -np.inf
+    j = A.argmax(axis=1)
+    worst = int(np.argmax(A[rows, j]))
+    return {"min_true": float(true.min()), "max_wrong": float(A.max()), "holds": bool(true.min() > 0.5 and A.max() < 0.5),
+            "worst_source": worst, "worst_item": int(j[worst]), "worst_item_is_source": bool(j[worst] == worst)}
+
+
+def _check_large_dk(ctx: CheckContext) -> Verdict:
+    # (m, d_model, d_k, draws); the context is C = V (ell = m >= C_ell max{h, log m} for C_ell <= m / max(h, ln m)).
+    configs = [(128, 64, 6400, 6)]
+    if ctx.tier != "quick":
+        # the paper's own C = 64 (gamma = 3) at the size where C = 8 can already succeed (thm81-minimal-constants)
+        configs.append((2048, 1024, softmax_dk(64.0, 2048), 3))
+    verdicts = []
+    for ci, (m, d_model, d_k, n) in enumerate(configs):
+
+        def trial(r, m=m, d_model=d_model, d_k=d_k, ci=ci):
+            c = algorithm2_instance(m, d_model, d_k, ctx.rng(ci, r))
+            out = _conclusion_on_V(c)
+            return out["holds"], {"m": m, "d_model": d_model, "d_k": d_k, "draw": r, **out}
+
+        verdicts.append(monte_carlo_verdict(
+            trial, n_trials=n, claimed_failure_rate=float(m) ** -3, false_alarm=FALSE_ALARM,
+            params={"m": m, "d_model": d_model, "h": m // d_model, "d_k": d_k, "ell": m,
+                    "hypotheses_hold_for": {"C <=": d_k / math.log(m) ** 2, "c0 <=": d_model / math.log(m),
+                                            "C_ell <=": m / max(m // d_model, math.log(m))}},
+        ))
+    refuted = [v for v in verdicts if v.status is Status.REFUTED]
+    status = Status.REFUTED if refuted else (Status.VERIFIED if all(v.status is Status.VERIFIED for v in verdicts)
+                                             else Status.INCONCLUSIVE)
+    return Verdict(
+        status=status,
+        paper_value="w.p. >= 1 - m^-3: A_{i,pi(i)} > 1/2 > A_ij (j != pi(i)) whenever d_k >= C (log m)^2",
+        measured_value=[v.measured_value for v in verdicts],
+        witness=refuted[0].witness if refuted else None,
+        params={"configs": [v.params for v in verdicts]},
+        evidence="Monte Carlo over fresh (X, signatures) draws per configuration, exact one-sided Clopper-Pearson "
+                 f"bounds at false-alarm {FALSE_ALARM:g}",
+        details=("As d_k grows with X fixed, S^(k)/d_k tends to its conditional mean and each non-owner head becomes "
+                 "an argmax over the context, putting mass ~1 on one wrong item; so the failure probability tends to 1 "
+                 "and no constant C makes 'd_k >= C (log m)^2' sufficient at a given m. For any (C, c0, C_ell) the same "
+                 "happens at any m with h >= 2 once d_k is large. The full tier adds (2048, 1024) at C = 64, the value "
+                 "Step 5 asks for (gamma = 3), where C = 8 can succeed."),
+    )
+
+
+def _check_constants(ctx: CheckContext) -> Verdict:
+    """Smallest d_k (as C = d_k / ln^2 m) at which the conclusion holds on C = V, with h = 2 and h = 4."""
+    full = ctx.tier != "quick"
+    sizes = [(128, 64), (256, 128), (512, 256), (1024, 512)] + ([(2048, 1024), (1024, 256)] if full else [])
+    Cs = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+    draws = 3
+    rows = []
+    for si, (m, d_model) in enumerate(sizes):
+        best = None
+        for ci, C in enumerate(Cs):
+            d_k = softmax_dk(C, m)
+            outs = [_conclusion_on_V(algorithm2_instance(m, d_model, d_k, ctx.rng(si, ci, r))) for r in range(draws)]
+            ok = sum(o["holds"] for o in outs)
+            rows.append({"m": m, "d_model": d_model, "h": m // d_model, "C": C, "d_k": d_k, "draws_ok": ok,
+                         "min_true": min(o["min_true"] for o in outs), "max_wrong": max(o["max_wrong"] for o in outs)})
+            if ok == draws and best is None:
+                best = C
+        rows.append({"m": m, "d_model": d_model, "smallest_C_all_draws": best})
+    largest = max(sizes, key=lambda md: md[1] / math.log(md[0]))  # the configuration with the largest c0
+    paper_hyp = [{"m": m, "d_model": dm, "h": m // dm, "ell": PAPER_ELL, "max{h, ln m}": max(m // dm, math.log(m)),
+                  "C_ell_implied": PAPER_ELL / max(m // dm, math.log(m))} for m, dm in PAPER_DIAGONAL]
+    at_largest = [r for r in rows if "C" in r and (r["m"], r["d_model"]) == largest]
+    works = [r["draws_ok"] == draws for r in at_largest]  # in increasing C
+    # "d_k >= C (log m)^2 for a sufficiently large C" needs every larger d_k to work too: a monotone tail of the grid
+    tail_from = next((i for i in range(len(works)) if all(works[i:])), None)
+    scope = {}
+    if tail_from is not None:
+        status = Status.HOLDS_EMPIRICALLY
+    elif any(works):
+        status = Status.CONTRADICTED_EMPIRICALLY
+        ok_C = [r["C"] for r, w in zip(at_largest, works) if w]
+        bad_C = [r["C"] for r, w in zip(at_largest, works) if not w and r["C"] > min(ok_C)]
+        scope = reading_record(
+            [f"(m, d_model) = {largest}: c0 = d_model / ln m = {largest[1] / math.log(largest[0]):.0f} (the largest tested)",
+             "h = m / d_model", "context C = V (ell = m, so C_ell = m / max{h, ln m} is as large as allowed)",
+             f"{draws} draws per C"],
+            {"d_k >= C (log m)^2: every larger d_k is admissible (the theorem's hypothesis)":
+                 f"{FAILS}: C = {min(ok_C):g} works on every draw but C = {bad_C} fail",
+             "d_k = C (log m)^2 for one well-chosen C (Step 6's 'minimal choice')":
+                 f"{HOLDS}: C = {ok_C} work on every draw"})
+    else:
+        status = Status.INCONCLUSIVE
+    return Verdict(
+        status=status,
+        paper_value="for large C, c0, C_ell: A_{i,pi(i)} > 1/2 > A_ij on every context of length ell",
+        measured_value={"smallest_C_per_size": [(r["m"], r["d_model"], r["smallest_C_all_draws"]) for r in rows
+                                                if "smallest_C_all_draws" in r],
+                        "paper_experiments_C_ell_implied_by_ell_16": [round(p["C_ell_implied"], 2) for p in paper_hyp]},
+        params={"table": [r for r in rows if "C" in r], "draws": draws, "context": "C = V (ell = m)", **scope},
+        evidence="exact aggregated softmax scores of Algorithm 2 on the full context, per draw",
+        details=("holds-empirically only when, at the configuration with the largest c0 = d_model / ln m, some C of "
+                 "the grid and every larger C succeed on every draw (the hypothesis d_k >= C (log m)^2 admits every "
+                 "larger d_k); contradicted-empirically when some C works there but a larger one fails; "
+                 "inconclusive when no C works (the theorem only promises large constants). The table shows where "
+                 "smaller c0 fail for every C. Step 5 needs C_ell >= 8(1 + 2 C_2) >= 8, while the paper's softmax "
+                 "experiments (ell = 16) have ell / max{h, ln m} <= 2: the hypotheses are not met at the paper's sizes."),
+    )
+
+
+def _check_certificate(ctx: CheckContext) -> Verdict:
+    """Worst case over all contexts of length ell, per draw: certified / refuted by an explicit context."""
+    full = ctx.tier != "quick"
+    # full tier adds (2048, 1024) at C = 8, where the conclusion can hold on the context V (thm81-minimal-constants)
+    # quick: C = 64 (gamma = 3, the value Step 5 uses), c0 = 23, ell = 128 (C_ell = ell / max{h, ln m} = 23)
+    configs = [(256, 128, 64.0, 128)] + ([(512, 256, 8.0, 128), (2048, 1024, 8.0, 512)] if full else [])
+    rows, witness = [], None
+    for ci, (m, d_model, C, ell) in enumerate(configs):
+        c = algorithm2_instance(m, d_model, softmax_dk(C, m), ctx.rng(ci))
+        cert = certify_all_contexts(c, ell)
+        rows.append({"m": m, "d_model": d_model, "C": C, "d_k": c.d_k, "ell": ell, "certified": cert.certified,
+                     "refuted": cert.refuted, "min_true_lower": cert.min_true_lower,
+                     "max_wrong_witness": cert.max_wrong_witness,
+                     "fraction_sources_certified": cert.fraction_sources_certified,
+                     "witness_kind": cert.witness["kind"] if cert.witness else None,
+                     "witness_target_in_context": cert.witness["target_in_context"] if cert.witness else None})
+        if cert.refuted and witness is None:
+            witness = {"m": m, "d_model": d_model, "d_k": c.d_k, "ell": ell, "draw_seed_keys": [ctx.seed, ci],
+                       **cert.witness}
+    if all(r["certified"] for r in rows):
+        status = Status.HOLDS_EMPIRICALLY
+    elif witness is not None:
+        status = Status.CONTRADICTED_EMPIRICALLY
+    else:
+        status = Status.INCONCLUSIVE
+    params = {"configs_(m,d_model,C,ell)": configs}
+    if witness is not None:
+        w = witness
+        params.update(reading_record(
+            [f"C = {rows[0]['C']:g}: d_k = ceil(C ln^2 m) = {rows[0]['d_k']} (gamma = sqrt(C)/2 - 1 = "
+             f"{math.sqrt(rows[0]['C']) / 2 - 1:g}; Step 5 needs gamma >= 3)",
+             f"c0 = d_model / ln m = {configs[0][1] / math.log(configs[0][0]):.1f}, h = m / d_model",
+             f"C_ell = ell / max(h, ln m) = {configs[0][3] / max(configs[0][0] // configs[0][1], math.log(configs[0][0])):.1f}",
+             "Algorithm 2 weights, softmax over the context with 1/sqrt(d_k) scaling, tau = 1/2"],
+            {"all contexts of length ell at once (the worst context chosen after the draw; the 'Consequently' "
+             "sentence and Proposition 8.4's 'uniformly over all contexts')":
+                 f"{FAILS}: context with pi(i) {'present' if w.get('target_in_context') else 'absent'}, "
+                 f"A = {rows[0]['max_wrong_witness']:.3g} on a wrong item",
+             "one context fixed before the draw (the theorem's 'for any fixed context')":
+                 f"{NOT_TESTED}: see thm81-conclusion-large-dk and thm81-eq11-target-absent"}))
+    return Verdict(
+        status=status,
+        paper_value="Consequently: with pi(i) in C the threshold 1/2 finds it; with pi(i) not in C no edge is declared",
+        measured_value=rows, witness=witness,
+        params=params,
+        evidence="exact worst case over all contexts of length ell (sorted-logit bounds + exactly scored witness contexts)",
+        details=("A witness is a concrete context of the given draw with A_ij >= 1/2 for j != pi(i) (often with pi(i) "
+                 "absent: the owner head's mass then goes to the best distractor) or A_{i,pi(i)} <= 1/2."),
+    )
+
+
+CLAIMS = (
+    symbolic_claim("eq17-sym-aggregated-bounds", "Eqs. (17)-(18)", "Step 4: combining (10), (11) and (16) gives (17) and (18).",
+           _steps45),
+    symbolic_claim("thm81-sym-step5-true-target", "Theorem 8.1", "Step 5(i): gamma >= 3 and m >= 2 give A_{i,pi(i)} >= 7/8.",
+           _step5_true),
+    symbolic_claim("thm81-sym-step5-crude-bounds", "Theorem 8.1", "Step 5(ii): ell >= C_ell max{h, log m} gives (h-1)/ell <= "
+           "1/C_ell and Delta <= 2C_2/C_ell.", _step5_crude),
+    symbolic_claim("thm81-sym-step5-nontarget", "Theorem 8.1", "Step 5(ii): C_ell >= 8(1 + 2C_2) and gamma >= 3 give "
+           "A_ij <= 1/4 < 1/2.", _step5_false),
+    symbolic_claim("thm81-sym-gamma-feasible", "Theorem 8.1", "gamma >= 3 is reachable: C >= 64 suffices.", _gamma_feasible),
+    symbolic_claim("thm81-sym-step6-budget", "Theorem 8.1", "Step 6: D_K = (m/d_model) C (log m)^2 = Theta((m/d_model)(log m)^2).",
+           _step6),
+    Claim(id="thm81-conclusion-large-dk", ref="Theorem 8.1",
+          statement="The conclusion A_{i,pi(i)} > 1/2 > A_ij holds w.p. >= 1 - m^-3 for every d_k >= C (log m)^2 "
+                    "(the theorem's hypothesis is a lower bound on d_k)",
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_large_dk,
+          notes="Fixed context C = V (ell = m, the largest allowed). The witness satisfies the hypotheses for every "
+                "C <= 272, c0 <= 13.2, C_ell <= 26.4."),
+    Claim(id="thm81-minimal-constants", ref="Theorem 8.1",
+          statement="For sufficiently large C, c0, C_ell the conclusion holds at concrete sizes; smallest C found per "
+                    "(m, d_model) and whether the paper's experiment sizes meet the hypotheses",
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.FULL, check=_check_constants,
+          notes="d_model = m/2 or m/4 (c0 = d_model/ln m from 13 to 135), context C = V, C on a doubling grid."),
+    Claim(id="thm81-all-contexts-certificate", ref="Theorem 8.1",
+          statement="Consequence of Theorem 8.1: on every context of length ell the threshold 1/2 recovers pi(i) when "
+                    "present and declares no edge when absent",
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_certificate,
+          notes="Worst case over all contexts of a draw (a data-dependent context), so a witness shows the 'all "
+                "contexts simultaneously' reading fails; the per-fixed-context reading is thm81-conclusion-large-dk. "
+                "Quick tier at the proof's own constant C = 64 (gamma = 3), c0 = 23, C_ell = 23."),
+)

@@ -1,0 +1,291 @@
+"""Sec. 8.1: Theorem 8.1's Steps 1-2 (Eqs. (7)-(11)) and Lemma 8.2, on Algorithm 2 and in sympy.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+import numpy as np
+import sympy as sp
+
+from ... import formulas as F
+from ...softmax_analysis import (
+    all_head_logits,
+    owner_mass_lower,
+    raw_separation,
+    softmax_calibration_bound,
+    source_owner_heads,
+)
+from ...strategies import seeds
+from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict
+from ..tools import VAR_D_K, VAR_ELL, VAR_M, property_verdict, symbolic_claim
+from .common import PAPER_DIAGONAL, algorithm2_instance, softmax_dk, theorem81_length
+
+__all__ = ["CLAIMS", "ORDER"]
+
+ORDER = 80
+
+
+def _check_step1(ctx: CheckContext) -> Verdict:
+    full = ctx.tier != "quick"
+    sizes = list(PAPER_DIAGONAL[:3]) + [(512, 256), (1024, 512)]
+    if full:
+        sizes += [(1024, 128), (2048, 256), (2048, 1024)]
+    Cs = (4.0, 16.0, 64.0) if full else (4.0, 16.0)
+    draws = 3 if full else 2
+    rows = []
+    for si, (m, d_model) in enumerate(sizes):
+        for ci, C in enumerate(Cs):
+            d_k = softmax_dk(C, m)
+            if m * m * d_k * (m // d_model) > 6e9:  # keep every configuration under a few seconds on a CPU
+                continue
+            fr, held, mt, mo = [], 0, [], []
+            for r in range(draws):
+                rs = raw_separation(algorithm2_instance(m, d_model, d_k, ctx.rng(si, ci, r)))
+                fr.append(rs.fraction_sources)
+                held += rs.holds
+                mt.append(rs.min_true)
+                mo.append(rs.max_other)
+            rows.append({"m": m, "d_model": d_model, "c0=d_model/ln m": round(d_model / math.log(m), 1), "C": C,
+                         "d_k": d_k, "draws": draws, "draws_where_(7)_holds": held,
+                         "mean_fraction_sources": float(np.mean(fr)), "min_true/d_k": float(min(mt)),
+                         "max_other/d_k": float(max(mo))})
+    any_hold = [r for r in rows if r["draws_where_(7)_holds"] == r["draws"]]
+    paper_rows = [r for r in rows if (r["m"], r["d_model"]) in PAPER_DIAGONAL]
+    status = Status.HOLDS_EMPIRICALLY if any_hold else Status.INCONCLUSIVE
+    return Verdict(
+        status=status,
+        paper_value="(7): S^(k*)_{i,pi(i)} >= 3/4 d_k and S^(k*)_ij <= 1/4 d_k for all i, j, w.h.p., for large C, c0",
+        measured_value={"configurations_where_(7)_held_on_every_draw": [(r["m"], r["d_model"], r["C"]) for r in any_hold],
+                        "paper_sizes_max_fraction_sources": max(r["mean_fraction_sources"] for r in paper_rows)},
+        params={"table": rows, "log": "natural"},
+        evidence=f"exact scores of Algorithm 2 over all pairs of V, {draws} draws per configuration",
+        details=("(7) is a 'sufficiently large constants' statement; the excess of max S/d_k over 1/4 is driven by "
+                 "d_model (the conditional mean d_k <x_i, x_s> and N_3), not by d_k. Inconclusive means no tested "
+                 "configuration reached (7), which cannot refute an existential constant."),
+    )
+
+
+@st.composite
+def _calibration_cases(draw):
+    ell = draw(st.integers(1, 40))
+    a = draw(st.floats(-30, 30, allow_nan=False))
+    b = draw(st.floats(-30, 30, allow_nan=False))
+    seed = draw(seeds())
+    return {"ell": ell, "a": a, "b": b, "seed": seed}
+
+
+def _check_lem82(ctx: CheckContext) -> Verdict:
+    def prop(case):
+        ell, a, b = case["ell"], case["a"], case["b"]
+        rng = np.random.default_rng(case["seed"])
+        z_star = a + rng.exponential(1.0) * rng.integers(0, 2)  # z_star >= a, sometimes exactly a
+        others = b - rng.exponential(1.0, size=ell - 1) * rng.integers(0, 2, size=ell - 1)  # z_t <= b
+        z = np.concatenate([[z_star], others])
+        p = float(np.exp(z[0] - np.logaddexp.reduce(z)))
+        bound = softmax_calibration_bound(a, b, ell)
+        assert p >= bound * (1 - 1e-12) - 1e-300, f"softmax mass {p!r} < bound {bound!r}"
+        # the bound is attained at z_star = a, z_t = b
+        zt = np.concatenate([[a], np.full(ell - 1, b)])
+        tight = float(np.exp(zt[0] - np.logaddexp.reduce(zt)))
+        assert abs(tight - bound) <= 1e-12 * max(1.0, bound), f"bound {bound!r} not attained ({tight!r})"
+        return {"slack": p - bound}
+
+    return property_verdict(prop, _calibration_cases(), ctx=ctx, max_examples=200,
+                            paper_value="e^{z*}/sum_t e^{z_t} >= 1/(1 + (ell-1) e^{-(a-b)}) if z* >= a, z_t <= b",
+                            params={"relative_tolerance": 1e-12})
+
+
+@st.composite
+def _absent_cases(draw):
+    d_model = draw(st.sampled_from([8, 16, 32]))
+    h = draw(st.integers(1, 4))
+    m = d_model * h
+    C = draw(st.sampled_from([16.0, 64.0]))  # gamma = sqrt(C)/2 - 1 >= 1, the proof's regime
+    ell = draw(st.integers(2, min(m - 1, 32)))
+    return {"m": m, "d_model": d_model, "C": C, "ell": ell, "seed": draw(seeds())}
+
+
+def _check_eq11_absent(ctx: CheckContext) -> Verdict:
+    def prop(case):
+        m, ell = case["m"], case["ell"]
+        d_k = softmax_dk(case["C"], m)
+        rng = np.random.default_rng(case["seed"])
+        c = algorithm2_instance(m, case["d_model"], d_k, rng)
+        perm = np.asarray(c.graph.perm)
+        i = int(rng.integers(m))
+        pool = np.array([t for t in range(m) if t != i and t != perm[i]])
+        if pool.size < ell - 1:
+            return None
+        context = np.concatenate([[i], rng.choice(pool, size=ell - 1, replace=False)])  # pi(i) not in C
+        k = int(source_owner_heads(c)[i])
+        L = all_head_logits(c)[k, i, context]
+        p = np.exp(L - L.max())
+        p /= p.sum()
+        bound = math.exp(-0.5 * math.sqrt(d_k))
+        assert p.max() <= bound, (f"owner-head mass {p.max():.4g} of item {int(context[p.argmax()])} exceeds "
+                                  f"e^(-sqrt(d_k)/2) = {bound:.3g} in a context without pi(i)")
+        return {"max_owner_mass": float(p.max()), "bound": bound}
+
+    return property_verdict(
+        prop, _absent_cases(), ctx=ctx, max_examples=30,
+        paper_value="(11): p^(k*)_ij <= e^{-sqrt(d_k)/2} <= m^-gamma for every j != pi(i)",
+        describe=lambda case: {**case, "d_k": softmax_dk(case["C"], case["m"])},
+    )
+
+
+def _check_eq10(ctx: CheckContext) -> Verdict:
+    full = ctx.tier != "quick"
+    configs = [(256, 128, 16.0, 64), (1024, 512, 16.0, 256)] + ([(2048, 1024, 16.0, 512)] if full else [])
+    draws = 2
+    rows = []
+    for ci, (m, d_model, C, ell) in enumerate(configs):
+        gamma = math.sqrt(C) / 2 - 1
+        bound = 1 - float(m) ** -gamma
+        lows = [float(owner_mass_lower(algorithm2_instance(m, d_model, softmax_dk(C, m), ctx.rng(ci, r)), ell).min())
+                for r in range(draws)]
+        rows.append({"m": m, "d_model": d_model, "C": C, "gamma": gamma, "ell": ell, "bound_1-m^-gamma": bound,
+                     "min_owner_mass_over_contexts_by_draw": lows, "holds_on_all_draws": all(x >= bound for x in lows)})
+    status = Status.HOLDS_EMPIRICALLY if rows[-1]["holds_on_all_draws"] else Status.INCONCLUSIVE
+    return Verdict(
+        status=status,
+        paper_value="(10): p^(k*)_{i,pi(i)} >= 1 - m^-gamma, gamma = sqrt(C)/2 - 1, for every context holding pi(i)",
+        measured_value=rows,
+        params={"draws": draws},
+        evidence="exact minimum over all contexts of length ell holding i and pi(i) (largest owner-head logits fill C)",
+        details=("(10) follows from (8) and Lemma 8.2; holds-empirically when it holds on every draw at the largest "
+                 "configuration (closest to the large-c0 regime), inconclusive otherwise since (8) needs large c0."),
+    )
+
+
+def _step1(ctx: CheckContext) -> Verdict:
+    return combine_verdicts([
+        identity_verdict(sp.Rational(3, 4) * F.d_k / sp.sqrt(F.d_k), sp.Rational(3, 4) * sp.sqrt(F.d_k), variables=[VAR_D_K], ctx=ctx),
+        identity_verdict(sp.Rational(1, 4) * F.d_k / sp.sqrt(F.d_k), sp.Rational(1, 4) * sp.sqrt(F.d_k), variables=[VAR_D_K], ctx=ctx),
+    ], paper_value="(7) divided by sqrt(d_k) gives (8): logit gap 3/4 sqrt(d_k) vs 1/4 sqrt(d_k)")
+
+
+def _lemma82(ctx: CheckContext) -> Verdict:
+    a, bb = sp.Symbol("a", real=True), sp.Symbol("b_", real=True)
+    worst = sp.exp(a) / (sp.exp(a) + (F.ell - 1) * sp.exp(bb))
+    tight = identity_verdict(worst, F.calibration_bound(F.ell, a, bb),
+                             variables=[VAR_ELL, Var(a, -10, 10), Var(bb, -10, 10)], ctx=ctx)
+    rng = ctx.rng()
+    worst_gap, trials = math.inf, 2000
+    for _ in range(trials):
+        n = int(rng.integers(2, 40))
+        av, bv = rng.uniform(-5, 5), rng.uniform(-5, 5)
+        z = rng.uniform(-10, bv, size=n)
+        z[0] = av + rng.exponential(1.0)
+        z[1:] = np.minimum(z[1:], bv)
+        p_top = 1 / np.exp(z - z[0]).sum()
+        bound = 1 / (1 + (n - 1) * math.exp(-(av - bv)))
+        worst_gap = min(worst_gap, p_top - bound)
+    num = Verdict(Status.VERIFIED if worst_gap >= -1e-12 else Status.REFUTED,
+                  measured_value={"min(p_top - bound)": worst_gap}, params={"evidence_level": "numeric-grid", "trials": trials},
+                  evidence=f"{trials} seeded random logit vectors satisfying the hypotheses")
+    return combine_verdicts([tight, num], paper_value="e^{z*}/sum e^{z_t} >= 1/(1 + (ell - 1) e^{-(a - b)})",
+                            details="The mass is increasing in z* and decreasing in each z_t, so the worst case is "
+                                    "z* = a, z_t = b, where the bound is attained exactly.")
+
+
+def _eq9(ctx: CheckContext) -> Verdict:
+    return identity_verdict(F.eq9_bound(), 1 / (1 + (F.ell - 1) * sp.exp(-sp.sqrt(F.d_k) / 2)), variables=[VAR_ELL, VAR_D_K],
+                            ctx=ctx, paper_value="Eq. (9)")
+
+
+def _linearise(ctx: CheckContext) -> Verdict:
+    u = sp.Symbol("u", nonnegative=True)
+    lin = inequality_verdict(1 / (1 + u), ">=", 1 - u, variables=[Var(u, 0, 1e3, log=False)], ctx=ctx)
+    x = sp.Symbol("x", positive=True)
+    ell_m = inequality_verdict((F.ell - 1) * sp.exp(-x), "<=", F.m * sp.exp(-x),
+                               variables=[VAR_ELL, VAR_M, Var(x, 0.01, 100, log=True)], ctx=ctx,
+                               constraints=[lambda pt: pt["ell"] <= pt["m"]],
+                               proof=lambda: "(m - ell + 1) e^{-x} > 0 for ell <= m")
+    return combine_verdicts([lin, ell_m], paper_value="1/(1+u) >= 1 - u (u >= 0) and ell <= m give p >= 1 - m e^{-sqrt(d_k)/2}")
+
+
+def _eq10(ctx: CheckContext) -> Verdict:
+    Cc = Var(F.C, 1, 400, log=True)
+    # natural-log reading: e^{-sqrt(C (ln m)^2)/2} = m^{-sqrt(C)/2}
+    nat = identity_verdict(sp.exp(-sp.sqrt(F.C * sp.log(F.m) ** 2) / 2), F.m ** (-sp.sqrt(F.C) / 2), variables=[VAR_M, Cc], ctx=ctx)
+    # base-2 reading of "log": the step is then an inequality, still true since log2 m >= ln m
+    two = inequality_verdict(sp.exp(-sp.sqrt(F.C * sp.log(F.m, 2) ** 2) / 2), "<=", F.m ** (-sp.sqrt(F.C) / 2),
+                             variables=[VAR_M, Cc], ctx=ctx)
+    gam = identity_verdict(F.m * F.m ** (-sp.sqrt(F.C) / 2), F.m ** (-F.eq10_gamma()), variables=[VAR_M, Cc], ctx=ctx)
+    return combine_verdicts([nat, two, gam], paper_value="d_k >= C (log m)^2 => m e^{-sqrt(d_k)/2} <= m^{1 - sqrt(C)/2} = m^-gamma",
+                            details="Both readings of log work: with ln the middle step is an equality, with log2 an "
+                                    "inequality (log2 m >= ln m).")
+
+
+def _eq11(ctx: CheckContext) -> Verdict:
+    ident = identity_verdict(F.eq11_bound(), sp.exp(-sp.sqrt(F.d_k) / 2), variables=[VAR_D_K], ctx=ctx)
+    Cc = Var(F.C, 4, 400, log=True)
+    le = inequality_verdict(sp.exp(-sp.sqrt(F.C * sp.log(F.m) ** 2) / 2), "<=", F.m ** (-F.eq10_gamma()),
+                            variables=[VAR_M, Cc], ctx=ctx)
+    return combine_verdicts([ident, le], paper_value="Eq. (11): p_ij <= e^{-sqrt(d_k)/2} <= m^-gamma",
+                            details="No decrease of gamma is needed: e^{-sqrt(d_k)/2} <= m^{-gamma-1}.")
+
+
+def _target_can_be_absent(pt) -> bool:  # a context of length ell without pi(i) needs ell <= m - 1
+    return pt["ell"] <= pt["m"] - 1
+
+
+def _eq11_target_absent(ctx: CheckContext) -> Verdict:
+    # Target pi(i) not in C; one distractor at the top allowed by (8) (logit sqrt(d_k)/4), the other ell-1 at
+    # -sqrt(d_k)/4 (|S_ij| < d_k/4 in App. B.2). Theorem 8.1's own constants: C = 64 (gamma = 3), d_k = C (ln m)^2.
+    dk = 64 * sp.log(F.m) ** 2
+    p_top = 1 / (1 + (F.ell - 1) * sp.exp(-sp.sqrt(dk) / 2))
+    return inequality_verdict(p_top, "<", sp.Rational(1, 2), variables=[VAR_M, VAR_ELL], ctx=ctx,
+                              constraints=[_target_can_be_absent, theorem81_length],
+                              paper_value="(8) => p_ij^(k*) <= e^{-sqrt(d_k)/2} < 1/2 for j != pi(i), also when pi(i) is not in C",
+                              details="Eq. (11) divides by the target's own term e^{L_{i,pi(i)}}, present only when "
+                                      "pi(i) is in the context. Without it, logits allowed by (8) put mass "
+                                      "1/(1 + (ell-1) e^{-sqrt(d_k)/2}) > 1/2 on one distractor, so A_ij > 1/2: the "
+                                      "theorem's 'if pi(i) is not in the context, no edge is identified' is not "
+                                      "established by Steps 1-5.")
+
+
+CLAIMS = (
+    Claim(id="thm81-step1-raw-separation", ref="Theorem 8.1",
+          statement="Step 1, Eq. (7): on the owner head, true scores >= 3/4 d_k and all others <= 1/4 d_k, for all i, j, "
+                    "w.h.p. once C, c0 are large",
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_step1,
+          notes="d_k = ceil(C ln^2 m); self-pairs (j = i) count as 'all others'. Sizes: the paper's r = 8 diagonal "
+                "plus h = 2 points with large c0 = d_model / ln m."),
+    symbolic_claim("eq7-sym-logit-gap", "Eqs. (7)-(8)", "Theorem 8.1, Step 1: dividing (7) by sqrt(d_k) gives the logit "
+           "bounds (8).", _step1),
+    Claim(id="lem82-calibration", ref="Lemma 8.2",
+          statement="If z* >= a and z_t <= b for the other ell - 1 items, the softmax mass of * is at least "
+                    "1/(1 + (ell-1) e^{-(a-b)}), with equality at z* = a, z_t = b",
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lem82),
+    symbolic_claim("lem82-sym-calibration", "Lemma 8.2", "The top softmax mass is at least 1/(1 + (ell-1) e^{-(a-b)}), "
+           "attained when all others sit at b.", _lemma82),
+    symbolic_claim("eq9-sym-owner-head-mass", "Eq. (9)", "Lemma 8.2 with a = 3/4 sqrt(d_k), b = 1/4 sqrt(d_k) gives (9).", _eq9),
+    symbolic_claim("thm81-sym-step2-linearisation", "Theorem 8.1", "Step 2: 1/(1+u) >= 1-u for u >= 0 and ell <= m give "
+           "p >= 1 - m e^{-sqrt(d_k)/2}.", _linearise),
+    Claim(id="thm81-eq10-owner-mass", ref="Theorem 8.1",
+          statement="Step 2, Eq. (10): the owner head gives the true target mass >= 1 - m^-gamma, gamma = sqrt(C)/2 - 1, "
+                    "in every context holding it",
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_eq10,
+          notes="C = 16 (gamma = 1), h = 2, ell = m/4; the minimum over contexts is exact."),
+    symbolic_claim("eq10-sym-exponent", "Eq. (10)", "d_k >= C (log m)^2 gives m e^{-sqrt(d_k)/2} <= m^-gamma with gamma = "
+           "sqrt(C)/2 - 1.", _eq10, notes="Both log readings evaluated; natural log makes the middle step an equality."),
+    symbolic_claim("eq11-sym-owner-head-nontarget", "Eq. (11)", "With the target in the context, a non-target's owner-head "
+           "mass is <= e^{-sqrt(d_k)/2} <= m^-gamma.", _eq11),
+    Claim(id="thm81-eq11-target-absent", ref="Theorem 8.1",
+          statement="Step 2, Eq. (11) read for every context: the owner-head mass of any j != pi(i) is at most "
+                    "e^{-sqrt(d_k)/2}, also in contexts that do not hold pi(i)",
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_eq11_absent,
+          notes="Theorem 8.1 claims its conclusion 'for any fixed context' including those without pi(i) "
+                "('no edge is identified'); Step 4 uses (11) for all j != pi(i). (11)'s derivation needs pi(i) in C. "
+                "The failure is universal, not a small-size effect: without pi(i) the owner-head masses of the ell "
+                "items sum to 1, so the largest is >= 1/ell >= 1/m > m^-gamma = e^{-sqrt(d_k)/2} (gamma > 1); "
+                "Hypothesis shrinks to the smallest such context."),
+    symbolic_claim("eq11-sym-target-absent", "Eq. (11)", "The owner-head bound on a non-target's mass also holds when pi(i) "
+           "is not in the context, so A_ij < 1/2 there too.", _eq11_target_absent,
+           notes="Checked at Theorem 8.1's own constants (C = 64, so gamma = 3; d_k = C (ln m)^2; "
+                 "8 max{1, ln m} <= ell <= m - 1). A proof gap, not a demonstrated failure of the construction."),
+)

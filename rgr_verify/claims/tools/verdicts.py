@@ -1,0 +1,170 @@
+"""Building blocks for checks: Hypothesis-driven property verdicts and exact Monte Carlo verdicts.
+
+``property_verdict`` runs a property over generated inputs with Hypothesis, seeded by the claim's seed and with
+no example database (so verdicts are reproducible); on failure Hypothesis shrinks the input and the minimal
+counterexample becomes the verdict's witness. ``monte_carlo_verdict`` certifies a "with probability at least
+1 - delta" statement with an exact one-sided Clopper-Pearson bound at a false-alarm rate fixed in advance.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
+from hypothesis import strategies as st
+
+from ...stats import failure_rate_upper_bound
+from ..base import CheckContext, Status, Verdict, jsonable
+
+__all__ = ["property_verdict", "monte_carlo_verdict", "DEFAULT_MAX_EXAMPLES", "profile_scale", "register_profiles",
+           "relative_error"]
+
+
+DEFAULT_MAX_EXAMPLES = 60
+
+_BASE_EXAMPLES = 100  # the ci profile's max_examples: scale 1
+
+
+def register_profiles() -> None:
+    """Register the Hypothesis profiles ``ci`` (default), ``dev`` and ``thorough`` and load ``$HYPOTHESIS_PROFILE``.
+
+    Claim checks scale their example counts by the loaded profile (see :func:`profile_scale`), so the same
+    profile drives the property tests and the audit.
+    """
+    import os
+
+    common = dict(deadline=None, derandomize=True, database=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    settings.register_profile("ci", max_examples=_BASE_EXAMPLES, **common)
+    settings.register_profile("dev", max_examples=30, **common)
+    settings.register_profile("thorough", max_examples=10 * _BASE_EXAMPLES, **common)
+    name = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+    if name not in ("ci", "dev", "thorough", "default"):
+        raise ValueError(f"HYPOTHESIS_PROFILE must be one of ci, dev, thorough, default, got {name!r}")
+    settings.load_profile(name)
+
+
+def profile_scale() -> float:
+    """max_examples of the loaded Hypothesis profile relative to the ci profile (ci: 1, thorough: 10, dev: 0.3)."""
+    return settings.default.max_examples / _BASE_EXAMPLES
+
+
+def property_verdict(
+    prop: Callable[..., Any],
+    strategy: st.SearchStrategy,
+    *,
+    ctx: CheckContext,
+    max_examples: int = DEFAULT_MAX_EXAMPLES,
+    paper_value: Any = None,
+    params: dict | None = None,
+    describe: Callable[[Any], Any] | None = None,
+) -> Verdict:
+    """Check ``prop(example)`` for examples drawn from ``strategy``.
+
+    ``prop`` raises AssertionError (with a message) when the property fails, and may return a JSON-able
+    measurement, the last of which is reported. Status: verified if no example fails, refuted otherwise with the
+    shrunk minimal example (passed through ``describe`` if given) as witness.
+    """
+    failures: list[tuple[Any, str]] = []
+    measured: list[Any] = []
+    n_examples = [0]
+    max_examples = max(1, round(max_examples * profile_scale()))
+
+    @hyp_seed(ctx.seed)
+    @settings(
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    @given(strategy)
+    def run(example):
+        n_examples[0] += 1
+        try:
+            out = prop(example)
+        except AssertionError as exc:
+            failures.append((example, str(exc)))
+            raise
+        if out is not None:
+            measured.append(out)
+
+    base_params = {"max_examples": max_examples, **(params or {})}
+    try:
+        run()
+    except AssertionError:
+        example, message = failures[-1]  # Hypothesis replays the shrunk example last
+        witness = describe(example) if describe else example
+        return Verdict(
+            status=Status.REFUTED,
+            paper_value=paper_value,
+            measured_value=message,
+            witness=jsonable(witness),
+            params=base_params,
+            evidence=f"Hypothesis: counterexample found and shrunk ({n_examples[0]} examples run)",
+        )
+    return Verdict(
+        status=Status.VERIFIED,
+        paper_value=paper_value,
+        measured_value=jsonable(measured[-1]) if measured else f"held on all {n_examples[0]} examples",
+        params={**base_params, "examples_run": n_examples[0]},
+        evidence=f"Hypothesis: property held on {n_examples[0]} generated examples (seeded, no database)",
+    )
+
+
+def monte_carlo_verdict(
+    trial: Callable[[int], tuple[bool, Any]],
+    *,
+    n_trials: int,
+    claimed_failure_rate: float,
+    false_alarm: float = 1e-6,
+    paper_value: Any = None,
+    params: dict | None = None,
+) -> Verdict:
+    """Certify P(failure) <= claimed_failure_rate by Monte Carlo with an exact bound.
+
+    ``trial(i)`` runs the i-th independent draw and returns ``(ok, info)``. With k failures in n trials:
+    - verified when the one-sided upper bound at ``false_alarm`` is <= the claimed rate;
+    - refuted when the lower bound (k >= 1, one-sided at ``false_alarm``) exceeds the claimed rate, with the
+      first failing draw as witness;
+    - inconclusive otherwise (n too small to decide at this false-alarm level).
+    """
+    failures = []
+    for i in range(n_trials):
+        ok, info = trial(i)
+        if not ok:
+            failures.append((i, info))
+    k = len(failures)
+    upper = failure_rate_upper_bound(k, n_trials, false_alarm=false_alarm)
+    # lower one-sided bound: P(Binomial(n, p_lo) >= k) = false_alarm
+    from scipy.stats import beta
+
+    lower = 0.0 if k == 0 else float(beta.ppf(false_alarm, k, n_trials - k + 1))
+    if upper <= claimed_failure_rate:
+        status = Status.VERIFIED
+    elif lower > claimed_failure_rate:
+        status = Status.REFUTED
+    else:
+        status = Status.INCONCLUSIVE
+    return Verdict(
+        status=status,
+        paper_value=paper_value if paper_value is not None else f"failure probability <= {claimed_failure_rate:g}",
+        measured_value=f"{k}/{n_trials} failures; exact bounds [{lower:.3g}, {upper:.3g}] at false-alarm {false_alarm:g}",
+        witness=jsonable(failures[0]) if failures else None,
+        params={"n_trials": n_trials, "false_alarm": false_alarm, "claimed_failure_rate": claimed_failure_rate,
+                **(params or {})},
+        evidence=f"Monte Carlo, {n_trials} independent draws, exact Clopper-Pearson one-sided bounds",
+    )
+
+
+def relative_error(a, b) -> float:
+    """max |a - b| over the score scale max(1, max |a|, max |b|) of two tensors of equal shape (torch or numpy).
+
+    Raises ValueError when the shapes differ.
+    """
+    if tuple(a.shape) != tuple(b.shape):
+        raise ValueError(f"a and b must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}")
+    scale = max(1.0, float(a.abs().max()), float(b.abs().max()))
+    return float((a - b).abs().max()) / scale
