@@ -47,8 +47,8 @@ def _openreview_uncompressed(ctx: CheckContext) -> Verdict:
 
 CLAIMS = (
     symbolic_claim("openreview-sym-theta", "OpenReview abstract", "The OpenReview headline D_K = "
-           "Theta(m' log m'/d_model) agrees with Sec. 9's lower bound on a broad (polynomially sparse) class.",
-           _openreview_theta, notes="Class read as m' = m^a, 0 < a < 2."),
+                   "Theta(m' log m'/d_model) agrees with Sec. 9's lower bound on a broad (polynomially sparse) class.",
+                   _openreview_theta, notes="Class read as m' = m^a, 0 < a < 2."),
     symbolic_claim("openreview-sym-uncompressed-single-head", "OpenReview abstract", "With m = d_model "
-           "(uncompressed) a single head of width Theta(log m) suffices, as in Sec. 4-5.", _openreview_uncompressed),
+                   "(uncompressed) a single head of width Theta(log m) suffices, as in Sec. 4-5.", _openreview_uncompressed),
 )

@@ -80,5 +80,5 @@ CLAIMS = (
         kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params,
     ),
     symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
-           "through D_K = h d_k.", _cost_model),
+                   "through D_K = h d_k.", _cost_model),
 )

@@ -52,9 +52,9 @@ def _softmax_restated(ctx: CheckContext) -> Verdict:
 
 CLAIMS = (
     symbolic_claim("sec1-sym-lower-bound-restated", "Sec. 1", "Sec. 1, Sec. 8, Eq. (24) and App. B.4 state the same "
-           "lower-bound rate (m'/d_model) log(m^2/m').", _lower_bound_restated),
+                   "lower-bound rate (m'/d_model) log(m^2/m').", _lower_bound_restated),
     symbolic_claim("sec1-sym-intro-general-graphs-log", "Sec. 1", "Sec. 1's O((m'/d_model + Delta) log m') agrees with "
-           "Theorem B.9's O((m'/d_model + Delta) log m).", _intro_general_graphs),
+                   "Theorem B.9's O((m'/d_model + Delta) log m).", _intro_general_graphs),
     symbolic_claim("sec1-sym-softmax-budget", "Sec. 1", "Sec. 1, Theorem 8.1 and Eq. (21) give the same softmax budget.",
-           _softmax_restated),
+                   _softmax_restated),
 )

@@ -122,5 +122,5 @@ CLAIMS = (
         notes="Also App. C's concatenated-projection view. Exact on fully symbolic matrices of four shapes.",
     ),
     symbolic_claim("sec3-sym-dq-plus-dk", "Sec. 3", "With D_Q = D_K every statement in D_K holds up to a factor 2 in "
-           "D_Q + D_K (footnote 3).", _dq_plus_dk),
+                   "D_Q + D_K (footnote 3).", _dq_plus_dk),
 )

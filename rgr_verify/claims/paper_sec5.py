@@ -257,9 +257,9 @@ CLAIMS = (
           notes="The conditional mean E[N3 | X] = d_k <delta, delta> is linear in d_k and dominates once d_k >~ "
                 "d_model / log m; Eq. (1) keeps only the fluctuation. (256, 32) is a size of the experiments."),
     symbolic_claim("eq1-sym-noise-at-block-dmodel", "Eq. (1)", "With B = d_model, Eq. (1) gives N_3 = Theta(sqrt(d_k log m)) "
-           "(Sec. 5, multiple heads).", _multi_head_noise),
+                   "(Sec. 5, multiple heads).", _multi_head_noise),
     symbolic_claim("eq2-sym-width-condition", "Eq. (2)", "N_3(B) <= c_1 d_k is equivalent to d_k >= (K/c_1)^2 (B/d_model)^2 "
-           "log m.", _eq2_width, notes="K is the constant hidden in the asymptotic relation (1)."),
+                   "log m.", _eq2_width, notes="K is the constant hidden in the asymptotic relation (1)."),
     Claim(id="sec5-c3-ensures-n3-small", ref="Sec. 5",
           statement="With B = d_model, taking d_k = c3 log m with c3 large ensures N3 <= c1 d_k (c1 = 1/4) at the "
                     "r = m / d_model = 8 sizes of the experiments",
@@ -277,12 +277,12 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_blocks,
           notes="Blocks smaller than d_model (h > m / d_model) are the block_size parameter of Algorithm 1."),
     symbolic_claim("sec5-sym-single-head-budget", "Sec. 5", "With one head (B = m, D_K = d_k), Eq. (2) gives D_K = "
-           "Omega((m^2/d_model^2) log m).", _single_head),
+                   "Omega((m^2/d_model^2) log m).", _single_head),
     symbolic_claim("sec5-sym-multi-head-c3-condition", "Sec. 5", "d_k = c_3 log m with c_3 larger than the constant of (1) "
-           "ensures N_3 <= c_1 d_k.", _multi_head_c3,
-           notes="Reading: 'the constant in (1)' is K in N_3 = K (B/d_model) sqrt(d_k log m); c_1 in (0, 1]."),
+                   "ensures N_3 <= c_1 d_k.", _multi_head_c3,
+                   notes="Reading: 'the constant in (1)' is K in N_3 = K (B/d_model) sqrt(d_k log m); c_1 in (0, 1]."),
     symbolic_claim("sec5-sym-multi-head-budget", "Sec. 5", "Construction II's budget is D_K = (m/d_model) c_3 log m = "
-           "O((m/d_model) log m).", _multi_head_budget),
+                   "O((m/d_model) log m).", _multi_head_budget),
     symbolic_claim("sec5-sym-single-vs-multi-ratio", "Sec. 5", "The single-head requirement exceeds the multi-head budget by "
-           "the factor (c_2/c_3) m/d_model, unbounded in the compressive regime m = omega(d_model).", _single_vs_multi),
+                   "the factor (c_2/c_3) m/d_model, unbounded in the compressive regime m = omega(d_model).", _single_vs_multi),
 )

@@ -80,7 +80,7 @@ def _check_edges_collapse(ctx, factor=2.0, min_r2=0.8):
         return Verdict(Status.INCONCLUSIVE, details="fewer than 3 degrees with a D_K*")
     capped = {r for r in rs if caps[r]["cap-limited"]}
     readings = {name: slope_reading(rs, ivs, ths, {r: compression_x(_A3_M, _A3_D, base=b, r=r) for r in rs},
-                                     paper_slope=0.46, slope_factor=factor, r2_min=min_r2, cap_limited=capped)
+                                    paper_slope=0.46, slope_factor=factor, r2_min=min_r2, cap_limited=capped)
                 for name, b in (("log2", "2"), ("ln", "e"))}
     words = {"log2": readings["log2"]["verdict under this reading"]}
     status = status_from_readings(words)
@@ -282,7 +282,7 @@ def _check_regular_sharp(ctx, factor=4.0):
         return Verdict.not_run(why)
     recs, by_r, ths, ivs, caps = got
     return sharp_verdict(by_r, caps, factor, len(recs), "r-regular graphs (m = 128, d_model = 32, r = 1..32)",
-                          label=lambda r: f"r={r}")
+                         label=lambda r: f"r={r}")
 
 
 def _eq31(ctx: CheckContext) -> Verdict:
@@ -346,5 +346,5 @@ CLAIMS = (
                 "contradicted by a gradual curve outside cap-limited cells. Plateaus (1-2 heads at large r, which the "
                 "paper describes) are not transitions."),
     symbolic_claim("eq31-sym-edge-normalisation", "Eq. (31)", "For r-regular graphs m' = r m, so (m'/d_model) log2 m = "
-           "(r m/d_model) log2 m.", _eq31),
+                   "(r m/d_model) log2 m.", _eq31),
 )

@@ -210,7 +210,7 @@ CLAIMS = (
                 "cell could move; inconclusive when some could (deciding needs longer runs). Never contradicted "
                 "from these runs: no run here was trained past its cap."),
     symbolic_claim("table2-sym-coverage", "Table 2", "Table 2 gives a step cutoff for every configuration of "
-           "Sec. 6.1.", _table2_coverage),
+                   "Sec. 6.1.", _table2_coverage),
     Claim(id="fig10-hstar-linear-in-compression", ref="Figure 10",
           statement="h* = 1.65 m/d_model - 6.64 (R^2 = 0.824)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig10,

@@ -192,16 +192,16 @@ CLAIMS = (
                     "(measured C beside the proof's C)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b1_minimal_c, notes=_READ),
     symbolic_claim("thmb1-sym-means-threshold", "Theorem B.1", "Bernoulli(p) keys give S_true ~ Bin(d_k, p), S_ij ~ "
-           "Bin(d_k, p^2), and tau = (p + p^2) d_k / 2 is their midpoint.", _b1_means),
+                   "Bin(d_k, p^2), and tau = (p + p^2) d_k / 2 is their midpoint.", _b1_means),
     symbolic_claim("thmb1-sym-chernoff-exponents", "Theorem B.1", "delta_1 = (1-p)/2 and delta_2 = (1-p)/(2p) give the "
-           "exponents c_1 = p(1-p)^2/8 and c_2 = p(1-p)^2/(2(1+3p)).", _b1_exponents),
+                   "exponents c_1 = p(1-p)^2/8 and c_2 = p(1-p)^2/(2(1+3p)).", _b1_exponents),
     symbolic_claim("thmb1-sym-chernoff-tails-exact", "Theorem B.1", "The two Chernoff bounds hold against the exact binomial "
-           "tails.", _b1_chernoff_exact),
+                   "tails.", _b1_chernoff_exact),
     symbolic_claim("thmb1-sym-union-constant", "Theorem B.1", "C > max{3/c_1, 2/c_2} with d_k = C log m makes the union bound "
-           "m e^{-c_1 d_k} + m^2 e^{-c_2 d_k} at most m^-3.", _b1_union),
+                   "m e^{-c_1 d_k} + m^2 e^{-c_2 d_k} at most m^-3.", _b1_union),
     symbolic_claim("thmb1-sym-union-constant-corrected", "Theorem B.1", "A corrected constant C >= max{(4 + log2/log m)/c_1, "
-           "(5 + log2/log m)/c_2} gives failure probability <= m^-3.", _b1_union_fixed,
-           notes="Our correction, recorded so the repaired statement is checked too."),
+                   "(5 + log2/log m)/c_2} gives failure probability <= m^-3.", _b1_union_fixed,
+                   notes="Our correction, recorded so the repaired statement is checked too."),
     symbolic_claim("thmb1-sym-tightness", "Theorem B.1", "At d_model = m' = m the lower bound is Omega(log m) and the "
-           "construction uses d_k = O(log m).", _b1_tight),
+                   "construction uses d_k = O(log m).", _b1_tight),
 )

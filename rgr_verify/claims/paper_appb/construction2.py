@@ -325,7 +325,7 @@ CLAIMS = (
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_decomposition,
           notes="General form for any (i, k): Signal and N1 carry the factor 1(i in V_k)."),
     symbolic_claim("thmb2-sym-score-decomposition", "Theorem B.2", "S_ij^(k) = Signal + N_1 + N_2 + N_3 exactly.",
-           _b2_decomposition),
+                   _b2_decomposition),
     Claim(id="thmb2-n1-mean-zero", ref="Theorem B.2",
           statement="Proof step: given X, N1 is a sum of d_k i.i.d. mean-zero terms",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_n1_mean_zero,
@@ -341,9 +341,9 @@ CLAIMS = (
                     "E[N1 | X], E[N2 | X]) hold exactly",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_conditional_means),
     symbolic_claim("thmb2-sym-n3-mean", "Theorem B.2", "E[N_3 | X] = d_k sum_{a in T_k} delta_{i,pi^-1(a)} delta_{j,a} under "
-           "Rademacher signatures.", _b2_n3_mean),
+                   "Rademacher signatures.", _b2_n3_mean),
     symbolic_claim("thmb2-sym-n1-n2-means", "Theorem B.2", "Given X, N_1 and N_2 are sums of d_k i.i.d. mean-zero terms "
-           "(Rademacher signatures).", _b2_n1_n2_means),
+                   "(Rademacher signatures).", _b2_n1_n2_means),
     Claim(id="thmb2-n1-bound-sqrt-dk", ref="Theorem B.2",
           statement="Proof step: |N1| <= C4 sqrt(C2 d_k log m) w.h.p. for an absolute C4, i.e. max |N1| grows like "
                     "sqrt(d_k) at fixed (m, d_model)",
@@ -362,7 +362,7 @@ CLAIMS = (
           statement="Proof step: if j is not in T_k then Signal = 0 and N2 = 0",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b2_offblock),
     symbolic_claim("thmb2-sym-separation", "Theorem B.2", "With both noise constants <= 1/16, S_true > 3/4 d_k > tau and "
-           "|S_ij| < 1/4 d_k < tau; the constants are feasible.", _b2_separation),
+                   "|S_ij| < 1/4 d_k < tau; the constants are feasible.", _b2_separation),
     symbolic_claim("thmb2-sym-budget-matches-lower-bound", "Theorem B.2", "D_K = O(m log m / d_model) is within a constant of "
-           "the lower bound for permutation graphs.", _b2_budget),
+                   "the lower bound for permutation graphs.", _b2_budget),
 )

@@ -447,11 +447,11 @@ CLAIMS = (
           notes="One Gaussian unit-norm X at (m, d_model) = (256, 128), B from 1 to 32; the constants c1-c3 are "
                 "unspecified, so c = 1 is a reading, not the paper's value."),
     symbolic_claim("thmb5-sym-signal-gap", "Theorem B.5", "mu_1 - mu_2 = (p - p^2) d_k, and 3/4 gap of signal minus 1/4 gap of "
-           "noise lands exactly on tau.", _b5_gap),
+                   "noise lands exactly on tau.", _b5_gap),
     symbolic_claim("thmb5-sym-budget", "Theorem B.5", "ceil(m/B) C log m = Theta(m log m / B).", _b5_budget),
     symbolic_claim("thmb5-sym-bernoulli-noise-mean", "Theorem B.5", "Under Definition B.4's conditions with rho, gamma <= "
-           "c/log m, Bernoulli(p) signatures keep every non-edge below tau.", _b5_bernoulli_mean,
-           notes="Witness: an explicit PSD Gram matrix with uniform positive leakage; any c > 0."),
+                   "c/log m, Bernoulli(p) signatures keep every non-edge below tau.", _b5_bernoulli_mean,
+                   notes="Witness: an explicit PSD Gram matrix with uniform positive leakage; any c > 0."),
     Claim(id="corb6-rho-rate", ref="Corollary B.6",
           statement="Gaussian unit-norm embeddings: rho <~ B / d_model with an absolute constant (ratio bounded in m)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b6_rho,
@@ -468,9 +468,9 @@ CLAIMS = (
           check=_check_b6_b_dmodel,
           notes="The corollary itself requires B <= c d_model / log m one sentence earlier."),
     symbolic_claim("corb6-sym-hypotheses", "Corollary B.6", "The stated GUN bounds rho <~ B/d, gamma <~ sqrt(B/d) meet Theorem "
-           "B.5's hypotheses at B <= c d_model/log m, and B = Theta(d_model) is admissible.", _b6_conditions),
+                   "B.5's hypotheses at B <= c d_model/log m, and B = Theta(d_model) is admissible.", _b6_conditions),
     symbolic_claim("corb6-sym-budget", "Corollary B.6", "With B = d_model, D_K = ceil(m/d_model) C log m = Theta(m log m/d_model).",
-           _b6_budget),
+                   _b6_budget),
     Claim(id="corb7-epsd-rate", ref="Corollary B.7",
           statement="Random binary embeddings (p_B = ln m / d_model): eps_d <~ 1 / sqrt(mu)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK,
@@ -486,12 +486,12 @@ CLAIMS = (
           notes="Non-degenerate sizes: p_B = 2 ln m / d_model <= 0.44 (mu = 2 ln m), d_model from 32 to m/2, gamma "
                 "over i != j only (charitable)."),
     symbolic_claim("corb7-sym-block-conditions", "Corollary B.7", "B = Theta(d_model/log m) gives rho <~ 1/log m and gamma <~ "
-           "log m/d_model, which meet Theorem B.5's hypotheses.", _b7_block,
-           notes="The corollary states no lower bound on d_model beyond p_B <= 1."),
+                   "log m/d_model, which meet Theorem B.5's hypotheses.", _b7_block,
+                   notes="The corollary states no lower bound on d_model beyond p_B <= 1."),
     symbolic_claim("corb7-sym-budget", "Corollary B.7", "h = Theta(m log m/d_model) and D_K = Theta(m log^2 m / d_model).",
-           _b7_budget),
+                   _b7_budget),
     symbolic_claim("corb7-sym-square-le-sum", "Corollary B.7", "For binary embeddings sum <x_i,x_s>^2 <= sum <x_i,x_s>.",
-           _b7_square_le_sum),
+                   _b7_square_le_sum),
     symbolic_claim("corb7-sym-expectations", "Corollary B.7", "E<x_i,x_s> = d p_B^2 and the cross-leakage expectation factorises "
-           "into a product of means.", _b7_means),
+                   "into a product of means.", _b7_means),
 )

@@ -323,7 +323,7 @@ CLAIMS = (
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b8),
     symbolic_claim("lemb8-sym-counting", "Lemma B.8", "sum_c ceil(|F_c|/d_model) <= ceil(m'/d_model) + Delta.", _lemb8_counting),
     symbolic_claim("lemb8-sym-budget", "Lemma B.8", "H = ceil(m'/d_model) + Delta <= 2(m'/d_model + Delta), so D_K = "
-           "O(m' log m/d_model + Delta log m).", _lemb8_budget),
+                   "O(m' log m/d_model + Delta log m).", _lemb8_budget),
     Claim(id="alg5-weights-layout", ref="Algorithm 5",
           statement="Algorithm 5 builds one head per matching with W^(k) = X^T W'^(k), shared Rademacher signatures, "
                     "tau = d_k / 2, and each edge owned by exactly one head",
@@ -332,7 +332,7 @@ CLAIMS = (
           statement="Proof step: sum_k |M_k|^2 <= d_model m' for the Lemma B.8 matchings",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b9_events),
     symbolic_claim("thmb9-sym-event-count", "Theorem B.9", "The union bound's event count is sum_k |M_k|^2 <= d_model m'.",
-           _b9_events),
+                   _b9_events),
     Claim(id="thmb9-limit-separation", ref="Theorem B.9",
           statement="On 2-regular graphs at (m, d_model) = (512, 384) the d_k -> infinity limit of Algorithm 5's "
                     "scores separates every ordered pair in a fraction >= 0.5 of draws (so some C works)",
@@ -346,7 +346,7 @@ CLAIMS = (
                 "sufficiently large' is never fixed: refuted only if the limit fails (no C works at this size, under "
                 "the reading that c0 = 61.6 is admissible). m^-3 itself would need ~1e8 draws."),
     symbolic_claim("eq33-sym-equivalent-forms", "Eq. (33)", "Delta/d_avg <= m/d_model is equivalent to Delta <= m'/d_model, "
-           "and holds for r-regular graphs.", _eq33_forms, notes="Reading: d_model <= m (the compressive setting)."),
+                   "and holds for r-regular graphs.", _eq33_forms, notes="Reading: d_model <= m (the compressive setting)."),
     Claim(id="corb10-equitable-h0-heads", ref="Corollary B.10",
           statement="Under (33), ceil(m'/d_model) matchings of size <= d_model exist (equitable Konig colouring), so "
                     "h_0 heads suffice",
@@ -354,16 +354,16 @@ CLAIMS = (
           notes="Lemma B.8's packing gives ceil(m'/d_model) + Delta heads; h_0 needs an equitable colouring "
                 "(de Werra), which the paper does not describe but which exists."),
     symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "Under (33), Theorem B.9's decomposition needs only "
-           "h_0 = ceil(m'/d_model) heads.", _b10_heads),
+                   "h_0 = ceil(m'/d_model) heads.", _b10_heads),
     symbolic_claim("corb10-sym-theta-log-m-prime", "Corollary B.10", "Under (33) the construction has D_K = "
-           "Theta(m' log m' / d_model).", _b10_theta),
+                   "Theta(m' log m' / d_model).", _b10_theta),
     symbolic_claim("corb10-sym-matches-lower-bound", "Corollary B.10", "For m' = O(m^(2-eps)) the budget matches the lower "
-           "bound up to a constant.", _b10_lower),
+                   "bound up to a constant.", _b10_lower),
     Claim(id="appb-construction-complexity", ref="App. B",
           statement="All constructive algorithms run in O(m d_model log m): the output of Algorithm 5 alone has "
                     "2 h d_model d_k entries; its ratio to m d_model ln m stays bounded as the degree grows",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_complexity,
           notes="Fixed d_k and m = 128, d_model = 16; r-regular graphs, m' = r m."),
     symbolic_claim("appb-sym-construction-cost", "App. B", "All constructive algorithms run in O(m d_model log m) time.",
-           _construction_cost),
+                   _construction_cost),
 )

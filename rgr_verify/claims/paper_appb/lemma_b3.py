@@ -278,9 +278,9 @@ CLAIMS = (
           notes="Reading: the item is stated for all i, j and all permutations; the identity permutation (all fixed "
                 "points) is a permutation graph. Harmless for Theorem 4.1 (it only inflates the true-edge score)."),
     symbolic_claim("lemb3-sym-leakage-identity", "Lemma B.3", "||delta_{i,S}||^2 equals sum_{s in S} <x_i, x_s>^2 for both "
-           "S = V_k minus i and S = T_k.", _lemb3_leakage_identity),
+                   "S = V_k minus i and S = T_k.", _lemb3_leakage_identity),
     symbolic_claim("lemb3-sym-second-moment", "Lemma B.3", "<x_i, x_s>^2 has mean 1/d_model, so the leakage mass over "
-           "d_model items has mean 1 < C_2 = 2.", _lemb3_second_moment),
+                   "d_model items has mean 1 < C_2 = 2.", _lemb3_second_moment),
     symbolic_claim("lemb3-sym-union-bounds", "Lemma B.3", "The union bounds of Lemma B.3 (item 2) and of the Signal term close "
-           "with explicit constants (c_0 = 7/c, C_star = sqrt(18)).", _lemb3_union),
+                   "with explicit constants (c_0 = 7/c, C_star = sqrt(18)).", _lemb3_union),
 )

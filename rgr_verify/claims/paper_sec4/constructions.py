@@ -287,7 +287,7 @@ CLAIMS = (
           notes="Scores divided by ||U||_F ||V||_F (U, V the concatenated W_Q, W_K); ||U||_F^2 = m d_k for one-hot "
                 "inputs, so the normalised margin is about 1 / (2m)."),
     symbolic_claim("sec4-sym-construction1-union-bound", "Sec. 4", "Construction I: d_k = Theta(log m) and tau = d_k/2 give "
-           "failure probability <= m^-3 by Hoeffding plus a union bound over m(m-1) pairs.", _construction_i_union),
+                   "failure probability <= m^-3 by Hoeffding plus a union bound over m(m-1) pairs.", _construction_i_union),
     Claim(id="alg1-partition-and-weights", ref="Algorithm 1",
           statement="Algorithm 1 splits V into h = m / d_model blocks of d_model sources whose targets T_k = pi(V_k) "
                     "partition V, with W^(k) = X^T W'^(k) and tau = d_k / 2",

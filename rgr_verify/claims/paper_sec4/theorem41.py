@@ -188,7 +188,7 @@ CLAIMS = (
                 "would need about 1e8 draws; the 'all 3 draws separate' minimum of thm41-minimal-constant-c (about 160) "
                 "underestimates the w.h.p. constant."),
     symbolic_claim("thm41-sym-budget-rate", "Theorem 4.1", "D_K = (m/d_model) C log m = Theta(m log m/d_model), within the "
-           "constant C of the permutation lower bound.", _thm41_budget),
+                   "constant C of the permutation lower bound.", _thm41_budget),
     symbolic_claim("thm41-sym-construction-ii-budget", "Theorem 4.1", "Theorem 4.1, Theorem B.2 and Corollary B.6 give the "
-           "same budget (m/d_model) C log m.", _thm41_vs_b2),
+                   "same budget (m/d_model) C log m.", _thm41_vs_b2),
 )

@@ -51,15 +51,15 @@ def _fig3(ctx, *, exclude: bool, paper_slope: float, paper_r2: float, slope_fact
         return Verdict(Status.INCONCLUSIVE, measured_value=threshold_table(cells, ths), details="fewer than 3 finite D_K*")
     capped = {k for k in keys if caps[k]["cap-limited"]}
     readings = {name: slope_reading(keys, ivs, ths, {k: compression_x(*k, base=b) for k in keys},
-                                     paper_slope=paper_slope, slope_factor=slope_factor, r2_min=paper_r2 - r2_drop,
-                                     cap_limited=capped)
+                                    paper_slope=paper_slope, slope_factor=slope_factor, r2_min=paper_r2 - r2_drop,
+                                    cap_limited=capped)
                 for name, b in _READINGS.items()}
     words = {name: r["verdict under this reading"] for name, r in readings.items()}
     status = status_from_readings(words)
     finite = [k for k in keys if ths[k].central is not None]
     fit_e = fit_through_origin([compression_x(*k) for k in finite], [ths[k].central for k in finite])
     arts = thresholds_plot(ctx, {k: cells[k] for k in keys}, ths, "fig3" + ("-excl" if exclude else ""),
-                            "D_K* against m ln m / d_model", fit=fit_e, paper_slope=paper_slope)
+                           "D_K* against m ln m / d_model", fit=fit_e, paper_slope=paper_slope)
     rates = sampler_rates(ctx, [k[0] for k in keys])
     return Verdict(status,
                    paper_value=f"D_K* = {paper_slope} m log m / d_model, R2 = {paper_r2} (tolerance: slope within a "

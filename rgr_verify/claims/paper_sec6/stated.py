@@ -97,14 +97,14 @@ def _heads_fit(ctx: CheckContext) -> Verdict:
 
 CLAIMS = (
     symbolic_claim("sec6-sym-fits-sec6-vs-a3", "Sec. 6", "The Sec. 6 fit and the App. A.3 fit agree (within a factor 1.5) on the "
-           "permutation graph at m = 128, d_model = 32 (r = 1).", _fits_r1,
-           notes="Both readings of Sec. 6's 'log m' evaluated; tolerance fixed in advance."),
+                   "permutation graph at m = 128, d_model = 32 (r = 1).", _fits_r1,
+                   notes="Both readings of Sec. 6's 'log m' evaluated; tolerance fixed in advance."),
     symbolic_claim("sec6-sym-diagonal", "Sec. 6", "The diagonal points have m/d_model = 8 (and the extra points 32), "
-           "where the fit is 1.19 lambda log m.", _diagonal),
+                   "where the fit is 1.19 lambda log m.", _diagonal),
     symbolic_claim("sec6-sym-table1-range", "Sec. 6", "Sec. 6's range d_k* in [5, 24] matches Table 1.", _table1_range),
     symbolic_claim("sec6-sym-table1-median", "Sec. 6", "Sec. 6's median d_k* = 11 matches Table 1.", _table1_median),
     symbolic_claim("sec6-sym-excluded-points", "Sec. 6", "There are three base-grid points with d_model = 16 and m > 64.",
-           _excluded_count),
+                   _excluded_count),
     symbolic_claim("sec6-sym-heads-fit-range", "Sec. 6", "The head-count fit h* = 1.65 m/d_model - 6.64 crosses 1 at "
-           "m/d_model = 764/165.", _heads_fit),
+                   "m/d_model = 764/165.", _heads_fit),
 )

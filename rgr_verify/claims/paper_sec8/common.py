@@ -17,6 +17,7 @@ __all__ = ["theorem81_length", "FALSE_ALARM", "PAPER_DIAGONAL", "PAPER_ELL", "al
 
 
 def theorem81_length(pt) -> bool:  # ell >= C_ell max{h, log m} with C_ell >= 8(1 + 2 C_2) >= 8, h >= 1
+    """Whether the grid point ``pt`` ({"ell", "m", ...}) meets Theorem 8.1's context length at its smallest constants."""
     return pt["ell"] >= 8 * max(1.0, math.log(pt["m"]))
 
 
@@ -29,10 +30,15 @@ PAPER_ELL = 16
 
 
 def algorithm2_instance(m: int, d_model: int, d_k: int, rng: np.random.Generator, *, block_size: int | None = None):
+    """Algorithm 2 on a random permutation graph of m items with Gaussian unit-norm embeddings (all drawn from
+    ``rng``); validation is the builders'."""
     graph = random_permutation_graph(m, rng=rng)
     X = gaussian_unit_norm_embeddings(m, d_model, rng=rng)
     return algorithm2(graph, X, d_k=d_k, rng=rng, block_size=block_size)
 
 
 def softmax_dk(C: float, m: int) -> int:
+    """Theorem 8.1's per-head width d_k = max(1, ceil(C (ln m)^2)); ValueError for C <= 0 or m < 2."""
+    if not C > 0 or not m >= 2:
+        raise ValueError(f"need C > 0 and m >= 2, got C={C!r}, m={m!r}")
     return max(1, int(math.ceil(C * math.log(m) ** 2)))

@@ -253,16 +253,16 @@ def _check_certificate(ctx: CheckContext) -> Verdict:
 
 CLAIMS = (
     symbolic_claim("eq17-sym-aggregated-bounds", "Eqs. (17)-(18)", "Step 4: combining (10), (11) and (16) gives (17) and (18).",
-           _steps45),
+                   _steps45),
     symbolic_claim("thm81-sym-step5-true-target", "Theorem 8.1", "Step 5(i): gamma >= 3 and m >= 2 give A_{i,pi(i)} >= 7/8.",
-           _step5_true),
+                   _step5_true),
     symbolic_claim("thm81-sym-step5-crude-bounds", "Theorem 8.1", "Step 5(ii): ell >= C_ell max{h, log m} gives (h-1)/ell <= "
-           "1/C_ell and Delta <= 2C_2/C_ell.", _step5_crude),
+                   "1/C_ell and Delta <= 2C_2/C_ell.", _step5_crude),
     symbolic_claim("thm81-sym-step5-nontarget", "Theorem 8.1", "Step 5(ii): C_ell >= 8(1 + 2C_2) and gamma >= 3 give "
-           "A_ij <= 1/4 < 1/2.", _step5_false),
+                   "A_ij <= 1/4 < 1/2.", _step5_false),
     symbolic_claim("thm81-sym-gamma-feasible", "Theorem 8.1", "gamma >= 3 is reachable: C >= 64 suffices.", _gamma_feasible),
     symbolic_claim("thm81-sym-step6-budget", "Theorem 8.1", "Step 6: D_K = (m/d_model) C (log m)^2 = Theta((m/d_model)(log m)^2).",
-           _step6),
+                   _step6),
     Claim(id="thm81-conclusion-large-dk", ref="Theorem 8.1",
           statement="The conclusion A_{i,pi(i)} > 1/2 > A_ij holds w.p. >= 1 - m^-3 for every d_k >= C (log m)^2 "
                     "(the theorem's hypothesis is a lower bound on d_k)",

@@ -140,16 +140,16 @@ CLAIMS = (
           notes="m = 128, d_model = 32 (a paper size), ell = 32, block size m (h = 1) vs d_model (h = 4)."),
     symbolic_claim("eq19-sym-max-vs-sum", "Eq. (19)", "The max in (19) and the sum in (20) agree within a factor 2.", _eq19_max_sum),
     symbolic_claim("eq20-sym-single-head", "Eq. (20)", "With B = m and worst ell = m, (19) is within a factor 2 of "
-           "(m^2/d^2) log m + (log m)^2.", _eq20, notes="Checked in the compressive range d_model <= m."),
+                   "(m^2/d^2) log m + (log m)^2.", _eq20, notes="Checked in the compressive range d_model <= m."),
     symbolic_claim("eq21-sym-multi-head", "Eq. (21)", "With B = d_model and h = m/d_model, (19) gives D_K = "
-           "Theta((m/d_model)(log m)^2).", _eq21, notes="Reading: worst-case context length ell = m."),
+                   "Theta((m/d_model)(log m)^2).", _eq21, notes="Reading: worst-case context length ell = m."),
     symbolic_claim("eq22-sym-ratio-identity", "Eq. (22)", "The ratio of the leading terms simplifies to (m/d_model)/log m.",
-           _eq22_identity),
+                   _eq22_identity),
     symbolic_claim("eq22-sym-single-larger-compressive", "Eq. (22)", "In the compressive regime m >> d_model the single-head "
-           "budget (20) is asymptotically larger than the multi-head budget (21).", _eq22_larger,
-           notes="Reading of 'compressive regime': Sec. 5 defines it as m = omega(d_model); checked along "
-                 "m/d_model = sqrt(ln m) (-> infinity), and along m/d_model = (ln m)^2 for the reading m/d_model = "
-                 "omega(log m). A fixed compression (m/d_model = 8) is not compressive in this sense."),
+                   "budget (20) is asymptotically larger than the multi-head budget (21).", _eq22_larger,
+                   notes="Reading of 'compressive regime': Sec. 5 defines it as m = omega(d_model); checked along "
+                         "m/d_model = sqrt(ln m) (-> infinity), and along m/d_model = (ln m)^2 for the reading m/d_model = "
+                         "omega(log m). A fixed compression (m/d_model = 8) is not compressive in this sense."),
     symbolic_claim("sec8-sym-softmax-floor", "Sec. 8", "Reaching mass 1 - eps against ell - 1 distractors at logit gap "
-           "c sqrt(d_k) forces d_k = Omega((log ell)^2).", _softmax_floor),
+                   "c sqrt(d_k) forces d_k = Omega((log ell)^2).", _softmax_floor),
 )

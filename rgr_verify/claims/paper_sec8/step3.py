@@ -250,7 +250,7 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_eq14,
           notes="Expectation over the Rademacher signatures with X, pi and C fixed (the paper conditions on X, C)."),
     symbolic_claim("eq14-sym-background-mean", "Eq. (14)", "Theorem 8.1, Step 3: mean 1/ell per non-owner head sums to a "
-           "background mean (h-1)/ell.", _step3_mean),
+                   "background mean (h-1)/ell.", _step3_mean),
     Claim(id="lem83-psi1-scale", ref="Lemma 8.3",
           statement="For i.i.d. positive sub-exponential Z_t, p = Z_1/sum_t Z_t has ||p - 1/ell||_psi1 <= K_1/ell",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_lem83_scale,
@@ -260,7 +260,7 @@ CLAIMS = (
                     "an absolute constant",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lem83_application),
     symbolic_claim("lem83-sym-scale", "Lemma 8.3", "On the event S >= mu_1 ell / 2, p = Z_1/S <= 2 Z_1/(mu_1 ell), so the "
-           "psi_1 scale is 2 K_0/(mu_1 ell) = O(1/ell).", _lemma83),
+                   "psi_1 scale is 2 K_0/(mu_1 ell) = O(1/ell).", _lemma83),
     Claim(id="thm81-step3-background-concentration", ref="Theorem 8.1",
           statement="Step 3, Eq. (16): the background B_ij stays within (C_2/ell)(sqrt(h log m) + log m) of (h-1)/ell "
                     "with an absolute C_2",
@@ -268,14 +268,14 @@ CLAIMS = (
           notes="Required C_2 = max |B - (h-1)/ell| ell / (sqrt(h ln m) + ln m) over all (i, j) on the context V, "
                 "d_model = m/4 (h = 4), d_k = 64 ln^2 m."),
     symbolic_claim("eq15-sym-bernstein-deviation", "Eqs. (15)-(16)", "Bernstein (15) at t = 6 log m gives the deviation "
-           "Delta = (C_2/ell)(sqrt(h log m) + log m).", _eq16_deviation,
-           notes="(15) prints 'sqrt(h) t'; we read the standard sub-exponential form sqrt(h t). The literal reading "
-                 "is evaluated in the details."),
+                   "Delta = (C_2/ell)(sqrt(h log m) + log m).", _eq16_deviation,
+                   notes="(15) prints 'sqrt(h) t'; we read the standard sub-exponential form sqrt(h t). The literal reading "
+                         "is evaluated in the details."),
     symbolic_claim("eq16-sym-union-bound", "Eq. (16)", "Union over m^2 pairs of 2e^{-6 log m} is 2m^-4 <= m^-3.", _eq16_union),
     symbolic_claim("thm81-sym-uniform-over-contexts", "Theorem 8.1", "The union bound of Step 3 covers all contexts of length "
-           "ell simultaneously.", _uniform_contexts,
-           notes="The theorem says 'for any fixed context'; this claim records that the uniform reading used by "
-                 "Proposition 8.4 is not supported by the union bound."),
+                   "ell simultaneously.", _uniform_contexts,
+                   notes="The theorem says 'for any fixed context'; this claim records that the uniform reading used by "
+                         "Proposition 8.4 is not supported by the union bound."),
     symbolic_claim("thm81-sym-failure-probability", "Theorem 8.1", "The failure events the proof uses sum to at most m^-3.",
-           _failure_total),
+                   _failure_total),
 )

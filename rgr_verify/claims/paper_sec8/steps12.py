@@ -256,25 +256,25 @@ CLAIMS = (
           notes="d_k = ceil(C ln^2 m); self-pairs (j = i) count as 'all others'. Sizes: the paper's r = 8 diagonal "
                 "plus h = 2 points with large c0 = d_model / ln m."),
     symbolic_claim("eq7-sym-logit-gap", "Eqs. (7)-(8)", "Theorem 8.1, Step 1: dividing (7) by sqrt(d_k) gives the logit "
-           "bounds (8).", _step1),
+                   "bounds (8).", _step1),
     Claim(id="lem82-calibration", ref="Lemma 8.2",
           statement="If z* >= a and z_t <= b for the other ell - 1 items, the softmax mass of * is at least "
                     "1/(1 + (ell-1) e^{-(a-b)}), with equality at z* = a, z_t = b",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lem82),
     symbolic_claim("lem82-sym-calibration", "Lemma 8.2", "The top softmax mass is at least 1/(1 + (ell-1) e^{-(a-b)}), "
-           "attained when all others sit at b.", _lemma82),
+                   "attained when all others sit at b.", _lemma82),
     symbolic_claim("eq9-sym-owner-head-mass", "Eq. (9)", "Lemma 8.2 with a = 3/4 sqrt(d_k), b = 1/4 sqrt(d_k) gives (9).", _eq9),
     symbolic_claim("thm81-sym-step2-linearisation", "Theorem 8.1", "Step 2: 1/(1+u) >= 1-u for u >= 0 and ell <= m give "
-           "p >= 1 - m e^{-sqrt(d_k)/2}.", _linearise),
+                   "p >= 1 - m e^{-sqrt(d_k)/2}.", _linearise),
     Claim(id="thm81-eq10-owner-mass", ref="Theorem 8.1",
           statement="Step 2, Eq. (10): the owner head gives the true target mass >= 1 - m^-gamma, gamma = sqrt(C)/2 - 1, "
                     "in every context holding it",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_eq10,
           notes="C = 16 (gamma = 1), h = 2, ell = m/4; the minimum over contexts is exact."),
     symbolic_claim("eq10-sym-exponent", "Eq. (10)", "d_k >= C (log m)^2 gives m e^{-sqrt(d_k)/2} <= m^-gamma with gamma = "
-           "sqrt(C)/2 - 1.", _eq10, notes="Both log readings evaluated; natural log makes the middle step an equality."),
+                   "sqrt(C)/2 - 1.", _eq10, notes="Both log readings evaluated; natural log makes the middle step an equality."),
     symbolic_claim("eq11-sym-owner-head-nontarget", "Eq. (11)", "With the target in the context, a non-target's owner-head "
-           "mass is <= e^{-sqrt(d_k)/2} <= m^-gamma.", _eq11),
+                   "mass is <= e^{-sqrt(d_k)/2} <= m^-gamma.", _eq11),
     Claim(id="thm81-eq11-target-absent", ref="Theorem 8.1",
           statement="Step 2, Eq. (11) read for every context: the owner-head mass of any j != pi(i) is at most "
                     "e^{-sqrt(d_k)/2}, also in contexts that do not hold pi(i)",
@@ -285,7 +285,7 @@ CLAIMS = (
                 "items sum to 1, so the largest is >= 1/ell >= 1/m > m^-gamma = e^{-sqrt(d_k)/2} (gamma > 1); "
                 "Hypothesis shrinks to the smallest such context."),
     symbolic_claim("eq11-sym-target-absent", "Eq. (11)", "The owner-head bound on a non-target's mass also holds when pi(i) "
-           "is not in the context, so A_ij < 1/2 there too.", _eq11_target_absent,
-           notes="Checked at Theorem 8.1's own constants (C = 64, so gamma = 3; d_k = C (ln m)^2; "
-                 "8 max{1, ln m} <= ell <= m - 1). A proof gap, not a demonstrated failure of the construction."),
+                   "is not in the context, so A_ij < 1/2 there too.", _eq11_target_absent,
+                   notes="Checked at Theorem 8.1's own constants (C = 64, so gamma = 3; d_k = C (ln m)^2; "
+                         "8 max{1, ln m} <= ell <= m - 1). A proof gap, not a demonstrated failure of the construction."),
 )

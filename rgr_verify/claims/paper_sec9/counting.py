@@ -176,26 +176,26 @@ def _regime_sparse(ctx: CheckContext) -> Verdict:
 
 CLAIMS = (
     symbolic_claim("sec9-sym-parameter-count", "Sec. 9", "The QK channel plus threshold has 2 d_model D_K + 1 real parameters, "
-           "so b bits each give B = b(2 d_model D_K + 1) bits.", _parameter_count),
+                   "so b bits each give B = b(2 d_model D_K + 1) bits.", _parameter_count),
     symbolic_claim("sec9-sym-bit-budget-rearrangement", "Sec. 9", "2^B >= binom(m(m-1), m') rearranges to d_model D_K >= "
-           "log binom / (2b) - O(1) (exactly -1/2 in base 2).", _bit_rearrangement,
-           notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid."),
+                   "log binom / (2b) - O(1) (exactly -1/2 in base 2).", _bit_rearrangement,
+                   notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid."),
     symbolic_claim("sec9-sym-binomial-rate-equivalence", "Sec. 9", "Omega(log binom(m(m-1), m') / d_model) equals "
-           "Omega((m'/d_model) log(m^2/m')) on the whole stated domain 1 <= m' <= m(m-1).", _rate_equivalence,
-           notes="Theorem 9.2 states m' in {0, ..., m(m-1)}; the equivalence fails near the complete graph."),
+                   "Omega((m'/d_model) log(m^2/m')) on the whole stated domain 1 <= m' <= m(m-1).", _rate_equivalence,
+                   notes="Theorem 9.2 states m' in {0, ..., m(m-1)}; the equivalence fails near the complete graph."),
     symbolic_claim("sec9-sym-binomial-rate-half-domain", "Sec. 9", "For m' <= m(m-1)/2, log binom(m(m-1), m') is within "
-           "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain),
+                   "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain),
     symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
-           "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant),
+                   "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant),
     symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
-           "same order as (m'/d_model) log(m^2/m') along m' = m.", _eq24_printed,
-           notes="Reading: the first member is log binom(m(m-1), m') / d_model, as in (23) which (24) restates "
-                 "('or equivalently'); the printed log(m(m-1)/m') is evaluated too and reported in the details."),
+                   "same order as (m'/d_model) log(m^2/m') along m' = m.", _eq24_printed,
+                   notes="Reading: the first member is log binom(m(m-1), m') / d_model, as in (23) which (24) restates "
+                         "('or equivalently'); the printed log(m(m-1)/m') is evaluated too and reported in the details."),
     symbolic_claim("sec9-sym-regime-permutation", "Sec. 9", "With m' = m the bound reads Omega(m' log m / d_model).",
-           _regime_permutation),
+                   _regime_permutation),
     symbolic_claim("sec9-sym-regime-dense", "Sec. 9", "For every family with m' = Theta(m^2) the bound (23) gives "
-           "Omega(m'/d_model).", _regime_dense,
-           notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite."),
+                   "Omega(m'/d_model).", _regime_dense,
+                   notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite."),
     symbolic_claim("sec9-sym-regime-sparse", "Sec. 9", "For m' = O(m^(2-eps)), log(m^2/m') >= eps log m - O(1), so the bound "
-           "is Omega(m' log m / d_model).", _regime_sparse),
+                   "is Omega(m' log m / d_model).", _regime_sparse),
 )

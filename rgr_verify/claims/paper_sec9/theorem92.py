@@ -385,10 +385,10 @@ CLAIMS = (
           statement="The same Lipschitz bound (27) holds with log-sum-exp over heads",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_logsumexp),
     symbolic_claim("lem93-sym-lipschitz", "Lemma 9.3", "Under (26), (S - tau) is 1-Lipschitz in (U, V, tau) for max "
-           "aggregation (27), and the two-way softmax sum is 1/2-Lipschitz (29).", _lipschitz_split,
-           notes="Algebraic split proved symbolically; the norm inequalities checked on seeded random pairs."),
+                   "aggregation (27), and the two-way softmax sum is 1/2-Lipschitz (29).", _lipschitz_split,
+                   notes="Algebraic split proved symbolically; the norm inequalities checked on seeded random pairs."),
     symbolic_claim("eq28-sym-two-way-softmax", "Eq. (28)", "A length-2 softmax is sigma(L_ij - L_ii) and |sigma'| <= 1/4.",
-           _sigmoid),
+                   _sigmoid),
     Claim(id="eq28-softmax-two-way-lipschitz", ref="Eqs. (28)-(29)",
           statement="On a length-2 context each softmax head is sigma(L_ij - L_ii), and A_ij is 1/2-Lipschitz in (U, V) "
                     "under (26)",

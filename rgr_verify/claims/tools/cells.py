@@ -28,7 +28,8 @@ from ...fits import (
 )
 from ...graphs import random_permutation_graph, random_regular_graph
 from ...stats import paired_t_pvalue, t_interval
-from ..base import Status, Verdict
+from ..._checks import check_choice
+from ..base import TIERS, Status, Verdict
 
 __all__ = [
     "positive_rates", "TABLE1", "TABLE2", "BASE_GRID", "DIAGONAL", "EXTRA", "sweep_records", "permutation_cells",
@@ -71,6 +72,11 @@ EXTRA = [(1024, 32), (512, 16)]
 
 
 def sweep_records(preset: str, tier: str, ctx):
+    """``(records, "")`` of ``preset`` at ``tier`` for a claim (replayed, stored or trained, see
+    :func:`rgr_verify.store.claim_records`), or ``(None, reason)`` when they cannot be had here."""
+    check_choice("tier", tier, TIERS)
+    if not isinstance(preset, str) or not preset:
+        raise ValueError(f"preset must be a non-empty preset name, got {preset!r}")
     from ...store import claim_records
 
     return claim_records(preset, tier, ctx)
@@ -88,6 +94,8 @@ def dk_or_inf(th):
 
 
 def curve_artefacts(ctx, cells, name: str, title: str):
+    """Plot the F1-D_K curves of ``cells`` ({(m, d_model): [CurvePoint]}) as ``<name>.png`` in ``ctx.out_dir``; the
+    path relative to it, in a tuple (empty when the context writes nothing)."""
     if ctx.out_dir is None:
         return ()
     from ...plots import plot_curves
@@ -98,6 +106,10 @@ def curve_artefacts(ctx, cells, name: str, title: str):
 
 
 def thresholds_plot(ctx, cells, ths, name: str, title: str, fit=None, paper_slope=None, base="e"):
+    """Plot D_K* against m log m / d_model (``base`` "e" or "2", with ``fit`` and the paper's slope) and h* against
+    m / d_model for ``cells`` with thresholds ``ths``; the two paths relative to ``ctx.out_dir`` (empty when the
+    context writes nothing)."""
+    check_choice("base", base, ("e", "2"))
     if ctx.out_dir is None:
         return ()
     from ...plots import plot_dk_star_fit, plot_h_star
@@ -111,6 +123,7 @@ def thresholds_plot(ctx, cells, ths, name: str, title: str, fit=None, paper_slop
 
 
 def threshold_table(cells, ths):
+    """{"(m,d)": D_K* central/optimistic/conservative, h* and its interval, d_k*, largest D_K tested} per cell."""
     return {f"({m},{d})": {"D_K*": ths[(m, d)].central, "optimistic": ths[(m, d)].optimistic,
                            "conservative": ths[(m, d)].conservative, "h*": ths[(m, d)].h_star,
                            "h* interval": [ths[(m, d)].h_low, ths[(m, d)].h_high],
@@ -130,14 +143,19 @@ def runs_by_config(recs, variant: str = "max") -> dict[tuple, dict[tuple, list]]
 
 
 def dk_intervals(cells, ths) -> dict:
+    """{cell: D_K* interval on the cell's ladder} (:func:`rgr_verify.fits.dk_interval`)."""
     return {k: dk_interval([p.D_K for p in pts], ths[k].central) for k, pts in cells.items()}
 
 
 def cap_table(cells, ths, runs) -> dict:
+    """{cell: step-cap sensitivity at (h*, D_K*)} (:func:`rgr_verify.fits.cap_sensitivity`); ``runs`` is
+    :func:`runs_by_config`'s output."""
     return {k: cap_sensitivity(runs[k], cells[k], ths[k].central, ths[k].h_star) for k in cells}
 
 
 def cell_rows(keys, cells, ths, ivs, caps, rates=None, label=lambda k: f"({k[0]},{k[1]})") -> dict:
+    """{label(cell): D_K* (central, interval, optimistic, conservative), h* and its interval, d_k*, cap sensitivity,
+    and the sampler's positive rate at m when ``rates`` has it} for the cells ``keys``, in sorted order."""
     rows = {}
     for k in sorted(keys):
         th = ths[k]
@@ -153,6 +171,7 @@ def cell_rows(keys, cells, ths, ivs, caps, rates=None, label=lambda k: f"({k[0]}
 
 
 def band_text(lo, hi) -> str:
+    """``"[lo, hi]"`` to three significant digits."""
     return f"[{lo:.3g}, {hi:.3g}]"
 
 
@@ -221,6 +240,7 @@ def status_from_readings(per_reading: dict) -> Status:
 
 
 def readings_text(per_reading: dict) -> str:
+    """``"holds under ln, inconclusive under log2"``: each reading's word, as a verdict quotes it."""
     return ", ".join(f"{w} under {r}" for r, w in per_reading.items())
 
 
@@ -244,7 +264,12 @@ def laws_block(keys, ivs, *, designs=None, m_of=lambda k: k[0], d_of=lambda k: k
 
 
 def sampler_rates(ctx, ms):
-    return positive_rates(sorted(set(ms)), rng=ctx.rng(99))
+    """The App. A.1 sampler's positive rate at each distinct m of ``ms`` (:func:`positive_rates`, generator
+    ``ctx.rng(99)``)."""
+    ms = sorted(set(ms))
+    if not ms:
+        raise ValueError("ms must name at least one size m")
+    return positive_rates(ms, rng=ctx.rng(99))
 
 
 # Quick tier: scaled-down analogues (ids end in -quick). Every rule below states its chance of passing when the
@@ -259,11 +284,23 @@ def quick_sizes(recs) -> tuple[int, int]:
 
 
 def cap_limited_cells(cells, ths, runs) -> dict:
+    """The cells of :func:`cap_table` flagged cap-limited (most threshold runs hit the step cap)."""
     return {k: v for k, v in cap_table(cells, ths, runs).items() if v["cap-limited"]}
 
 
 def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambda=4.0, min_gap=0.1, alpha=0.05,
-                               variant="max"):
+                                variant="max"):
+    """At a fixed D_K, several heads beat one head in every compressed cell (m / d_model >= ``min_lambda``) of
+    ``preset``'s ``variant`` runs at ``tier``.
+
+    Holds when every compressed cell has an (h > 1, D_K) whose mean F1 exceeds h = 1 at the same D_K by at least
+    ``min_gap`` with a paired t-test p below ``alpha`` / #comparisons (Bonferroni over the cell's comparisons);
+    contradicted when some compressed cell has no h > 1 above h = 1; inconclusive otherwise. The rule of
+    sec61-multihead-advantage-quick (and of the Figure 5 softmax analogue).
+    """
+    check_choice("tier", tier, TIERS)
+    if not min_lambda > 0 or not 0 < alpha < 1 or not min_gap >= 0:
+        raise ValueError(f"need min_lambda > 0, 0 < alpha < 1 and min_gap >= 0, got {min_lambda}, {alpha}, {min_gap}")
     recs, why = sweep_records(preset, tier, ctx)
     if recs is None:
         return Verdict.not_run(why)
@@ -340,10 +377,13 @@ def seed_values(cell_recs, *, favour: str) -> tuple[list[float], list[float], di
 
 
 def cell_records(recs, key):
+    """The max-over-heads records of one cell ``key`` = (m, d_model)."""
     return [r for r in recs if r["config"]["variant"] == "max" and (r["config"]["m"], r["config"]["d_model"]) == key]
 
 
 def full_grid(ctx, preset="sec6-grid"):
+    """``((records, cells, thresholds, D_K* intervals, cap table, runs by config), "")`` of ``preset``'s full tier,
+    or ``(None, reason)`` when its records cannot be had here."""
     recs, why = sweep_records(preset, "full", ctx)
     if recs is None:
         return None, why
@@ -354,6 +394,12 @@ def full_grid(ctx, preset="sec6-grid"):
 
 
 def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},{k[1]})"):
+    """A sharp F1 transition in every curve of ``cells`` that reaches mean F1 0.99: from <= 0.5 to >= 0.99 within a
+    factor ``factor`` of D_K, by one-sided t-bounds at :data:`FAMILY_ALPHA` / #points (union bound). Holds with a
+    sharp curve and no gradual one; contradicted by a gradual curve outside the cap-limited cells of ``caps``
+    (those are reported, not counted). ``where`` names the grid in the verdict; ``n_runs`` is the record count."""
+    if not factor > 1:
+        raise ValueError(f"factor must be > 1, got {factor!r}")
     n_points = sum(len(v) for v in cells.values())
     alpha = FAMILY_ALPHA / n_points
     rows, sharp, gradual, gradual_capped = [], [], [], []
@@ -381,9 +427,9 @@ def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},
 
 
 GRID_FULL_NOTES = ("Full tier (sec6-grid full: m in {64..512} x d_model in {16,32,64}, h in {1..64}, D_K on the 1-2-3 "
-               "ladder within [1/4, 4] x 1.19 m ln m / d_model, 10 seeds, Table 2 caps). D_K* is an interval (last "
-               "failing, first passing ladder value]; left-censored at the grid's lowest D_K, right-censored when "
-               "none passes. Cap sensitivity per cell: share of (h*, D_K*) runs that stopped early (flag < 90%; "
-               "'cap-limited' when <= 50%), and whether an h at the D_K below (mean F1 >= 0.9) has most runs that "
-               "would reach 0.99 with a 2x cap at their current rate of improvement (linear extrapolation). The "
-               "App. A.1 sampler's positive rate at each m (literal step 3) is listed per cell.")
+                   "ladder within [1/4, 4] x 1.19 m ln m / d_model, 10 seeds, Table 2 caps). D_K* is an interval (last "
+                   "failing, first passing ladder value]; left-censored at the grid's lowest D_K, right-censored when "
+                   "none passes. Cap sensitivity per cell: share of (h*, D_K*) runs that stopped early (flag < 90%; "
+                   "'cap-limited' when <= 50%), and whether an h at the D_K below (mean F1 >= 0.9) has most runs that "
+                   "would reach 0.99 with a 2x cap at their current rate of improvement (linear extrapolation). The "
+                   "App. A.1 sampler's positive rate at each m (literal step 3) is listed per cell.")

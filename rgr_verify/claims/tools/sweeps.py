@@ -120,6 +120,7 @@ def whp_constant_sweep(*, ctx: CheckContext, m: int, d_model: int, Cs: tuple, n_
 
 
 def full_tier(ctx: CheckContext) -> bool:
+    """Whether ``ctx`` runs at the full tier or above: checks then draw larger examples (full-profile sizes)."""
     return Tier(ctx.tier).rank >= Tier.FULL.rank
 
 
