@@ -9,9 +9,9 @@
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
 import sympy as sp
 import torch
+from hypothesis import strategies as st
 
 from .. import formulas as F
 from ..scoring import concat_heads, head_scores, linear_sum_scores, split_heads

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import strategies as st
 import numpy as np
 import sympy as sp
 import torch
+from hypothesis import strategies as st
 
 from ..facts_model import FactsParams, circuit_rank_bound, circuit_tensor
 from ..facts_tensors import (
@@ -34,7 +34,7 @@ from ..facts_tensors import (
     rank_bounds,
 )
 from ..strategies import seeds
-from .base import CheckContext, Claim, FACTS_PAPER, Kind, RGR_PAPER, Status, Tier, Verdict
+from .base import FACTS_PAPER, RGR_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from .paper_facts.layer import certified_matrix_rank, random_layer
 from .tools import property_verdict
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as _st
 import sympy as sp
+from scipy import stats as _st
 
 from ... import formulas as F
 from ...capacity import compression_x, curves, threshold

@@ -7,8 +7,8 @@ literal reading of step 3 and under the "protected" reading (see that module).
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
 import numpy as np
+from hypothesis import strategies as st
 
 from ...contexts import context_labels, sample_context, sample_contexts
 from ...graphs import random_permutation_graph, random_regular_graph

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import strategies as st
 import numpy as np
-from scipy.stats import binom as binom_dist
 import sympy as sp
+from hypothesis import strategies as st
+from scipy.stats import binom as binom_dist
 
 from ... import formulas as F, minimal_constants as K
 from ...constructions import algorithm3

@@ -10,10 +10,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from hypothesis import strategies as st
 import numpy as np
-from scipy import stats as _st
 import sympy as sp
+from hypothesis import strategies as st
+from scipy import stats as _st
 
 from ... import formulas as F
 from ...constructions import algorithm1

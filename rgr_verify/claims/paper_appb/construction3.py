@@ -10,9 +10,9 @@ from __future__ import annotations
 import itertools
 import math
 
-from hypothesis import strategies as st
 import numpy as np
 import sympy as sp
+from hypothesis import strategies as st
 
 from ... import formulas as F
 from ...constructions import algorithm4

@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from hypothesis import strategies as st
 import numpy as np
+from hypothesis import strategies as st
 
 from ... import formulas as F, minimal_constants as K
 from ...embeddings import gaussian_unit_norm_embeddings

@@ -1,14 +1,14 @@
-""""Paying Attention to Facts" (2502.05076): the attention-only layer (circuit tensor, Eq. (9), Propositions
-3.5-3.7) and argmax/softmax rank inflation with its precision limits.
+"""Claims of "Paying Attention to Facts" (arXiv 2502.05076): the attention-only layer (circuit tensor, Eq. (9),
+Propositions 3.5-3.7) and argmax/softmax rank inflation with its precision limits.
 """
 
 from __future__ import annotations
 
 import math
 
-from hypothesis import strategies as st
 import numpy as np
 import torch
+from hypothesis import strategies as st
 
 from ..._checks import check_finite_array, check_int, check_real
 from ...facts_model import FactsParams, circuit_parts, circuit_rank_bound, circuit_tensor, forward_logits
@@ -20,7 +20,7 @@ from ...facts_tensors import (
     softmax_rank1_exact,
 )
 from ...strategies import seeds
-from ..base import CheckContext, Claim, FACTS_PAPER, Kind, Status, Tier, Verdict
+from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from ..tools import property_verdict
 
 __all__ = ["CLAIMS", "ORDER", "random_layer", "certified_matrix_rank"]

@@ -1,11 +1,12 @@
-""""Paying Attention to Facts" (2502.05076): database tensors and their ranks (Proposition 2.1, Example 2.4).
+"""Claims of "Paying Attention to Facts" (arXiv 2502.05076): database tensors and their ranks (Proposition 2.1,
+Example 2.4).
 """
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
 import numpy as np
 import sympy as sp
+from hypothesis import strategies as st
 
 from ...facts_tensors import (
     Database,
@@ -26,7 +27,7 @@ from ...facts_tensors import (
     slice_decomposition,
 )
 from ...strategies import seeds
-from ..base import CheckContext, Claim, FACTS_PAPER, Kind, Status, Tier, Verdict
+from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from ..tools import property_verdict
 
 __all__ = ["CLAIMS", "ORDER"]

@@ -1,4 +1,5 @@
-""""Paying Attention to Facts" (2502.05076): training analogues of the summary's experiments (Figures 3-4).
+"""Claims of "Paying Attention to Facts" (arXiv 2502.05076): training analogues of the summary's experiments
+(Figures 3-4).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import torch
 
 from ...facts_model import TAUS, ensure_facts_runs, preset_runs
 from ...facts_tensors import distinct_value_database, rank_bounds
-from ..base import CheckContext, Claim, FACTS_PAPER, Kind, Status, Tier, Verdict
+from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 
 __all__ = ["CLAIMS", "ORDER"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import strategies as st
 import numpy as np
 import sympy as sp
 import torch
+from hypothesis import strategies as st
 
 from ... import formulas as F, minimal_constants as K
 from ...constructions import algorithm1, algorithm3, algorithm5, construction1

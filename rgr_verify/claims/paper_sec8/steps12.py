@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import strategies as st
 import numpy as np
 import sympy as sp
+from hypothesis import strategies as st
 
 from ... import formulas as F
 from ...softmax_analysis import (

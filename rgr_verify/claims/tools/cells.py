@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..._checks import check_choice
 from ...capacity import compression_x, curves, fit_through_origin, threshold
 from ...contexts import context_labels, sample_contexts
 from ...fits import (
@@ -28,7 +29,6 @@ from ...fits import (
 )
 from ...graphs import random_permutation_graph, random_regular_graph
 from ...stats import paired_t_pvalue, t_interval
-from ..._checks import check_choice
 from ..base import TIERS, Status, Verdict
 
 __all__ = [

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings, strategies as st
 
 from ...stats import failure_rate_upper_bound
 from ..base import CheckContext, Status, Verdict, jsonable
