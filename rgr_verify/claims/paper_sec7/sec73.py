@@ -2,9 +2,9 @@
 
 Two tiers. The quick tier (ids ending in ``-quick``) runs a scaled-down *analogue* of Figure 7 on the CPU (MiniLM
 embeddings, m = 256, l = 4); the gpu tier (``fig7-*``) runs the paper's setting (m = 6144, l = 16) on a CUDA GPU or
-replays it from the result store. All claims of a tier share one sweep (:mod:`rgr_verify.presets_sec73`); the
-decision rules, fixed before the verdict runs were made, are in :mod:`.sec73_rules`. Also here: Sec. 7's width of
-the h = 8, D_K = 64 example (symbolic).
+replays it from the result store. All claims of a tier share one sweep (:mod:`rgr_verify.sweep_sec73`; presets in
+:mod:`rgr_verify.presets_sec73`); the decision rules, fixed before the verdict runs were made, are in
+:mod:`.sec73_rules`. Also here: Sec. 7's width of the h = 8, D_K = 64 example (symbolic).
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def _sweep(ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only
     else train on CUDA. ``gpt2_only``: only a GPT-2 sweep will do."""
     import os
 
-    from ...presets_sec73 import GPT2_DIR_ENV, run_sec73, sec73_preset, stored_sec73
+    from ...presets_sec73 import GPT2_DIR_ENV, sec73_preset
+    from ...sweep_sec73 import run_sec73, stored_sec73
 
     try:
         if tier == "quick":
@@ -137,7 +138,7 @@ def _check(decide, ctx: CheckContext, tier: str, source: str | None = None, *, g
         return skip
     artefacts = ()
     if decide is decide_grows and ctx.out_dir is not None:
-        from ...presets_sec73 import plot_fig7
+        from ...plots import plot_fig7
 
         artefacts = (plot_fig7(res, ctx.out_dir, collapse_threshold=COLLAPSE),)
     return _verdict(res, decide(res), paper=_PAPER[decide], artefacts=artefacts)
