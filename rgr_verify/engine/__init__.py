@@ -20,15 +20,17 @@ Device: the uniforms that drive context sampling come from the per-run numpy gen
 data do not depend on its batch or the device); the next 500-step segment's block is drawn in a background
 thread while the current segment trains and copied to the device once per segment. Everything after them
 (sampling, labels, gradients, AdamW, evaluation) is tensor code and runs on ``device="cuda"`` unchanged. On CUDA
-the max variant's step reads its step-dependent AdamW scalars from device tables indexed by a device step counter
+every variant's step reads its step-dependent AdamW scalars from device tables indexed by a device step counter
 (:func:`~rgr_verify.engine.optim.stacked_adamw_step_on_device`; bitwise equal to :func:`stacked_adamw_step` on
 CPU, tested), so a 100-step chunk is captured in a ``torch.cuda.CUDAGraph`` once per set of rows (after one eager
-warm-up chunk) and replayed for the following chunks (graphs and eager launch the same kernels; ``RGR_VERIFY_CUDA_GRAPHS=0`` turns
-graphs off, and a failed capture warns once and falls back to eager).
+warm-up chunk) and replayed for the following chunks (graphs and eager launch the same kernels;
+``RGR_VERIFY_CUDA_GRAPHS=0`` turns graphs off, and a failed capture warns once and falls back to eager); and
+:func:`train_runs` trains up to ``streams`` batches at once, each in its own thread on its own CUDA stream (a
+batch computes exactly what it computes alone: tested bitwise on an H100).
 Between two checks the host never waits for the device: it copies the uniforms in at the start of a segment
 (the stream is idle then) and the metrics out at each check; besides, each capture (once per chunk length and set
-of rows) synchronises, and so does the test evaluation of runs that finish. Softmax and value variants run
-eagerly. There is no fused optimiser kernel. The GPU tests in ``empirical/test_engine.py`` are marked ``gpu``.
+of rows) synchronises, and so does the test evaluation of runs that finish. There is no fused optimiser kernel.
+The GPU tests in ``empirical/test_engine.py`` are marked ``gpu``.
 
 Protocol (App. A.1): S^(k) = (X_C W_Q^(k))(X_C W_K^(k))^T; S_max = max_k S^(k); predict (p -> q) iff
 S_max > tau; loss (1/ell^2) sum_{p,q} [softplus(-z) y w_+ + softplus(z)(1 - y)], z = alpha (S_max - tau),
@@ -41,8 +43,8 @@ Modules, one concept each: :mod:`.config` (RunConfig, RunResult, run_key, ENGINE
 (per-run data, neighbour tables, uniforms, contexts, labels), :mod:`.optim` (the stacked AdamW and the
 :class:`~rgr_verify.engine.optim.Optimiser` seam: another optimiser is one class passed as ``optimiser=``),
 :mod:`.batch` (the stacked state of a batch), :mod:`.model` (scores and hand-written gradients),
-:mod:`.evaluate` (evaluation, early stopping, test results), :mod:`.capture` (CUDA graphs of the max variant's
-chunks), :mod:`.loop` (the training loop, :func:`train_batch`, :func:`train_runs`), :mod:`.plan`
+:mod:`.evaluate` (evaluation, early stopping, test results), :mod:`.capture` (CUDA graphs of chunks of
+steps), :mod:`.loop` (the training loop, :func:`train_batch`, :func:`train_runs`), :mod:`.plan`
 (:func:`plan_batches`). This package re-exports the public API.
 """
 

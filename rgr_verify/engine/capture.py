@@ -1,4 +1,4 @@
-"""CUDA graph capture of the max variant's chunks of training steps.
+"""CUDA graph capture of chunks of training steps.
 
 With the step count on the device (:meth:`~rgr_verify.engine.optim.Optimiser.step_on_device`), no host value of a
 chunk of K steps depends on the step, so :class:`ChunkGraphs` runs a chunk length eagerly the first time it is
@@ -11,6 +11,7 @@ eagerly from then on. ``RGR_VERIFY_CUDA_GRAPHS=0`` turns graphs off (:func:`cuda
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from typing import Callable
 
@@ -28,6 +29,7 @@ def cuda_graphs_enabled() -> bool:
 
 
 Steps = Callable[..., None]  # runs one chunk of steps on its input tensors
+_CAPTURE_LOCK = threading.Lock()  # one capture at a time in this process (batches may train in several threads)
 
 
 class ChunkGraphs:
@@ -37,11 +39,16 @@ class ChunkGraphs:
     whenever the batch's rows change and :meth:`drop_graphs` whenever the optimiser replaces a tensor it reads.
     """
 
-    def __init__(self, device: str | torch.device, *, enabled: bool):
+    def __init__(self, device: str | torch.device, *, enabled: bool, concurrent: bool = False):
         if not isinstance(enabled, bool):
             raise ValueError(f"enabled must be a bool, got {enabled!r}")
+        if not isinstance(concurrent, bool):
+            raise ValueError(f"concurrent must be a bool, got {concurrent!r}")
         self.device = torch.device(device)
         self.enabled = enabled
+        # Other batches train in other threads meanwhile: their synchronising calls (metrics copied to the host)
+        # must not invalidate this thread's capture, so captures use CUDA's "relaxed" capture mode.
+        self.concurrent = concurrent
         self.failed = False  # a capture failed: eager from then on
         self.replays = 0  # chunks run by replaying a graph
         self._graphs: dict[int, tuple[Callable[[], None], tuple]] = {}  # chunk length -> (replay, static inputs)
@@ -63,9 +70,10 @@ class ChunkGraphs:
         return self._stream
 
     def record(self, steps: Steps, static: tuple) -> Callable[[], None]:
-        """Capture ``steps(*static)`` in a CUDA graph; returns its replay."""
+        """Capture ``steps(*static)`` in a CUDA graph; returns its replay. One capture at a time per process."""
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, stream=self.side_stream()):
+        mode = "relaxed" if self.concurrent else "global"
+        with _CAPTURE_LOCK, torch.cuda.graph(graph, stream=self.side_stream(), capture_error_mode=mode):
             steps(*static)
         return graph.replay
 

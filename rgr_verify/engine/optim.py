@@ -8,7 +8,7 @@ run's slice is updated exactly as its own optimiser would update it (tested bitw
 
 **Swapping the optimiser.** The training loop (:mod:`rgr_verify.engine.loop`) talks to its optimiser only
 through :class:`Optimiser`: it builds one per batch as ``optimiser(theta, lr=..., weight_decay=..., max_step=...)``
-and calls :meth:`~Optimiser.step` (host step count), or, for the max variant on CUDA,
+and calls :meth:`~Optimiser.step` (host step count), or, on CUDA,
 :meth:`~Optimiser.prepare_device` / :meth:`~Optimiser.set_device_step` / :meth:`~Optimiser.step_on_device`
 (device step count, captured in CUDA graphs), and :meth:`~Optimiser.keep` when runs leave the batch. So another
 optimiser is one class with these five methods, passed as ``train_runs(..., optimiser=MyOptimiser)``
