@@ -203,14 +203,15 @@ def _torchfunc_group(runs: list, steps: int, device: torch.device, dtype: torch.
                        torch.as_tensor(dd.W_K, dtype=dtype, device=device), n_heads=c.n_heads, variant=c.variant,
                        alpha=c.alpha, pos_weight=c.pos_weight_mode) for (c, _), dd in zip(runs, data)]
     params, buffers = stack_module_state(models)
-    base = copy.deepcopy(models[0]).to("meta")
+    base = copy.deepcopy(models[0])  # a template: functional_call swaps in the stacked parameters
 
     def scores(p, Xc):
         return vmap(lambda pp, xx: functional_call(base, (pp, buffers), (xx,)))(p, Xc)
 
     losses_of = vmap(lambda pp, xx, yy: functional_call(base, (pp, buffers), (xx, yy)))
-    if compile:
-        losses_of = torch.compile(losses_of)
+    if compile:  # static shapes: one compilation per stack (dynamic shapes fail under vmap in torch 2.11)
+        torch.compiler.reset()
+        losses_of = torch.compile(losses_of, dynamic=False)
     opt, kind = _adamw(list(params.values()), c0)
     streams = [dd.stream for dd in data]
     history: list[list[float]] = [[] for _ in runs]
