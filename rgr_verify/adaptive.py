@@ -351,8 +351,8 @@ def store_probe(results_dir=None, *, stored=None, train: bool = True, device: st
                 threads: int | None = None, lock_name: str = "adaptive") -> Callable:
     """A probe backed by the results store (:class:`rgr_verify.store.ResultStore` in ``results_dir``) and by
     ``stored`` records (e.g. the committed evidence): a run found in either is reused; with ``train``, the
-    missing runs of a call are trained together by :func:`rgr_verify.store.ensure_runs` (and so stored); without,
-    they are unknown."""
+    missing runs of a call are trained together by :func:`rgr_verify.store.ensure_runs` (and so stored) and
+    counted as trained; without, they are unknown."""
     from .store import ResultStore, ensure_runs
 
     if not isinstance(train, bool):
@@ -364,12 +364,11 @@ def store_probe(results_dir=None, *, stored=None, train: bool = True, device: st
         have = {**extra, **store.records()}
         missing = [(c, s) for c, seeds in requests for s in seeds if run_key(c, s) not in have]
         trained: set = set()
-        if missing and train:
+        if missing and train:  # trained (and stored) together; a run a concurrent caller stored meanwhile is reused
             recs, _ = ensure_runs(missing, results_dir=results_dir, device=device, threads=threads,
                                   lock_name=lock_name)
-            fresh = {run_key(c, s) for c, s in store.missing(missing)}  # none: ensure_runs stored them all
             have.update({run_key(c, s): r for (c, s), r in zip(missing, recs)})
-            trained = {run_key(c, s) for c, s in missing} - fresh
+            trained = {run_key(c, s) for c, s in missing}
         out = []
         for c, seeds in requests:
             keys = [run_key(c, s) for s in seeds]
