@@ -29,6 +29,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
 
 
+def _cpus() -> int:
+    """The CPUs this process may run on (its affinity, e.g. under taskset), else the machine's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
 def run(args) -> int:
     from ..store import ResultStore
     from ..sweeps import SweepSpec, run_inline, run_local
@@ -48,7 +56,7 @@ def run(args) -> int:
                                  unit_max_batch=args.unit_max_batch) for side in ("inline", "local")}
         units = specs["inline"].units()
         print(f"{args.preset} [{args.tier}]: {sum(len(u.runs) for u in units)} runs in {len(units)} units; "
-              f"{os.cpu_count()} CPUs")
+              f"{_cpus()} CPUs usable")
         t0 = time.perf_counter()
         run_inline(specs["inline"], progress=False)
         t_inline = time.perf_counter() - t0
@@ -61,7 +69,7 @@ def run(args) -> int:
         same = keys["inline"] == keys["local"]
         print(f"speed-up (inline / local)          : {t_inline / t_local:8.2f}x  (same run keys: {same})")
     result = {"preset": args.preset, "tier": args.tier, "workers": args.workers, "unit_max_batch": args.unit_max_batch,
-              "units": len(units), "runs": summary["total"], "cpus": os.cpu_count(), "inline_s": t_inline,
+              "units": len(units), "runs": summary["total"], "cpus": _cpus(), "inline_s": t_inline,
               "local_s": t_local, "ratio": t_inline / t_local, "same_keys": same}
     if json_path is not None:
         json_path.write_text(json.dumps(result, indent=2) + "\n")

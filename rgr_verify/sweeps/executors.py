@@ -99,6 +99,9 @@ def run_local(spec: SweepSpec, *, workers: int | None = None, devices: Sequence[
         env = {**os.environ, PARENT_ENV: str(os.getpid()), "PYTHONPATH": path}
         if devices is not None:
             env["CUDA_VISIBLE_DEVICES"] = devices[slot]
+        elif spec.threads is not None:  # CPU slots: no BLAS / OpenMP pool wider than the worker's threads
+            for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+                env.setdefault(var, str(spec.threads))
         return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
 
     bar = SweepProgress(store, units, desc=f"{spec.preset} [{spec.tier}] x{slots}", enabled=progress)

@@ -83,7 +83,7 @@ class UnitStatus:
 
 def plan_units(runs: Iterable[tuple[RunConfig, int]], *, unit_max_batch: int = 256,
                max_waste: float = 4.0) -> list[Unit]:
-    """The units of ``runs`` (duplicates dropped), largest capped cost first (ties by id).
+    """The units of ``runs`` (duplicates dropped), largest capped cost first (ties: more runs first, then by id).
 
     ``unit_max_batch`` (>= 1): most runs in a unit; ``max_waste`` (>= 1): the batch planner's largest padded cost
     of a unit over its runs' own cost. The same runs and knobs always give the same units and ids."""
@@ -91,7 +91,7 @@ def plan_units(runs: Iterable[tuple[RunConfig, int]], *, unit_max_batch: int = 2
     max_waste = check_real("max_waste", max_waste, low=1.0)
     runs = list(dict.fromkeys((c, int(s)) for c, s in runs))
     units = [Unit.of(batch) for batch in plan_batches(runs, max_batch=unit_max_batch, max_waste=max_waste)]
-    return sorted(units, key=lambda u: (-u.capped_cost, u.id))
+    return sorted(units, key=lambda u: (-u.capped_cost, -len(u.runs), u.id))
 
 
 def unit_status(units: Sequence[Unit], have: Iterable[str]) -> list[UnitStatus]:
