@@ -52,6 +52,7 @@ from .sweeps import exponent_verdict, fit_exponent, full_tier, onehot_montecarlo
 from .verdicts import (
     DEFAULT_MAX_EXAMPLES,
     monte_carlo_verdict,
+    relation_holds,
     profile_scale,
     property_verdict,
     register_profiles,

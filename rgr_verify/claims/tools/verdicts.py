@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings, st
 from ...stats import failure_rate_upper_bound
 from ..base import CheckContext, Status, Verdict, jsonable
 
-__all__ = ["property_verdict", "monte_carlo_verdict", "DEFAULT_MAX_EXAMPLES", "profile_scale", "register_profiles",
+__all__ = ["property_verdict", "monte_carlo_verdict", "relation_holds", "DEFAULT_MAX_EXAMPLES", "profile_scale", "register_profiles",
            "relative_error"]
 
 
@@ -167,3 +167,15 @@ def relative_error(a, b) -> float:
         raise ValueError(f"a and b must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}")
     scale = max(1.0, float(a.abs().max()), float(b.abs().max()))
     return float((a - b).abs().max()) / scale
+
+
+_RELATION_OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+                 ">=": lambda a, b: a >= b, "==": lambda a, b: a == b}
+
+
+def relation_holds(lhs: Any, relation: str, rhs: Any) -> bool:
+    """Whether ``lhs relation rhs`` holds, the relation a stated one (``ctx.expect(...)``: <, <=, >, >=, ==), so a
+    check compares in the direction the paper states and ``rgr-verify mutate`` can flip it."""
+    if relation not in _RELATION_OPS:
+        raise ValueError(f"relation must be one of {', '.join(_RELATION_OPS)}, got {relation!r}")
+    return bool(_RELATION_OPS[relation](lhs, rhs))
