@@ -164,3 +164,14 @@ def test_bounds_sheet(tmp_path, capsys):
     assert main(["bounds", "--sheet", str(out)]) == 0
     text = out.read_text()
     assert "| ratio (22) | Eq. (22) |" in text and "\\frac" in text
+
+
+def test_formula_sheet_links_only_registered_claims():
+    # The formula sheet (rgr-verify bounds --sheet) shows the ledger verdicts of the claims each formula links to:
+    # every linked id must be a registered claim (ids change when claims move between parts of the paper).
+    from rgr_verify.claims.registry import all_claims
+    from rgr_verify.commands.bounds import sheet_entries
+
+    ids = {c.id for c in all_claims()}
+    missing = sorted({cid for *_, linked in sheet_entries() for cid in linked} - ids)
+    assert not missing, f"formula sheet links unknown claim ids: {missing}"

@@ -250,7 +250,6 @@ def weights_from_blocks(X_inv: np.ndarray, W_sig: np.ndarray, blocks) -> tuple[n
 
 
 # Temporary alias: rgr_verify/claims/paper_appb.py still imports the old private name (to be removed by the lead).
-_weights_from_blocks = weights_from_blocks
 
 
 def _check_X(X, m: int) -> np.ndarray:

@@ -118,14 +118,6 @@ def manifests(directory=None) -> list[Manifest]:
     return out
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def read_evidence(manifest: Manifest, directory=None) -> dict[str, dict]:
     """The replayable records of one stored sweep, keyed under the current engine version.
 

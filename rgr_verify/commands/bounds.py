@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 def _certified(m: int) -> dict:
     """Exact constants from the theorem checker, or {} where it is not available."""
     try:
-        from .. import constants as K
+        from .. import minimal_constants as K
     except ImportError:  # the theorem checker is optional
         return {}
     out = {}
@@ -167,7 +167,7 @@ def sheet_entries() -> list[tuple[str, str, sp.Expr, tuple[str, ...]]]:
         ("bit budget B", "Sec. 9", F.bit_budget(), ("sec9-sym-parameter-count",)),
         ("bit lower bound on d_model D_K", "Sec. 9", F.bit_lower_bound_dDK(), ("sec9-sym-bit-budget-rearrangement",)),
         ("lower-bound rate", "Eq. (24)", F.lower_bound_rate(),
-         ("sec9-sym-binomial-rate-equivalence", "sec9-sym-binomial-rate-half-domain", "eq24-sym-printed-form")),
+         ("sec9-sym-binomial-rate-equivalence", "sec9-sym-binomial-rate-half-domain", "eq24-sym-first-member-rate")),
         ("margin constant c(gamma)", "Eq. (23)", F.margin_constant(), ("eq23-sym-margin-constant",)),
         ("two-way softmax", "Eq. (28)", F.sigmoid(sp.Symbol("L_ij") - sp.Symbol("L_ii")), ("eq28-sym-two-way-softmax",)),
         ("permutation regime", "Sec. 9", F.lower_bound_permutation(), ("sec9-sym-regime-permutation",)),
@@ -175,7 +175,7 @@ def sheet_entries() -> list[tuple[str, str, sp.Expr, tuple[str, ...]]]:
         ("sparse regime", "Sec. 9", F.lower_bound_sparse(), ("sec9-sym-regime-sparse",)),
         ("Construction I union bound", "Sec. 4", F.union_bound_construction_i(), ("sec4-sym-construction1-union-bound",)),
         ("Theorem 4.1 budget", "Theorem 4.1", F.DK_construction_ii(), ("thm41-sym-budget-rate",)),
-        ("N_3(B)", "Eq. (1)", F.noise_n3(), ("sec5-sym-multi-head-noise",)),
+        ("N_3(B)", "Eq. (1)", F.noise_n3(), ("eq1-sym-noise-at-block-dmodel",)),
         ("width condition", "Eq. (2)", F.width_condition(), ("eq2-sym-width-condition",)),
         ("single head (Sec. 5)", "Sec. 5", F.DK_single_head_sec5(), ("sec5-sym-single-head-budget",)),
         ("multi head (Sec. 5)", "Sec. 5", F.DK_multi_head_sec5(),
@@ -184,7 +184,7 @@ def sheet_entries() -> list[tuple[str, str, sp.Expr, tuple[str, ...]]]:
         ("owner-head mass (9)", "Eq. (9)", F.eq9_bound(), ("eq9-sym-owner-head-mass",)),
         ("gamma", "Eq. (10)", F.eq10_gamma(), ("eq10-sym-exponent", "thm81-sym-gamma-feasible")),
         ("non-target mass (11)", "Eq. (11)", F.eq11_bound(), ("eq11-sym-owner-head-nontarget", "eq11-sym-target-absent")),
-        ("Delta-tilde (13)", "Eq. (13)", F.delta_tilde(), ("eq16-sym-bernstein-deviation", "eq16-sym-union-bound")),
+        ("Delta-tilde (13)", "Eq. (13)", F.delta_tilde(), ("eq15-sym-bernstein-deviation", "eq16-sym-union-bound")),
         ("A true lower (17)", "Eq. (17)", F.A_true_lower(), ("eq17-sym-aggregated-bounds", "thm81-sym-step5-true-target")),
         ("A false upper (18)", "Eq. (18)", F.A_false_upper(), ("eq17-sym-aggregated-bounds", "thm81-sym-step5-nontarget")),
         ("failure probability", "Theorem 8.1", F.theorem81_failure_probability(), ("thm81-sym-failure-probability",)),
@@ -203,9 +203,9 @@ def sheet_entries() -> list[tuple[str, str, sp.Expr, tuple[str, ...]]]:
         ("Theorem B.9 budget", "Theorem B.9", F.DK_construction_iv(), ("thmb9-sym-event-count",)),
         ("Corollary B.10 budget", "Corollary B.10", F.DK_corollary_b10(),
          ("corb10-sym-theta-log-m-prime", "corb10-sym-matches-lower-bound")),
-        ("Sec. 6 fit (D_K*)", "Sec. 6", F.fit_sec6_DK(), ("consistency-sym-fits-sec6-vs-a3",)),
-        ("Sec. 6 fit (h*)", "Sec. 6", F.fit_sec6_heads(), ("consistency-sym-heads-fit-range",)),
-        ("App. A.3 fit", "App. A.3", F.fit_a3_DK(), ("consistency-sym-fits-sec6-vs-a3",)),
+        ("Sec. 6 fit (D_K*)", "Sec. 6", F.fit_sec6_DK(), ("sec6-sym-fits-sec6-vs-a3",)),
+        ("Sec. 6 fit (h*)", "Sec. 6", F.fit_sec6_heads(), ("sec6-sym-heads-fit-range",)),
+        ("App. A.3 fit", "App. A.3", F.fit_a3_DK(), ("sec6-sym-fits-sec6-vs-a3",)),
         ("App. C projection cost", "App. C", F.cost_projection_flops(), ("appc-sym-cost-model",)),
         ("App. C score cost", "App. C", F.cost_score_flops(), ("appc-sym-cost-model",)),
     ]
