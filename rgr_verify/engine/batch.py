@@ -18,8 +18,7 @@ import numpy as np
 import torch
 
 from .config import RunConfig
-from .evaluate import pair_counts
-from .sampler import build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch
+from .sampler import build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch, pair_counts
 
 __all__ = ["Batch"]
 
@@ -67,7 +66,7 @@ class Batch:
             c0.ell, device=self.device), rho=c0.rho, m=self.m_run)  # [R, n_test, ell]
         self.val_y = labels_torch(self.nbrs, self.val)  # [R, n_val, ell, ell], fixed
         # Max variant: a context set enters the metric only through its ordered vertex-pair counts, split by label
-        # (fixed per run; see evaluate.pair_counts); used when the tables are smaller than the sets.
+        # (fixed per run; see sampler.pair_counts); used when the tables are smaller than the sets.
         self.val_pairs: torch.Tensor | None = None  # [R, 2, m_max^2]
         self.test_pairs: torch.Tensor | None = None
         if c0.variant == "max" and m_max * m_max * 4 <= c0.n_val * c0.ell * c0.ell:

@@ -20,27 +20,7 @@ from .sampler import labels_torch
 if TYPE_CHECKING:
     from .batch import Batch
 
-__all__ = ["pair_counts", "evaluate", "evaluate_pairs", "validate", "EarlyStopping", "finish"]
-
-
-def pair_counts(nbrs: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-    """``[R, 2, M^2]`` float64: how often each ordered vertex pair (i, j) occurs as (c_p, c_q) over the
-    contexts ``ctx [R, n, ell]`` (all ell^2 position pairs, p = q included), split into positive pairs
-    (i -> j an edge: row 0) and negative pairs (row 1). M is the padded m of the tables ``nbrs [R, M, r]``.
-
-    Max variant: a pair's score S_max(c_p, c_q) depends only on the two vertices, so a fixed context set enters
-    the metric only through these counts (:func:`evaluate_pairs`)."""
-    R, M = ctx.shape[0], nbrs.shape[1]
-    base = torch.arange(R, device=ctx.device)[:, None, None, None] * (M * M)
-    counts = torch.zeros(R * M * M, dtype=torch.float64, device=ctx.device)
-    for start in range(0, ctx.shape[1], 250):
-        c = ctx[:, start:start + 250]
-        idx = c[..., :, None] * M + c[..., None, :] + base  # [R, chunk, ell, ell]
-        counts += torch.bincount(idx.reshape(-1), minlength=R * M * M)
-    counts = counts.view(R, M * M)
-    verts = torch.arange(M, device=ctx.device).expand(R, 1, M)
-    adj = labels_torch(nbrs, verts).reshape(R, M * M)  # y for the pair (i, j), as labels_torch gives it
-    return torch.stack((counts * adj, counts * ~adj), dim=1)
+__all__ = ["evaluate", "evaluate_pairs", "validate", "EarlyStopping", "finish"]
 
 
 @torch.no_grad()
@@ -79,7 +59,7 @@ def evaluate(b: "Batch", ctx: torch.Tensor, labels: torch.Tensor | None = None, 
 @torch.no_grad()
 def evaluate_pairs(b: "Batch", pairs: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """Max variant: micro-F1 per run and counts ``[R, 3]`` from pair counts ``[R, 2, M^2]``
-    (:func:`pair_counts`). The same numbers as :func:`evaluate` on those contexts: S_max over the
+    (:func:`~rgr_verify.engine.sampler.pair_counts`). The same numbers as :func:`evaluate` on those contexts: S_max over the
     vertex-pair table X W_Q^(k) (X W_K^(k))^T, thresholded at tau, weighted by how often each pair occurs."""
     R, M = b.theta.shape[0], b.X.shape[1]
     Q, K = qk(b, b.X[:, None])  # [R, 1, H, M, dk]

@@ -22,7 +22,7 @@ from ..embeddings import gaussian_unit_norm_embeddings
 from ..graphs import Digraph, random_permutation_graph, random_regular_graph
 from .config import RunConfig
 
-__all__ = ["RunData", "build_run_data", "draw_uniforms", "ordered_subset", "contexts_from_uniforms",
+__all__ = ["pair_counts", "RunData", "build_run_data", "draw_uniforms", "ordered_subset", "contexts_from_uniforms",
            "sample_contexts_torch", "labels_torch", "UniformStreams"]
 
 
@@ -245,3 +245,23 @@ class UniformStreams:
         if self.prefetched is not None:
             future, prows, n = self.prefetched
             self.prefetched = (future, [prows[i] for i in rows], n)
+
+
+def pair_counts(nbrs: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
+    """``[R, 2, M^2]`` float64: how often each ordered vertex pair (i, j) occurs as (c_p, c_q) over the
+    contexts ``ctx [R, n, ell]`` (all ell^2 position pairs, p = q included), split into positive pairs
+    (i -> j an edge: row 0) and negative pairs (row 1). M is the padded m of the tables ``nbrs [R, M, r]``.
+
+    Max variant: a pair's score S_max(c_p, c_q) depends only on the two vertices, so a fixed context set enters
+    the metric only through these counts (:func:`evaluate_pairs`)."""
+    R, M = ctx.shape[0], nbrs.shape[1]
+    base = torch.arange(R, device=ctx.device)[:, None, None, None] * (M * M)
+    counts = torch.zeros(R * M * M, dtype=torch.float64, device=ctx.device)
+    for start in range(0, ctx.shape[1], 250):
+        c = ctx[:, start:start + 250]
+        idx = c[..., :, None] * M + c[..., None, :] + base  # [R, chunk, ell, ell]
+        counts += torch.bincount(idx.reshape(-1), minlength=R * M * M)
+    counts = counts.view(R, M * M)
+    verts = torch.arange(M, device=ctx.device).expand(R, 1, M)
+    adj = labels_torch(nbrs, verts).reshape(R, M * M)  # y for the pair (i, j), as labels_torch gives it
+    return torch.stack((counts * adj, counts * ~adj), dim=1)
