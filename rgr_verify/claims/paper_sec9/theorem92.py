@@ -8,6 +8,7 @@ construction keeps under (26).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -21,16 +22,16 @@ from ...graphs import random_permutation_graph
 from ...scoring import max_over_heads_scores, softmax_sum_scores, split_heads
 from ...softmax_analysis import all_head_logits, decision_function, nuclear_normalised_margin, two_way_softmax_score
 from ...strategies import seeds
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict
 from ..tools import property_verdict, symbolic_claim
+from .worstcase import worst_ratio
 
 __all__ = ["CLAIMS", "ORDER"]
 
 ORDER = 91
 
 
-_TOL = 1e-10
 
 
 @st.composite
@@ -62,45 +63,90 @@ def _draw_settings(case):
     return U, V, tau, U2, V2, tau2, x
 
 
+_TIGHT = 0.6  # the search must reach this fraction of the stated constant before "no violation found" counts
+
+
+def _worst_case_verdict(name: str, ctx: CheckContext, *, paper_value: str) -> Verdict:
+    """Judge the worst Lipschitz ratio found by search (cached, independent of the stated constant) against it."""
+    L = ctx.expect("lipschitz")
+    starts = 1 if ctx.tier == "quick" else 3
+    uv = worst_ratio(name, ctx.seed, starts, False)
+    full = worst_ratio(name, ctx.seed, starts, True) if name != "two-way-softmax" else uv
+    worst = max(uv["worst_ratio"], full["worst_ratio"])
+    w = uv if uv["worst_ratio"] >= full["worst_ratio"] else full
+    # cross-check the witness with the library's decision maps (torch path)
+    wt = w["witness"]
+    U, V, U2, V2 = (np.array(wt[k]) for k in ("U", "V", "U~", "V~"))
+    xa, xb = np.array(wt["x_a"]), np.array(wt["x_b"])
+    if name == "two-way-softmax":
+        fa = two_way_softmax_score(U, V, xa, xb, d_k=wt["d_k"])
+        fb = two_way_softmax_score(U2, V2, xa, xb, d_k=wt["d_k"])
+    else:
+        fa = decision_function(U, V, wt["tau"], xa, xb, d_k=wt["d_k"], aggregation=name)
+        fb = decision_function(U2, V2, wt["tau~"], xa, xb, d_k=wt["d_k"], aggregation=name)
+    den = np.linalg.norm(U - U2) + np.linalg.norm(V - V2) + abs(wt["tau"] - wt["tau~"])
+    lib_ratio = float(abs(fa - fb) / den)
+    if worst > L * (1 + 1e-6) and lib_ratio > L * (1 + 1e-6):
+        status = Status.REFUTED
+    elif uv["worst_ratio"] >= _TIGHT * L:
+        status = Status.VERIFIED
+    else:
+        status = Status.INCONCLUSIVE
+    return Verdict(
+        status=status, paper_value=paper_value,
+        measured_value={"worst_ratio_found": worst, "worst_ratio_U_V_only": uv["worst_ratio"],
+                        "worst_ratio_with_tau": full["worst_ratio"], "worst_over_stated_constant": worst / L,
+                        "best_random_start_ratio": uv["random_start_best_ratio"],
+                        "witness_ratio_library": lib_ratio},
+        witness=w["witness"] if status is Status.REFUTED else None,
+        params={"stated_constant": L, "tightness_bar": _TIGHT, "relative_tolerance": 1e-6, **uv["search"]},
+        evidence="worst case by search: L-BFGS-B over both settings, the perturbation direction and the embeddings "
+                 "inside the ball (26); witness re-evaluated with rgr_verify.lower_bound",
+        details=("verified: no ratio above the stated constant, and the search reached at least "
+                 f"{_TIGHT} of it (so it would have found a violation of a constant half as large; the bound is "
+                 "attained in the limit); inconclusive: the search stayed below that bar; refuted: a witness in the "
+                 "ball (26) exceeds the constant."),
+    )
+
+
 def _lipschitz_verdict(aggregation: str, ctx: CheckContext) -> Verdict:
     """Lemma 9.3's Lipschitz bound (27) of the decision function under one aggregation rule."""
-    def prop(case):
-        U, V, tau, U2, V2, tau2, (xu, xv) = _draw_settings(case)
-        f1 = decision_function(U, V, tau, xu, xv, d_k=case["d_k"], aggregation=aggregation)
-        f2 = decision_function(U2, V2, tau2, xu, xv, d_k=case["d_k"], aggregation=aggregation)
-        rhs = np.linalg.norm(U - U2) + np.linalg.norm(V - V2) + abs(tau - tau2)
-        lhs = abs(f1 - f2)
-        assert lhs <= rhs + _TOL, f"|Delta(S - tau)| = {lhs:.6g} > {rhs:.6g}"
-        return {"ratio_lhs_over_rhs": lhs / rhs if rhs > 0 else 0.0}
+    return _worst_case_verdict(aggregation, ctx, paper_value="|(S - tau) - (S~ - tau~)| <= ||U - U~||_F + ||V - V~||_F "
+                               "+ |tau - tau~| under (26)")
 
-    return property_verdict(
-        prop, _param_pairs(), ctx=ctx, max_examples=150,
-        paper_value="|(S - tau) - (S~ - tau~)| <= ||U - U~||_F + ||V - V~||_F + |tau - tau~| under (26)",
-        params={"aggregation": aggregation, "tolerance": _TOL},
-    )
+
+def _eq28_prop(case):
+    """(28) on one drawn case: the two-way form equals the softmax-sum score of the length-2 context."""
+    U, V, _, _, _, _, (xi, xj) = _draw_settings(case)
+    a1 = two_way_softmax_score(U, V, xi, xj, d_k=case["d_k"])
+    # (28): on the length-2 context (i, j) the softmax-sum score is the sum of sigmoids of logit differences
+    import torch
+
+    X_C = torch.as_tensor(np.stack([xi, xj]))[None]
+    W = lambda M: torch.as_tensor(M.reshape(case["d_model"], case["h"], case["d_k"]).transpose(1, 0, 2))  # noqa: E731
+    A = softmax_sum_scores(X_C, W(U), W(V))[0]  # [2, 2]
+    assert abs(float(A[0, 1]) - a1) <= 1e-9, f"(28) differs from the softmax-sum score: {float(A[0, 1])} vs {a1}"
+    return {"A": a1}
 
 
 def _check_eq29(ctx: CheckContext) -> Verdict:
-    def prop(case):
-        U, V, _, U2, V2, _, (xi, xj) = _draw_settings(case)
-        a1 = two_way_softmax_score(U, V, xi, xj, d_k=case["d_k"])
-        a2 = two_way_softmax_score(U2, V2, xi, xj, d_k=case["d_k"])
-        rhs = 0.5 * (np.linalg.norm(U - U2) + np.linalg.norm(V - V2))
-        assert abs(a1 - a2) <= rhs + _TOL, f"|A - A~| = {abs(a1 - a2):.6g} > {rhs:.6g}"
-        # (28): on the length-2 context (i, j) the softmax-sum score is the sum of sigmoids of logit differences
-        import torch
+    form = _eq28_form(ctx)
+    lip = _worst_case_verdict("two-way-softmax", ctx,
+                              paper_value="(29) |A - A~| <= (||U - U~||_F + ||V - V~||_F)/2 under (26)")
+    if form.status is not Status.VERIFIED:
+        return form
+    return lip
 
-        X_C = torch.as_tensor(np.stack([xi, xj]))[None]
-        W = lambda M: torch.as_tensor(M.reshape(case["d_model"], case["h"], case["d_k"]).transpose(1, 0, 2))  # noqa: E731
-        A = softmax_sum_scores(X_C, W(U), W(V))[0]  # [2, 2]
-        assert abs(float(A[0, 1]) - a1) <= 1e-9, f"(28) differs from the softmax-sum score: {float(A[0, 1])} vs {a1}"
-        return {"ratio": abs(a1 - a2) / rhs if rhs > 0 else 0.0}
 
-    return property_verdict(
-        prop, _param_pairs(), ctx=ctx, max_examples=120,
-        paper_value="(28) A_ij = sum_k sigma(L_ij - L_ii) on C = (i, j); (29) |A - A~| <= (||U - U~|| + ||V - V~||)/2",
-        params={"tolerance": _TOL},
-    )
+@functools.lru_cache(maxsize=8)
+def _eq28_form_cached(seed: int, tier: str):
+    return property_verdict(_eq28_prop, _param_pairs(), ctx=CheckContext(seed=seed, tier=tier), max_examples=60,
+                            paper_value="(28) A_ij = sum_k sigma(L_ij - L_ii) on C = (i, j)",
+                            params={"tolerance": 1e-9})
+
+
+def _eq28_form(ctx):
+    return _eq28_form_cached(ctx.seed, ctx.tier)
 
 
 @st.composite
@@ -137,29 +183,55 @@ def _check_net_signs(ctx: CheckContext) -> Verdict:
                             paper_value="each eps-net point (eps = gamma/4) induces a unique labelling: signs preserved")
 
 
-@st.composite
-def _homogeneity_cases(draw):
-    return {**draw(_param_pairs()), "m": draw(st.integers(2, 8)), "a": draw(st.floats(0.01, 100)),
-            "b": draw(st.floats(0.01, 100))}
+@functools.lru_cache(maxsize=8)
+def _homogeneity_measure(seed: int, n_cases: int) -> tuple:
+    """Seeded un-normalised settings: (log(ab), log margin before, log margin after, signs kept) per case."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 26]))
+    rows = []
+    for _ in range(n_cases):
+        case = {"d_model": int(rng.integers(1, 7)), "h": int(rng.integers(1, 5)), "d_k": int(rng.integers(1, 4)),
+                "seed": int(rng.integers(2**31)), "scale": 1.0}
+        U, V, tau, _, _, _, _ = _draw_settings(case)
+        sa, sb = 10 ** rng.uniform(-2, 2), 10 ** rng.uniform(-2, 2)
+        U, V, tau = U * sa, V * sb, tau * sa * sb  # an un-normalised setting
+        m = int(rng.integers(2, 7))
+        X = rng.standard_normal((m, case["d_model"]))
+        X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+        a, b = np.linalg.norm(U), np.linalg.norm(V)
+        pairs = [(u, v) for u in range(m) for v in range(m) if u != v]
+        f = np.array([decision_function(U, V, tau, X[u], X[v], d_k=case["d_k"]) for u, v in pairs])
+        g = np.array([decision_function(U / a, V / b, tau / (a * b), X[u], X[v], d_k=case["d_k"]) for u, v in pairs])
+        gam, gam2 = float(np.abs(f).min()), float(np.abs(g).min())
+        if gam <= 1e-12:
+            continue
+        rows.append((float(np.log(a * b)), float(np.log(gam)), float(np.log(gam2)), bool(np.array_equal(f > 0, g > 0)),
+                     abs(float(tau / (a * b)))))
+    return tuple(rows)
 
 
 def _check_homogeneity(ctx: CheckContext) -> Verdict:
-    def prop(case):
-        rng = np.random.default_rng(case["seed"] ^ 0x26)
-        U, V, tau, _, _, _, _ = _draw_settings(case)
-        U, V, tau = U * case["a"], V * case["b"], tau * case["a"] * case["b"]  # an un-normalised setting
-        X = rng.standard_normal((case["m"], case["d_model"]))
-        X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
-        a, b = np.linalg.norm(U), np.linalg.norm(V)
-        for u in range(case["m"]):
-            for v in range(case["m"]):
-                f = decision_function(U, V, tau, X[u], X[v], d_k=case["d_k"])
-                g = decision_function(U / a, V / b, tau / (a * b), X[u], X[v], d_k=case["d_k"])
-                assert abs(f / (a * b) - g) <= 1e-9 * max(1.0, abs(g)), "rescaling does not scale S - tau by 1/(ab)"
-        return {"normalised_tau": abs(tau) / (a * b)}
-
-    return property_verdict(prop, _homogeneity_cases(), ctx=ctx, max_examples=60,
-                            paper_value="(U, V, tau) -> (U/a, V/b, tau/(ab)) keeps every decision; ||U||, ||V|| <= 1 after")
+    e = ctx.expect("scale_exponent")
+    rows = _homogeneity_measure(ctx.seed, 40 if ctx.tier == "quick" else 200)
+    dev = max(abs(r[2] - r[1] - e * r[0]) for r in rows)
+    signs = all(r[3] for r in rows)
+    spread = [r[0] for r in rows]
+    ok = signs and dev <= 1e-8
+    return Verdict(
+        status=Status.VERIFIED if ok else Status.REFUTED,
+        paper_value="(U, V, tau) -> (U/a, V/b, tau/(ab)) keeps every decision (scale homogeneity) and multiplies the "
+                    "margin S - tau by (ab)^-1",
+        measured_value={"signs_kept_in_every_case": signs,
+                        "max_|log(gamma'/gamma) - e log(ab)|": dev,
+                        "log(ab)_range": [min(spread), max(spread)],
+                        "fitted_margin_exponent": float(np.polyfit(spread, [r[2] - r[1] for r in rows], 1)[0]),
+                        "max_normalised_|tau|": max(r[4] for r in rows)},
+        params={"cases": len(rows), "scale_exponent": e, "a,b": "10^U(-2,2) times a setting in the unit ball"},
+        evidence="seeded un-normalised settings, every ordered pair of m <= 6 embeddings, exact decision functions",
+        details=("Rescaling keeps every sign and divides the margin exactly by ab = ||U||_F ||V||_F: a setting with "
+                 "margin gamma and norms (a, b) has normalised margin gamma/(ab) under (26), which is where a "
+                 "dependence on m enters when the norms grow with m (def91-constructions-normalised-margin). The "
+                 "normalised tau may exceed 1 (|tau| <= 1 is then an extra assumption, not a rescaling)."),
+    )
 
 
 @st.composite
@@ -361,8 +433,14 @@ CLAIMS = (
                 "not on the model, see thm92-softmax-length2-construction."),
     Claim(id="thm92-normalisation-homogeneity", ref="Theorem 9.2",
           statement="Normalisation (26) is without loss of generality: (U, V, tau) -> (U/a, V/b, tau/(ab)) leaves every "
-                    "decision unchanged",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_homogeneity),
+                    "decision unchanged and divides the margin by ab",
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_homogeneity,
+          expects={"scale_exponent": Stated(-1, "exponent", "Sec. 9 before (26): 'scale homogeneity of the decision "
+                                            "rule (simultaneously scaling (U, V) and tau)': S - tau is bilinear in (U, V)")},
+          notes="Measures the margin, not only the signs: log(gamma'/gamma) = -log(ab) to 1e-8 in every case (a, b "
+                "= the Frobenius norms, spread over 10^-4..10^4). The paper's own caveat ('without the bounded norms "
+                "assumption, this normalization step could introduce a dependence on m into the margin') is the "
+                "factor 1/(ab) measured here."),
     Claim(id="thm92-net-sign-preservation", ref="Theorem 9.2",
           statement="A parameter perturbation of radius gamma/4 keeps every margin-gamma decision, so each eps-net point "
                     "carries one labelling",
@@ -377,13 +455,22 @@ CLAIMS = (
                 "A_ij on C = (i, j) is Eq. (28); d_k = ceil(C ln^2 m), h = 2."),
     Claim(id="lem93-lipschitz-max", ref="Lemma 9.3",
           statement="Under (26) the max-over-heads decision function S - tau is 1-Lipschitz in (U, V, tau) (Eq. (27))",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_max),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_max,
+          expects={"lipschitz": Stated(1.0, "constant", "Lemma 9.3, Eq. (27): coefficient 1 on each of ||dU||, ||dV||, "
+                                       "|d tau|")},
+          notes="Worst case by search (issue 12 item 2): L-BFGS-B over both settings, the perturbation direction and the embeddings, projected into (26); random sampling reached only a fraction of the bound. Verified needs no ratio above the stated constant and a search reaching >= 0.6 of it."),
     Claim(id="lem93-lipschitz-sum", ref="Lemma 9.3",
           statement="The same Lipschitz bound (27) holds with summation over heads",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_sum),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_sum,
+          expects={"lipschitz": Stated(1.0, "constant", "Lemma 9.3, Eq. (27): coefficient 1 on each of ||dU||, ||dV||, "
+                                       "|d tau|")},
+          notes="Worst case by search (issue 12 item 2): L-BFGS-B over both settings, the perturbation direction and the embeddings, projected into (26); random sampling reached only a fraction of the bound. Verified needs no ratio above the stated constant and a search reaching >= 0.6 of it."),
     Claim(id="lem93-lipschitz-logsumexp", ref="Lemma 9.3",
           statement="The same Lipschitz bound (27) holds with log-sum-exp over heads",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_logsumexp),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_logsumexp,
+          expects={"lipschitz": Stated(1.0, "constant", "Lemma 9.3, Eq. (27): coefficient 1 on each of ||dU||, ||dV||, "
+                                       "|d tau|")},
+          notes="Worst case by search (issue 12 item 2): L-BFGS-B over both settings, the perturbation direction and the embeddings, projected into (26); random sampling reached only a fraction of the bound. Verified needs no ratio above the stated constant and a search reaching >= 0.6 of it."),
     symbolic_claim("lem93-sym-lipschitz", "Lemma 9.3", "Under (26), (S - tau) is 1-Lipschitz in (U, V, tau) for max "
                    "aggregation (27), and the two-way softmax sum is 1/2-Lipschitz (29).", _lipschitz_split,
                    notes="Algebraic split proved symbolically; the norm inequalities checked on seeded random pairs."),
@@ -392,5 +479,8 @@ CLAIMS = (
     Claim(id="eq28-softmax-two-way-lipschitz", ref="Eqs. (28)-(29)",
           statement="On a length-2 context each softmax head is sigma(L_ij - L_ii), and A_ij is 1/2-Lipschitz in (U, V) "
                     "under (26)",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_eq29),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_eq29,
+          expects={"lipschitz": Stated(0.5, "constant", "Eq. (29): |A - A~| <= 1/2 (||U - U~||_F + ||V - V~||_F)")},
+          notes="(28) checked on 60 Hypothesis cases against the softmax-sum score; (29) by worst-case search. "
+                "Worst case by search (issue 12 item 2): L-BFGS-B over both settings, the perturbation direction and the embeddings, projected into (26); random sampling reached only a fraction of the bound. Verified needs no ratio above the stated constant and a search reaching >= 0.6 of it. The bound 1/2 is attained (x_j = -x_i, d_k = 1, logits at 0)."),
 )
