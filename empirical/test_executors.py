@@ -127,7 +127,7 @@ def _kill_group_then_resume(results, argv, kill_at, total, timeout):
     return done.stdout
 
 
-@pytest.mark.parametrize("executor", ["local", "slurm"])
+@pytest.mark.parametrize("executor", ["local", pytest.param("slurm", marks=pytest.mark.slow)])
 def test_a_sweep_killed_as_a_process_group_resumes(executor, tmp_path):
     # rgr-verify sweep --executor local / slurm (submitit's LocalExecutor), SIGKILLed with its process group (the
     # executor, its workers, submitit's job controllers) once a record is stored, then run again.
