@@ -16,7 +16,8 @@ from scipy import stats as _st
 from ... import formulas as F
 from ...capacity import compression_x, curves, threshold
 from ...fits import cap_sensitivity, dk_interval
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..paper_sec6.measure import FACTOR2_TOL, judge_reading, measured_reading, memo
 from ..symbolic import Var, identity_verdict
 from ..tools import (
     FAMILY_ALPHA,
@@ -27,7 +28,6 @@ from ..tools import (
     readings_text,
     seed_values,
     sharp_verdict,
-    slope_reading,
     status_from_readings,
     sweep_records,
     symbolic_claim,
@@ -70,20 +70,16 @@ def _regular_rates(ctx, rs):
     return {r: positive_rates([_A3_M], rng=ctx.rng(98, r), r=r)[_A3_M] for r in rs}
 
 
-def _check_edges_collapse(ctx, factor=2.0, min_r2=0.8):
-    got, why = _regular(ctx)
-    if got is None:
-        return Verdict.not_run(why)
-    recs, by_r, ths, ivs, caps = got
+def _edges_measure(ctx):
+    """The readings (numbers only), laws and sampler rates of the edge collapse; independent of the stated slope."""
+    recs, by_r, ths, ivs, caps = _cached_regular(ctx)[0]
     rs = sorted(r for r in by_r if r <= 16)
     if sum(ths[r].central is not None for r in rs) < 3:
-        return Verdict(Status.INCONCLUSIVE, details="fewer than 3 degrees with a D_K*")
+        return None
     capped = {r for r in rs if caps[r]["cap-limited"]}
-    readings = {name: slope_reading(rs, ivs, ths, {r: compression_x(_A3_M, _A3_D, base=b, r=r) for r in rs},
-                                    paper_slope=0.46, slope_factor=factor, r2_min=min_r2, cap_limited=capped)
+    readings = {name: measured_reading(rs, ivs, ths, {r: compression_x(_A3_M, _A3_D, base=b, r=r) for r in rs},
+                                       cap_limited=capped)
                 for name, b in (("log2", "2"), ("ln", "e"))}
-    words = {"log2": readings["log2"]["verdict under this reading"]}
-    status = status_from_readings(words)
 
     def designs(use):
         r = np.array(use, dtype=float)
@@ -93,8 +89,29 @@ def _check_edges_collapse(ctx, factor=2.0, min_r2=0.8):
                  "free: D ~ r^gamma": (np.column_stack([np.ones(len(use)), np.log(r)]), np.zeros(len(use)))},
                 "edges: D ~ r m log2 m / d_model")
 
-    laws = laws_block(rs, ivs, designs=designs)
-    rates = _regular_rates(ctx, sorted(by_r))
+    return {"rs": rs, "readings": readings, "laws": laws_block(rs, ivs, designs=designs),
+            "rates": _regular_rates(ctx, sorted(by_r))}
+
+
+def _cached_regular(ctx):
+    """:func:`_regular` (full tier), cached per process (it draws nothing from the claim's rng)."""
+    return memo("a3-regular:full", ctx, lambda: _regular(ctx), with_seed=False)
+
+
+def _check_edges_collapse(ctx, factor=1.5, min_r2=0.8):
+    slope = ctx.expect("slope")
+    got, why = _cached_regular(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, by_r, ths, ivs, caps = got
+    meas = memo("a3-edges", ctx, lambda: _edges_measure(ctx))
+    if meas is None:
+        return Verdict(Status.INCONCLUSIVE, details="fewer than 3 degrees with a D_K*")
+    rs, laws, rates = meas["rs"], meas["laws"], meas["rates"]
+    readings = {name: judge_reading(r, paper_slope=slope, slope_factor=factor, r2_floor=min_r2)
+                for name, r in meas["readings"].items()}
+    words = {"log2": readings["log2"]["verdict under this reading"]}
+    status = status_from_readings(words)
     arts = ()
     if ctx.out_dir is not None:
         from ...capacity import fit_through_origin
@@ -105,14 +122,14 @@ def _check_edges_collapse(ctx, factor=2.0, min_r2=0.8):
         fit = fit_through_origin(x, [ths[r].central for r in finite])
         p1 = plot_dk_star_fit([(xx, ths[r], f"r={r}") for xx, r in zip(x, finite)], fit, ctx.out_dir / "fig12-edges.png",
                               title="D_K* against (r m / d_model) log2 m (App. A.3)", xlabel="(r m / d_model) log2 m",
-                              paper_slope=0.46)
+                              paper_slope=slope)
         p2 = plot_h_star([(r * _A3_M / _A3_D, ths[r]) for r in sorted(ths)], ctx.out_dir / "fig13-heads.png",
                          title="h* against r m / d_model (App. A.3)", xlabel="r m / d_model")
         p3 = plot_curves({f"r={r}": pts for r, pts in by_r.items()}, ctx.out_dir / "fig11-regular-curves.png",
                          title="r-regular F1-D_K curves, m=128, d_model=32")
         arts = tuple(str(p.relative_to(ctx.out_dir)) for p in (p1, p2, p3))
     return Verdict(status,
-                   paper_value="D_K* = 0.46 (r m / d_model) log2 m across r in {1,2,4,8,16} (tolerance: slope within a "
+                   paper_value=f"D_K* = {slope} (r m / d_model) log2 m across r in {{1,2,4,8,16}} (tolerance: slope within a "
                                f"factor {factor}, centred R2 >= {min_r2}; log2 as Eq. (31) writes it)",
                    measured_value={"readings": readings_text(words) + " (ln reported, not a reading of Eq. (31))",
                                    "log2": readings["log2"], "ln (informational)": readings["ln"],
@@ -121,6 +138,45 @@ def _check_edges_collapse(ctx, factor=2.0, min_r2=0.8):
                    witness=None if status is Status.HOLDS_EMPIRICALLY else words, artefacts=arts,
                    evidence=f"full sweep ({len(recs)} runs); least squares through the origin with its grid range; "
                             "censored interval regression on log D_K*, 95% profile intervals; laws by AIC")
+
+
+def _check_eq32_per_degree(ctx, factor=FACTOR2_TOL, far=2.0):
+    """Eq. (32) read per degree: one constant for every density, so each degree's D_K* interval meets the band
+    [0.46 x / factor, 0.46 x * factor] at its own x = (r m / d_model) log2 m."""
+    slope = ctx.expect("slope")
+    got, why = _cached_regular(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, by_r, ths, ivs, caps = got
+    rs = sorted(r for r in by_r if r <= 16)
+    rows, off, away = {}, [], []
+    for r in rs:
+        x = compression_x(_A3_M, _A3_D, base="2", r=r)
+        pred, iv = slope * x, ivs[r]
+        meets = iv.high >= pred / factor and iv.low <= pred * factor
+        beyond = iv.high < pred / far or iv.low > pred * far
+        rows[f"r={r}"] = {"x (log2)": round(x, 3), "predicted D_K* = slope x": round(pred, 3),
+                          "D_K* interval": iv.as_dict(), "meets the band": meets,
+                          "ratio of the interval to the prediction": [round(iv.low / pred, 3),
+                                                                       None if math.isinf(iv.high)
+                                                                       else round(iv.high / pred, 3)],
+                          "cap-limited": caps[r]["cap-limited"]}
+        if not meets:
+            off.append(r)
+            if beyond and not caps[r]["cap-limited"]:
+                away.append(r)
+    if len(rs) < 3:
+        return Verdict(Status.INCONCLUSIVE, measured_value=rows, details="fewer than 3 degrees")
+    status = (Status.HOLDS_EMPIRICALLY if not off else Status.CONTRADICTED_EMPIRICALLY if away
+              else Status.INCONCLUSIVE)
+    return Verdict(status,
+                   paper_value=f"Eq. (32): D_K* ~ {slope} x with x = (r m / d_model) log2 m, one constant for every "
+                               f"r in {{1, 2, 4, 8, 16}} (tolerance: each degree's D_K* interval meets [{slope} x / "
+                               f"{factor:.3g}, {slope} x * {factor:.3g}]; contradicted when a degree's whole interval "
+                               f"lies beyond a factor {far:g}, cap-limited degrees excluded)",
+                   measured_value=rows, witness=[f"r={r}" for r in (away or off)] or None,
+                   params={"m": _A3_M, "d_model": _A3_D, "factor": factor, "far": far},
+                   evidence=f"full sweep ({len(recs)} runs); D_K* intervals (last failing, first passing] on the ladder")
 
 
 def _check_dkstar_grows_with_r_quick(ctx):
@@ -296,12 +352,27 @@ CLAIMS = (
           statement="D_K* of r-regular graphs collapses onto 0.46 (r m / d_model) log2 m across r in {1, 2, 4, 8, 16}",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_edges_collapse,
           replays=("a3-regular",),
+          expects={"slope": Stated(0.46, "constant", "App. A.3, Eq. (32): D_K* ~ 0.46 x, and the Figure 12 caption")},
           notes="Full tier (a3-regular full: m=128, d_model=32, 5 seeds, cap 20000). Eq. (31)-(32) state log2, so the "
                 "status is the log2 reading's (ln reported beside it). Per reading: holds when the least-squares "
-                "slope through the origin on the first passing D_K is within a factor 2 of 0.46 with centred R^2 >= "
+                "slope through the origin on the first passing D_K is within a factor 1.5 of 0.46 (tightened from 2 "
+                "for issue 12, so that a factor 2 in the stated slope is noticed; measured 0.468: the verdict is "
+                "unchanged) with centred R^2 >= "
                 "0.8 and the 95% profile interval of the censored interval-regression slope meets that band; "
                 "contradicted when both the slope's exact grid range and that interval miss it. Edges (D ~ r), "
                 "vertices (D independent of r) and free (D ~ r^gamma) laws compared by AIC on the D_K* intervals."),
+    Claim(id="eq32-dkstar-one-constant-every-degree", ref="Eq. (32)",
+          statement="D_K* ~ 0.46 x (x = (r m / d_model) log2 m): a single constant fits every degree r in "
+                    "{1, 2, 4, 8, 16}",
+          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_eq32_per_degree,
+          replays=("a3-regular",),
+          expects={"slope": Stated(0.46, "constant", "App. A.3, Eq. (32) and the Figure 12 caption")},
+          notes="Full tier (a3-regular full: m=128, d_model=32). appa3-edges-not-vertices-set-threshold tests the "
+                "pooled least-squares slope; this claim tests Eq. (32)'s 'a single proportionality constant fits all "
+                "densities' degree by degree: holds when every degree's D_K* interval (last failing, first passing] "
+                "meets [0.46 x / sqrt2, 0.46 x * sqrt2] (sqrt2: closer to 0.46 than to its double or half); "
+                "contradicted when some degree whose threshold runs do not mostly hit the cap has its whole interval "
+                "beyond a factor 2 of 0.46 x; inconclusive otherwise."),
     Claim(id="appa3-dkstar-grows-with-degree-quick", ref="App. A.3",
           statement="Analogue at m <= 32, cap 12000: at fixed m and d_model, the D_K needed for F1 0.99 grows with the "
                     "degree r (the edge count r m), not with the vertex count",

@@ -12,7 +12,8 @@ import numpy as np
 
 from ...capacity import fit_affine, threshold
 from ...fits import DKInterval, slope_range_affine
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..paper_sec6.measure import FACTOR2_TOL, cached_full_grid, memo, within_factor
 from ..symbolic import exhaustive_verdict
 from ..tools import (
     BASE_GRID,
@@ -38,29 +39,45 @@ __all__ = ["CLAIMS", "ORDER"]
 ORDER = 105
 
 
-def _check_fig10(ctx, slope_factor=2.0, r2_drop=0.2):
-    got, why = full_grid(ctx)
+def _fig10_measure(ctx):
+    """The Fig. 10 fit and everything reported beside it; independent of the stated values (cached per process)."""
+    got, why = cached_full_grid(ctx)
     if got is None:
-        return Verdict.not_run(why)
+        return None
     recs, cells, ths, ivs, caps, _ = got
     known = sorted(k for k, th in ths.items() if th.h_star is not None)
     if len(known) < 3:
-        return Verdict(Status.INCONCLUSIVE, measured_value=threshold_table(cells, ths), details="fewer than 3 cells with h*")
+        return {"known": known}
     x = [m / d for m, d in known]
     fit = fit_affine(x, [ths[k].h_star for k in known])
     s_lo, s_hi = slope_range_affine(x, [ths[k].h_low for k in known], [ths[k].h_high for k in known])
-    lo_b, hi_b = 1.65 / slope_factor, 1.65 * slope_factor
+    # Competing laws on log h*: h* is tested on a doubling ladder, so it stands for (h_low / sqrt2, h_high * sqrt2].
+    hivs = {k: DKInterval(ths[k].h_low / math.sqrt(2), ths[k].h_high * math.sqrt(2), "interval") for k in known}
+    return {"known": known, "fit": fit, "range": (s_lo, s_hi), "laws": laws_block(known, hivs),
+            "rates": sampler_rates(ctx, [k[0] for k in known])}
+
+
+def _check_fig10(ctx, slope_factor=1.5, intercept_factor=FACTOR2_TOL, r2_tol=0.2):
+    slope, intercept, r2 = ctx.expect("slope"), ctx.expect("intercept"), ctx.expect("r2")
+    got, why = cached_full_grid(ctx)
+    if got is None:
+        return Verdict.not_run(why)
+    recs, cells, ths, ivs, caps, _ = got
+    meas = memo("fig10", ctx, lambda: _fig10_measure(ctx))
+    known = meas["known"]
+    if len(known) < 3:
+        return Verdict(Status.INCONCLUSIVE, measured_value=threshold_table(cells, ths), details="fewer than 3 cells with h*")
+    fit, (s_lo, s_hi) = meas["fit"], meas["range"]
+    lo_b, hi_b = slope / slope_factor, slope * slope_factor
     in_band = lo_b <= fit.slope <= hi_b
-    if in_band and fit.r2 >= 0.824 - r2_drop:
+    # the intercept is negative in the paper: compared by magnitude, same sign required
+    icpt_ok = (fit.intercept * intercept > 0) and within_factor(abs(fit.intercept), abs(intercept), intercept_factor)
+    if in_band and icpt_ok and abs(fit.r2 - r2) <= r2_tol:
         status = Status.HOLDS_EMPIRICALLY
     elif s_hi < lo_b or s_lo > hi_b:
         status = Status.CONTRADICTED_EMPIRICALLY
     else:
         status = Status.INCONCLUSIVE
-    # Competing laws on log h*: h* is tested on a doubling ladder, so it stands for (h_low / sqrt2, h_high * sqrt2].
-    hivs = {k: DKInterval(ths[k].h_low / math.sqrt(2), ths[k].h_high * math.sqrt(2), "interval") for k in known}
-    laws = laws_block(known, hivs)
-    rates = sampler_rates(ctx, [k[0] for k in known])
     arts = ()
     if ctx.out_dir is not None:
         from ...plots import plot_h_star
@@ -69,13 +86,15 @@ def _check_fig10(ctx, slope_factor=2.0, r2_drop=0.2):
                         title="h* against m / d_model (Fig. 10)", xlabel="m / d_model", fit=fit)
         arts = (str(p.relative_to(ctx.out_dir)),)
     return Verdict(status,
-                   paper_value="h* = 1.65 m/d_model - 6.64, R2 = 0.824 (tolerance: slope within a factor 2, "
-                               "R2 >= 0.624)",
+                   paper_value=f"h* = {slope} m/d_model {'-' if intercept < 0 else '+'} {abs(intercept)}, R2 = {r2} "
+                               f"(tolerance: slope within a factor {slope_factor:g}, intercept within a factor "
+                               f"{intercept_factor:.3g} with its sign, R2 within {r2_tol:g})",
                    measured_value={"slope": fit.slope, "intercept": fit.intercept, "R2": fit.r2,
                                    "slope range over the h* intervals (paired-t pools)": [s_lo, s_hi],
-                                   "competing laws on log h* (m / d_model, m ln m / d_model, free)": laws,
-                                   "cells": cell_rows(known, cells, ths, ivs, caps, rates)},
-                   witness=None if status is Status.HOLDS_EMPIRICALLY else {"slope": fit.slope, "R2": fit.r2},
+                                   "competing laws on log h* (m / d_model, m ln m / d_model, free)": meas["laws"],
+                                   "cells": cell_rows(known, cells, ths, ivs, caps, meas["rates"])},
+                   witness=None if status is Status.HOLDS_EMPIRICALLY else {"slope": fit.slope,
+                                                                           "intercept": fit.intercept, "R2": fit.r2},
                    artefacts=arts,
                    evidence=f"full sweep ({len(recs)} runs); scipy.stats.linregress, its exact range over the h* "
                             "intervals; interval regression of log h* per law")
@@ -87,8 +106,9 @@ def _dk_range(th, iv) -> tuple[float, float]:
     return iv.low / th.h_high, iv.high / th.h_low
 
 
-def _check_table1(ctx, factor=2.0):
-    got, why = full_grid(ctx)
+def _check_table1(ctx, factor=FACTOR2_TOL):
+    lo, hi, median = ctx.expect("lo"), ctx.expect("hi"), ctx.expect("median")
+    got, why = cached_full_grid(ctx)
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got
@@ -96,16 +116,23 @@ def _check_table1(ctx, factor=2.0):
     if not widths:
         return Verdict(Status.INCONCLUSIVE, measured_value=threshold_table(cells, ths), details="no cell has a D_K*")
     vals = np.array(list(widths.values()))
-    med = float(np.median(vals))
-    outside = {k: v for k, v in widths.items() if not 5 / factor <= v <= 24 * factor}
-    ok = not outside and 11 / factor <= med <= 11 * factor
+    med, v_lo, v_hi = float(np.median(vals)), float(vals.min()), float(vals.max())
+    outside = {k: v for k, v in widths.items() if not lo / factor <= v <= hi * factor}
+    checks = {"smallest d_k* within the factor of the stated lower end": within_factor(v_lo, lo, factor),
+              "largest d_k* within the factor of the stated upper end": within_factor(v_hi, hi, factor),
+              "median within the factor of the stated median": within_factor(med, median, factor),
+              "no d_k* outside [lower / factor, upper * factor]": not outside}
+    ok = all(checks.values())
     return Verdict(Status.HOLDS_EMPIRICALLY if ok else Status.CONTRADICTED_EMPIRICALLY,
-                   paper_value="per-head width at D_K*: d_k* in [5, 24], median 11 (tolerance: factor 2 on both)",
-                   measured_value={"d_k*": widths, "median": med,
+                   paper_value=f"per-head width at D_K*: d_k* in [{lo}, {hi}], median {median} (tolerance: the "
+                               f"smallest, the largest and the median d_k* each within a factor {factor:.3g} of the "
+                               "stated lower end, upper end and median)",
+                   measured_value={"d_k*": widths, "median": med, "smallest": v_lo, "largest": v_hi, "rules": checks,
                                    "grid range of d_k* (D_K* interval / h* pool)":
                                        {f"({k[0]},{k[1]})": [round(v, 2) for v in _dk_range(ths[k], ivs[k])]
                                         for k in sorted(cells) if ths[k].h_star is not None}},
-                   witness=outside or None, evidence=f"full sweep ({len(recs)} runs)")
+                   witness=(outside or {k: v for k, v in checks.items() if not v}) if not ok else None,
+                   evidence=f"full sweep ({len(recs)} runs)")
 
 
 def _check_table1_cells(ctx, factor=2.0):
@@ -186,7 +213,15 @@ CLAIMS = (
           statement="Per-head width at D_K* is modest: d_k* in [5, 24] on the base grid, median 11",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table1,
           replays=("sec6-grid",),
-          notes="Full tier. d_k* = D_K* / h*. Tolerance: every d_k* in [2.5, 48] and the median in [5.5, 22]. The grid "
+          expects={"lo": Stated(5, "value", "Sec. 6.1 'At D_K*, per-head widths are small: d_k* in [5, 24]'"),
+                   "hi": Stated(24, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'"),
+                   "median": Stated(11, "value", "Sec. 6.1 '(median 11)'")},
+          notes="Full tier. d_k* = D_K* / h*. Tolerance (tightened for issue 12 so that a factor 2 in any stated "
+                "number is noticed; the verdict at the paper's numbers is unchanged): the smallest, the largest and "
+                "the median d_k* each within a factor sqrt(2) of 5, 24 and 11 (closer, in log, to the stated value "
+                "than to its double or half), and no d_k* outside [5/sqrt2, 24 sqrt2]. Measured on the committed "
+                "evidence: smallest 4, largest 24, median 8 (8 is the measured median, 11 the stated one: within "
+                "sqrt(2) but not equal; sec6-sym-table1-median shows Table 1's own median is not 11 either). The grid "
                 "range of each d_k* is reported."),
     Claim(id="table1-per-head-width-cell-by-cell", ref="Table 1",
           statement="Table 1's per-head key widths d_k* are reproduced cell by cell on the base grid",
@@ -215,8 +250,14 @@ CLAIMS = (
           statement="h* = 1.65 m/d_model - 6.64 (R^2 = 0.824)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig10,
           replays=("sec6-grid",),
+          expects={"slope": Stated(1.65, "constant", "Sec. 6.1 display (Fig. 10): h* ~ 1.65 m/d_model - 6.64"),
+                   "intercept": Stated(-6.64, "constant", "Sec. 6.1 display (Fig. 10): h* ~ 1.65 m/d_model - 6.64"),
+                   "r2": Stated(0.824, "value", "Sec. 6.1 display (Fig. 10): R^2 = 0.824")},
           notes=GRID_FULL_NOTES + " Affine least squares (not through the origin, as the paper says). Holds: slope within a "
-                "factor 2 of 1.65 and R^2 >= 0.624; contradicted only when the exact range of the slope with every "
+                "factor 1.5 of 1.65, intercept negative and within a factor sqrt(2) of 6.64 in magnitude, and R^2 "
+                "within 0.2 of 0.824 (tightened for issue 12 from 'slope within a factor 2, R^2 >= 0.624, intercept "
+                "not compared' so that a factor 2 in any stated number is noticed; measured slope 2.04, intercept "
+                "-6.37, R^2 0.925: the verdict is unchanged); contradicted only when the exact range of the slope with every "
                 "h* anywhere in its paired-t pool misses that band. Competing laws on log h* (h* standing for "
                 "(h_low/sqrt2, h_high*sqrt2] on the doubling ladder) reported by AIC."),
 )

@@ -7,12 +7,13 @@ fit's crossing of h = 1.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 
 import sympy as sp
 
 from ... import formulas as F
-from ..base import CheckContext, Status, Verdict
+from ..base import CheckContext, Stated, Status, Verdict
 from ..symbolic import combine_verdicts, exhaustive_verdict, identity_verdict, values_verdict
 from ..tools import BASE_GRID, DIAGONAL, EXTRA, TABLE1, VAR_M, symbolic_claim
 
@@ -56,9 +57,10 @@ def _fits_r1(ctx: CheckContext) -> Verdict:
 def _diagonal(ctx: CheckContext) -> Verdict:
     lam8 = identity_verdict(F.fit_sec6_DK().subs(F.d_model, F.m / 8), sp.Rational(119, 100) * 8 * sp.log(F.m),
                             variables=[VAR_M], ctx=ctx)
-    pairs = exhaustive_verdict(lambda c: c["m"] == 8 * c["d_model"], ({"m": a, "d_model": b} for a, b in DIAGONAL),
+    lam, lam_extra = ctx.expect("lam"), ctx.expect("lam_extra")
+    pairs = exhaustive_verdict(lambda c: c["m"] == lam * c["d_model"], ({"m": a, "d_model": b} for a, b in DIAGONAL),
                                domain="the six diagonal points of Sec. 6.1")
-    r32 = exhaustive_verdict(lambda c: c["m"] == 32 * c["d_model"], ({"m": a, "d_model": b} for a, b in EXTRA),
+    r32 = exhaustive_verdict(lambda c: c["m"] == lam_extra * c["d_model"], ({"m": a, "d_model": b} for a, b in EXTRA),
                              domain="the two r = 32 points")
     return combine_verdicts([lam8, pairs, r32], paper_value="the diagonal has m/d_model = 8 and the fit collapses to "
                             "D_K* ~ 1.19 lambda log m there")
@@ -66,9 +68,10 @@ def _diagonal(ctx: CheckContext) -> Verdict:
 
 def _table1_range(ctx: CheckContext) -> Verdict:
     vals = list(TABLE1.values())
-    return combine_verdicts([values_verdict({"Sec. 6 min": 5, "Table 1 min": min(vals)}, rtol=0),
-                             values_verdict({"Sec. 6 max": 24, "Table 1 max": max(vals)}, rtol=0)],
-                            paper_value="Sec. 6: d_k* in [5, 24] on the base grid")
+    lo, hi = ctx.expect("lo"), ctx.expect("hi")
+    return combine_verdicts([values_verdict({"Sec. 6 min": lo, "Table 1 min": min(vals)}, rtol=0),
+                             values_verdict({"Sec. 6 max": hi, "Table 1 max": max(vals)}, rtol=0)],
+                            paper_value=f"Sec. 6: d_k* in [{lo}, {hi}] on the base grid")
 
 
 def _table1_median(ctx: CheckContext) -> Verdict:
@@ -82,7 +85,7 @@ def _table1_median(ctx: CheckContext) -> Verdict:
 
 def _excluded_count(ctx: CheckContext) -> Verdict:
     pts = [(mm, dd) for (mm, dd) in sorted(BASE_GRID) if dd == 16 and mm > 64]
-    return values_verdict({"Sec. 6 (stated)": 3, "base grid (counted)": len(pts)}, rtol=0,
+    return values_verdict({"Sec. 6 (stated)": ctx.expect("count"), "base grid (counted)": len(pts)}, rtol=0,
                           paper_value="three (d_model = 16, m > 64) points excluded from the second fit")
 
 
@@ -95,16 +98,42 @@ def _heads_fit(ctx: CheckContext) -> Verdict:
                                     f"clipping. Recorded for the bounds command, not a contradiction.")
 
 
+def _stated(claim, **expects):
+    """``claim`` with the stated values ``expects`` (name -> :class:`Stated`) declared."""
+    return dataclasses.replace(claim, expects=expects)
+
+
 CLAIMS = (
     symbolic_claim("sec6-sym-fits-sec6-vs-a3", "Sec. 6", "The Sec. 6 fit and the App. A.3 fit agree (within a factor 1.5) on the "
                    "permutation graph at m = 128, d_model = 32 (r = 1).", _fits_r1,
-                   notes="Both readings of Sec. 6's 'log m' evaluated; tolerance fixed in advance."),
-    symbolic_claim("sec6-sym-diagonal", "Sec. 6", "The diagonal points have m/d_model = 8 (and the extra points 32), "
-                   "where the fit is 1.19 lambda log m.", _diagonal),
-    symbolic_claim("sec6-sym-table1-range", "Sec. 6", "Sec. 6's range d_k* in [5, 24] matches Table 1.", _table1_range),
-    symbolic_claim("sec6-sym-table1-median", "Sec. 6", "Sec. 6's median d_k* = 11 matches Table 1.", _table1_median),
-    symbolic_claim("sec6-sym-excluded-points", "Sec. 6", "There are three base-grid points with d_model = 16 and m > 64.",
-                   _excluded_count),
+                   notes="Both readings of Sec. 6's 'log m' evaluated; tolerance fixed in advance. The two stated "
+                         "slopes (1.19, 0.46) are not declared as stated values: they enter through the formulas "
+                         "module (rgr_verify.formulas.fit_sec6_DK / fit_a3_DK), and the verdict is a refutation (the "
+                         "two fits disagree by more than the factor under both readings), so doubling either value "
+                         "in the direction of the disagreement keeps it refuted: mutation cannot measure this check."),
+    _stated(symbolic_claim("sec6-sym-diagonal", "Sec. 6", "The diagonal points have m/d_model = 8 (and the extra points "
+                           "32), where the fit is 1.19 lambda log m.", _diagonal,
+                           notes="The 1.19 lambda log m identity is symbolic (the fit's constant cancels on both "
+                                 "sides), so only the compressions 8 and 32 are declared stated values."),
+            lam=Stated(8, "value", "Sec. 6.1 'Fixed-compression diagonal (lambda = 8)' and the Figure 4 caption"),
+            lam_extra=Stated(32, "value", "Sec. 6.1 grid description: the two extra points with m/d_model = 32")),
+    _stated(symbolic_claim("sec6-sym-table1-range", "Sec. 6", "Sec. 6's range d_k* in [5, 24] matches Table 1.",
+                           _table1_range),
+            lo=Stated(5, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'"),
+            hi=Stated(24, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'")),
+    symbolic_claim("sec6-sym-table1-median", "Sec. 6", "Sec. 6's median d_k* = 11 matches Table 1.", _table1_median,
+                   notes="Exact comparison (rtol 0) of Sec. 6.1's 'median 11' with the median of Table 1's twelve "
+                         "values. Refuted: Table 1's median is not 11. The stated 11 is not declared for mutation: "
+                         "any other stated median (22, 5.5) is refuted as well, so a refuted exact comparison cannot "
+                         "tell 11 from a wrong value by construction; the measured comparison is "
+                         "table1-per-head-width-at-threshold, which declares it."),
+    _stated(symbolic_claim("sec6-sym-excluded-points", "Sec. 6", "There are three base-grid points with d_model = 16 "
+                           "and m > 64.", _excluded_count),
+            count=Stated(3, "value", "Sec. 6.1 'Excluding the three (d_model = 16, m > 64) points'")),
     symbolic_claim("sec6-sym-heads-fit-range", "Sec. 6", "The head-count fit h* = 1.65 m/d_model - 6.64 crosses 1 at "
-                   "m/d_model = 764/165.", _heads_fit),
+                   "m/d_model = 764/165.", _heads_fit,
+                   notes="764/165 is derived here from the fit's stated constants (1.65, 6.64, entering through "
+                         "rgr_verify.formulas.fit_sec6_heads), not a number the paper states; the check is an exact "
+                         "identity, so no stated value is declared (fig10-hstar-linear-in-compression declares 1.65, "
+                         "-6.64 and 0.824 against the measured fit)."),
 )

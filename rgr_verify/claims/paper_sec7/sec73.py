@@ -9,7 +9,9 @@ replays it from the result store. All claims of a tier share one sweep (:mod:`rg
 
 from __future__ import annotations
 
-from ..base import CheckContext, Claim, Kind, Tier, Verdict
+import dataclasses
+
+from ..base import CheckContext, Claim, Kind, Stated, Tier, Verdict
 from ..symbolic import exhaustive_verdict
 from ..tools import symbolic_claim
 from .sec73_rules import (
@@ -33,7 +35,7 @@ ORDER = 72
 
 def _sec73_widths(ctx: CheckContext) -> Verdict:
     return exhaustive_verdict(lambda c: c["D_K"] // c["h"] == c["d_k"] and c["D_K"] % c["h"] == 0,
-                              [{"D_K": 64, "h": 8, "d_k": 8}], domain="Sec. 7.3's example h = 8 at D_K = 64",
+                              [{"D_K": 64, "h": 8, "d_k": ctx.expect("d_k")}], domain="Sec. 7.3's example h = 8 at D_K = 64",
                               paper_value="h = 8 at D_K = 64 has d_k = 8")
 
 
@@ -218,7 +220,10 @@ def _check_near_perfect(ctx: CheckContext) -> Verdict:
 
 
 CLAIMS = (
-    symbolic_claim("sec7-sym-sec73-widths", "Sec. 7", "Sec. 7.3's example h = 8 at D_K = 64 has d_k = 8.", _sec73_widths),
+    dataclasses.replace(
+        symbolic_claim("sec7-sym-sec73-widths", "Sec. 7", "Sec. 7.3's example h = 8 at D_K = 64 has d_k = 8.",
+                       _sec73_widths),
+        expects={"d_k": Stated(8, "value", "Sec. 7.3 Takeaway: 'h = 8 at D_K = 64, where d_k = 8'")}),
     _claim("sec73-accuracy-grows-with-dk-quick", "Sec. 7.3",
            f"Sec. 7.3 {_Q}: for h >= 2 test accuracy increases with D_K (null pass probability 0.025).",
            _check_grows_quick, Tier.QUICK, _QUICK_NOTE),
