@@ -7,6 +7,7 @@ with Theorem B.2 and Corollary B.6, are checked symbolically.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -18,7 +19,7 @@ from ...embeddings import gaussian_unit_norm_embeddings
 from ...graphs import random_permutation_graph
 from ...measurements import separation_margins
 from ...stats import zero_failure_sample_size
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict, jsonable
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..symbolic import Var, combine_verdicts, identity_verdict
 from ..tools import (
     VAR_D_MODEL,
@@ -26,6 +27,7 @@ from ..tools import (
     exponent_verdict,
     full_tier,
     monte_carlo_verdict,
+    relation_holds,
     symbolic_claim,
     whp_constant_sweep,
 )
@@ -35,24 +37,29 @@ __all__ = ["CLAIMS", "ORDER"]
 ORDER = 41
 
 
+@functools.lru_cache(maxsize=4)
+def _c0_rows(seed: int, full: bool):
+    """Minimal c0 per m (bisection over d_model, d_k -> infinity limit; independent of the stated values, cached so
+    mutants only re-judge)."""
+    ms = (512, 768, 1024, 2048) if full else (512, 640, 768, 1024)
+    return ms, [K.minimal_c0_algorithm1(m, n_draws=3, rng=np.random.default_rng(np.random.SeedSequence([seed, m])))
+                for m in ms]
+
+
 def _check_c0(ctx: CheckContext) -> Verdict:
-    ms = (512, 768, 1024, 2048) if full_tier(ctx) else (512, 640)
-    rows = [K.minimal_c0_algorithm1(m, n_draws=3, rng=ctx.rng(m)) for m in ms]
+    ms, rows = _c0_rows(ctx.seed, full_tier(ctx))
     missing = [r for r in rows if r["c0"] is None]
     if missing:
         return Verdict(status=Status.INCONCLUSIVE, paper_value="a finite absolute c0 suffices",
                        measured_value=f"no d_model <= m separates at m = {[r['m'] for r in missing]}",
                        details=jsonable(rows), evidence="d_k -> infinity limit, bisection over d_model")
-    v = exponent_verdict([r["m"] for r in rows], [r["c0"] for r in rows], claimed=0.0, tol=0.25, upper=True,
-                         what="minimal c0 = d_model / ln m (limit separates in all draws) vs m",
+    rel = ctx.expect("c0_trend")  # "does not grow": the fitted exponent of c0(m) is <= 0 (up to tol)
+    ys = [r["c0"] if rel in ("<=", "<") else 1.0 / r["c0"] for r in rows]  # ">=": 1 / c0 does not grow
+    v = exponent_verdict([r["m"] for r in rows], ys, claimed=0.0, tol=0.25, upper=True,
+                         what=("minimal c0" if rel in ("<=", "<") else "1 / minimal c0") +
+                              f" (c0 = d_model / ln m at which the limit separates in all draws) vs m; trend {rel} 0",
                          paper_value="d_model >= c0 log m for a sufficiently large absolute c0 (c0 does not grow)",
                          params={"m": ms, "n_draws": 3}, table=rows)
-    if len(rows) == 2:  # two points: the t-interval is undefined; judge by the slope alone
-        slope = math.log(rows[1]["c0"] / rows[0]["c0"]) / math.log(ms[1] / ms[0])
-        v = Verdict(status=Status.VERIFIED if slope <= 0.25 else Status.INCONCLUSIVE, paper_value=v.paper_value,
-                    measured_value=f"c0 = {[round(r['c0'], 1) for r in rows]} at m = {list(ms)} (slope {slope:.2f})",
-                    params=v.params, details=jsonable(rows), evidence="d_k -> infinity limit, bisection over d_model")
-        return v
     return Verdict(status=v.status, paper_value=v.paper_value,
                    measured_value=f"c0 = {[round(r['c0'], 1) for r in rows]} at m = {list(ms)}; " + str(v.measured_value),
                    witness=v.witness, params=v.params, details=v.details, evidence=v.evidence)
@@ -98,22 +105,36 @@ def _check_paper_sizes(ctx: CheckContext) -> Verdict:
                    evidence="exact d_k -> infinity limit of S / d_k (law of large numbers over Rademacher columns)")
 
 
-def _alg1_limit_trial(m, d, ss):
-    def trial(i):
-        r = np.random.default_rng(ss[i])
-        res = K.algorithm1_limit_margin(m, d, rng=r)
-        return res["margin"] > 0, {"draw": i, **res}
-    return trial
+_WHP_EXPONENT = 3  # Theorem 4.1: "with probability at least 1 - m^-3 over the draw of (X, W_sig)"
+_FALSE_ALARM = 1e-6  # fixed in advance
+_N_LIMIT_DRAWS = 20  # fixed in advance; certifying m^-3 at m = 512 would need about 1.8e9 draws
+
+
+@functools.lru_cache(maxsize=4)
+def _limit_margins(seed: int, m: int, d: int):
+    """The d_k -> infinity limit margin of Algorithm 1 per draw of (pi, X) (cached: mutants only re-judge)."""
+    return [K.algorithm1_limit_margin(m, d, rng=np.random.default_rng(ss))
+            for ss in np.random.SeedSequence(seed).spawn(_N_LIMIT_DRAWS)]
 
 
 def _check_thm41_limit(ctx: CheckContext) -> Verdict:
-    m, d, rate = 512, 384, 0.5
-    n = zero_failure_sample_size(rate)
-    ss = np.random.SeedSequence(ctx.seed).spawn(n)
-    return monte_carlo_verdict(_alg1_limit_trial(m, d, ss), n_trials=n, claimed_failure_rate=rate,
-                               paper_value="for large C, Algorithm 1 separates w.h.p. (here: the d_k -> infinity limit "
-                                           f"separates in a fraction >= {1 - rate:g} of draws of (pi, X))",
-                               params={"m": m, "d_model": d, "c0": d / math.log(m)})
+    m, d = 512, 384
+    rate = float(m) ** -_WHP_EXPONENT
+    rel = ctx.expect("separation")
+    res = _limit_margins(ctx.seed, m, d)
+    oks = [relation_holds(r["margin"], rel, 0.0) for r in res]
+    v = monte_carlo_verdict(lambda i: (oks[i], {"draw": i, **res[i]}), n_trials=len(res), claimed_failure_rate=rate,
+                            false_alarm=_FALSE_ALARM,
+                            paper_value="for large C, Algorithm 1 separates w.p. >= 1 - m^-3 (here: the d_k -> infinity "
+                                        f"limit margin {rel} 0 in a fraction >= 1 - m^-3 of draws of (pi, X))",
+                            params={"m": m, "d_model": d, "c0": d / math.log(m)})
+    if v.status is Status.INCONCLUSIVE and all(oks):
+        need = zero_failure_sample_size(rate, false_alarm=_FALSE_ALARM)
+        return Verdict(status=Status.HOLDS_EMPIRICALLY, paper_value=v.paper_value, measured_value=v.measured_value,
+                       params={**v.params, "draws_needed_to_certify": need}, evidence=v.evidence,
+                       details=f"0 of {len(oks)} draws fail; m^-3 = {rate:.3g} needs about {need:.3g} draws to certify; "
+                               "a failure rate above m^-3 would have been refuted from 1-2 failures.")
+    return v
 
 
 def _check_thm41_mc(ctx: CheckContext) -> Verdict:
@@ -161,7 +182,11 @@ CLAIMS = (
                     "(d_k -> infinity) does not grow with m",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_c0,
           notes="Measured c0 is about 35-45 for m in 512..2048 (3 draws per bisection step). At m <= 256 no "
-                "d_model <= m separates in all draws. " + _READ),
+                "d_model <= m separates in all draws. Four sizes in each tier (quick: m = 512, 640, 768, 1024), "
+                "log-log fit with a 95% t-interval. Stated: the direction 'c0 does not grow' (fitted exponent <= 0, "
+                "tolerance 0.25); the 0 is the definition of 'constant', not a number the paper states, so it is not "
+                "declared as an exponent (its +1 mutant, 'grows at most like m', is a weaker true statement). " + _READ,
+          expects={"c0_trend": Stated("<=", "relation", "Theorem 4.1: an absolute constant c0 (does not grow with m)")}),
     Claim(id="thm41-minimal-constant-c", ref="Theorem 4.1",
           statement="A finite C suffices at c0 above its minimum: the smallest C with d_k = ceil(C ln m) separating "
                     "in all draws at (512, 384) and (1024, 512)",
@@ -176,8 +201,14 @@ CLAIMS = (
                 "(more heads than m / d_model) can still separate (sec5-smaller-blocks-larger-margin)."),
     Claim(id="thm41-limit-separation", ref="Theorem 4.1",
           statement="At (m, d_model) = (512, 384) (c0 = 61.6) the d_k -> infinity limit of Algorithm 1 separates "
-                    "every ordered pair in a fraction >= 0.5 of draws",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_thm41_limit),
+                    "every ordered pair w.p. >= 1 - m^-3 over (pi, X)",
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_thm41_limit,
+          notes="Pass bar: the theorem's own probability 1 - m^-3 = 1 - 7.5e-9, exact Clopper-Pearson at false alarm "
+                "1e-6 and 20 draws, both fixed in advance: refuted from 1 failure at m = 512; 0 failures give "
+                "holds-empirically, since certifying m^-3 needs about 1.8e9 draws (was verified against a bar 0.5 we "
+                "chose). The probability exponent is not declared for mutation (no feasible sample tells m^-2 from "
+                "m^-4); the direction (margin > 0) is.",
+          expects={"separation": Stated(">", "relation", "Theorem 4.1: S_i,pi(i) > tau > S_ij")}),
     Claim(id="thm41-separation-whp", ref="Theorem 4.1",
           statement="Some C makes Algorithm 1 separate w.p. >= 1 - m^-3 at (m, d_model) = (512, 384) (c0 = 61.6): "
                     "failures vanish as C grows (measured C), and the d_k -> infinity limit does not fail",
