@@ -25,7 +25,7 @@ from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict
 from ..tools import property_verdict, symbolic_claim
-from .worstcase import worst_ratio
+from .worstcase import lipschitz_verdict
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -63,55 +63,9 @@ def _draw_settings(case):
     return U, V, tau, U2, V2, tau2, x
 
 
-_TIGHT = 0.6  # the search must reach this fraction of the stated constant before "no violation found" counts
-
-
-def _worst_case_verdict(name: str, ctx: CheckContext, *, paper_value: str) -> Verdict:
-    """Judge the worst Lipschitz ratio found by search (cached, independent of the stated constant) against it."""
-    L = ctx.expect("lipschitz")
-    starts = 1 if ctx.tier == "quick" else 3
-    uv = worst_ratio(name, ctx.seed, starts, False)
-    full = worst_ratio(name, ctx.seed, starts, True) if name != "two-way-softmax" else uv
-    worst = max(uv["worst_ratio"], full["worst_ratio"])
-    w = uv if uv["worst_ratio"] >= full["worst_ratio"] else full
-    # cross-check the witness with the library's decision maps (torch path)
-    wt = w["witness"]
-    U, V, U2, V2 = (np.array(wt[k]) for k in ("U", "V", "U~", "V~"))
-    xa, xb = np.array(wt["x_a"]), np.array(wt["x_b"])
-    if name == "two-way-softmax":
-        fa = two_way_softmax_score(U, V, xa, xb, d_k=wt["d_k"])
-        fb = two_way_softmax_score(U2, V2, xa, xb, d_k=wt["d_k"])
-    else:
-        fa = decision_function(U, V, wt["tau"], xa, xb, d_k=wt["d_k"], aggregation=name)
-        fb = decision_function(U2, V2, wt["tau~"], xa, xb, d_k=wt["d_k"], aggregation=name)
-    den = np.linalg.norm(U - U2) + np.linalg.norm(V - V2) + abs(wt["tau"] - wt["tau~"])
-    lib_ratio = float(abs(fa - fb) / den)
-    if worst > L * (1 + 1e-6) and lib_ratio > L * (1 + 1e-6):
-        status = Status.REFUTED
-    elif uv["worst_ratio"] >= _TIGHT * L:
-        status = Status.VERIFIED
-    else:
-        status = Status.INCONCLUSIVE
-    return Verdict(
-        status=status, paper_value=paper_value,
-        measured_value={"worst_ratio_found": worst, "worst_ratio_U_V_only": uv["worst_ratio"],
-                        "worst_ratio_with_tau": full["worst_ratio"], "worst_over_stated_constant": worst / L,
-                        "best_random_start_ratio": uv["random_start_best_ratio"],
-                        "witness_ratio_library": lib_ratio},
-        witness=w["witness"] if status is Status.REFUTED else None,
-        params={"stated_constant": L, "tightness_bar": _TIGHT, "relative_tolerance": 1e-6, **uv["search"]},
-        evidence="worst case by search: L-BFGS-B over both settings, the perturbation direction and the embeddings "
-                 "inside the ball (26); witness re-evaluated with rgr_verify.lower_bound",
-        details=("verified: no ratio above the stated constant, and the search reached at least "
-                 f"{_TIGHT} of it (so it would have found a violation of a constant half as large; the bound is "
-                 "attained in the limit); inconclusive: the search stayed below that bar; refuted: a witness in the "
-                 "ball (26) exceeds the constant."),
-    )
-
-
 def _lipschitz_verdict(aggregation: str, ctx: CheckContext) -> Verdict:
     """Lemma 9.3's Lipschitz bound (27) of the decision function under one aggregation rule."""
-    return _worst_case_verdict(aggregation, ctx, paper_value="|(S - tau) - (S~ - tau~)| <= ||U - U~||_F + ||V - V~||_F "
+    return lipschitz_verdict(aggregation, ctx, paper_value="|(S - tau) - (S~ - tau~)| <= ||U - U~||_F + ||V - V~||_F "
                                "+ |tau - tau~| under (26)")
 
 
@@ -131,7 +85,7 @@ def _eq28_prop(case):
 
 def _check_eq29(ctx: CheckContext) -> Verdict:
     form = _eq28_form(ctx)
-    lip = _worst_case_verdict("two-way-softmax", ctx,
+    lip = lipschitz_verdict("two-way-softmax", ctx,
                               paper_value="(29) |A - A~| <= (||U - U~||_F + ||V - V~||_F)/2 under (26)")
     if form.status is not Status.VERIFIED:
         return form
