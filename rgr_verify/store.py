@@ -260,32 +260,36 @@ class JsonlStore:
 class StoreTail:
     """Reads the records appended to a store's files since the last call, cheaply (for progress bars that poll a
     store other processes write). Each call reopens the files (so a reader on NFS sees what writers closed) and
-    parses only the complete lines past the offset it reached in each; a file that shrank or vanished (a shard
-    merged by compaction) is read again from its start when it reappears."""
+    parses only the complete lines past the offset it reached in each; a file that was replaced (a shard merged
+    by compaction, then started afresh by its writer) or shrank is read again from its start."""
 
     def __init__(self, store: JsonlStore):
         if not isinstance(store, JsonlStore):
             raise ValueError(f"store must be a JsonlStore, got {type(store).__name__}")
         self.store = store
-        self._offsets: dict[Path, int] = {}
+        self._offsets: dict[Path, tuple[int, int, bytes]] = {}  # path -> (inode, bytes read, its first bytes)
 
     def poll(self) -> list[dict]:
         """The complete keyed records appended since the previous poll (all of them on the first)."""
         out = []
-        for path in self.store.files():
-            start = self._offsets.get(path, 0)
+        files = self.store.files()
+        for gone in set(self._offsets) - set(files):
+            del self._offsets[gone]
+        for path in files:
             try:
                 with open(path, "rb") as fh:
-                    size = os.fstat(fh.fileno()).st_size
-                    if size < start:
-                        start = 0
+                    st = os.fstat(fh.fileno())
+                    inode, start, head = self._offsets.get(path, (st.st_ino, 0, b""))
+                    if inode != st.st_ino or st.st_size < start or fh.read(len(head)) != head:
+                        start, head = 0, b""  # a new file under the old name (its inode number may be reused)
                     fh.seek(start)
-                    data = fh.read(size - start)
+                    data = fh.read(st.st_size - start)
             except FileNotFoundError:
                 self._offsets.pop(path, None)
                 continue
             end = data.rfind(b"\n") + 1
-            self._offsets[path] = start + end
+            head = head or data[:min(end, 256)]
+            self._offsets[path] = (st.st_ino, start + end, head)
             out.extend(rec for rec in map(_parse_line, data[:end].split(b"\n")) if rec is not None)
         return out
 
