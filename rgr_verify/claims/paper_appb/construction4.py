@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -24,21 +25,22 @@ from ...graphs import Digraph, random_regular_graph
 from ...measurements import separation_margins
 from ...stats import zero_failure_sample_size
 from ...strategies import seeds
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import (
     FAILS,
     HOLDS,
     VAR_D_MODEL,
     VAR_M,
-    exponent_verdict,
     full_tier,
     monte_carlo_verdict,
     property_verdict,
+    relation_holds,
     symbolic_claim,
     whp_constant_sweep,
     with_readings,
 )
+from .common import bound_verdict, stated_symbolic_claim
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -65,7 +67,7 @@ def _check_b8(ctx: CheckContext) -> Verdict:
             assert cols.max() + 1 == g.max_degree, f"{cols.max() + 1} colours, Delta = {g.max_degree}"
         Ms = coloring_and_batching(g, d)
         H = math.ceil(g.n_edges / d) + g.max_degree
-        assert len(Ms) <= H, f"{len(Ms)} matchings > H = {H}"
+        assert relation_holds(len(Ms), ctx.expect("dir"), H), f"{len(Ms)} matchings vs H = {H}"
         allE = np.concatenate(Ms) if Ms else np.zeros((0, 2), np.int64)
         assert len(allE) == g.n_edges and len(np.unique(allE, axis=0)) == g.n_edges, "not a partition of E"
         for M in Ms:
@@ -87,7 +89,7 @@ def _check_alg5_layout(ctx: CheckContext) -> Verdict:
         g = random_regular_graph(m, min(r_, m - 1), rng=r)
         X = gaussian_unit_norm_embeddings(m, d, rng=r)
         c = algorithm5(g, X, d_k=d_k, rng=r)
-        assert c.tau == d_k / 2 and set(np.unique(c.W_sig)) <= {-1.0, 1.0}, "tau or signatures"
+        assert c.tau == d_k * ctx.expect("tau_half") and set(np.unique(c.W_sig)) <= {-1.0, 1.0}, "tau or signatures"
         assert c.n_heads <= math.ceil(g.n_edges / d) + g.max_degree, "too many heads"
         for k in range(c.n_heads):
             WQp, WKp = c.templates(k)
@@ -105,7 +107,7 @@ def _check_b9_events(ctx: CheckContext) -> Verdict:
         g, d = ex
         Ms = coloring_and_batching(g, d)
         tot = sum(len(M) ** 2 for M in Ms)
-        assert tot <= d * g.n_edges, f"sum |M_k|^2 = {tot} > d_model m' = {d * g.n_edges}"
+        assert relation_holds(tot, ctx.expect("dir"), d * g.n_edges), f"sum |M_k|^2 = {tot} vs d_model m' = {d * g.n_edges}"
         return None
 
     return property_verdict(prop, st.tuples(_digraphs(24), st.integers(1, 12)), ctx=ctx, max_examples=60,
@@ -137,26 +139,51 @@ def _check_b9_mc(ctx: CheckContext) -> Verdict:
                                                 "h = ceil(m'/d_model) + Delta heads (Lemma B.8)"])
 
 
-def _check_b9_limit(ctx: CheckContext) -> Verdict:
+_B9_SIZE = (512, 384, 2)  # (m, d_model, degree r)
+_B9_RATE_EXPONENT = 3  # Theorem B.9: "with probability at least 1 - m^-3" (not in expects: see the claim's notes)
+
+
+@lru_cache(maxsize=2)
+def _b9_limit_draws(seed: int, n: int):
+    """n independent draws of (G, X, W_sig): Algorithm 5 (d_k = 1) and its d_k -> infinity limit scores (independent
+    of the stated values; cached so that mutants only re-judge)."""
     from ...measurements import limit_score_matrix
 
-    m, d, r_ = 512, 384, 2
-    rate = 0.5
-    n = zero_failure_sample_size(rate)
-    ss = np.random.SeedSequence(ctx.seed).spawn(n)
+    m, d, r_ = _B9_SIZE
+    out = []
+    for ss in np.random.SeedSequence(seed).spawn(n):
+        r = np.random.default_rng(ss)
+        c = algorithm5(random_regular_graph(m, r_, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r), d_k=1, rng=r)
+        out.append((c, limit_score_matrix(c)))
+    return tuple(out)
+
+
+def _check_b9_limit(ctx: CheckContext) -> Verdict:
+    m, d, r_ = _B9_SIZE
+    rate = float(m) ** -_B9_RATE_EXPONENT
+    n = zero_failure_sample_size(0.5)
+    draws = _b9_limit_draws(int(ctx.seed), n)
 
     def trial(i):
-        r = np.random.default_rng(ss[i])
-        g = random_regular_graph(m, r_, rng=r)
-        c = algorithm5(g, gaussian_unit_norm_embeddings(m, d, rng=r), d_k=1, rng=r)
-        mg = separation_margins(c, scores=limit_score_matrix(c), tau=0.5, max_failures=1)
+        c, lim = draws[i]
+        mg = separation_margins(c, scores=lim, tau=ctx.expect("tau_half"), max_failures=1)
         return mg.margin > 0, {"draw": i, "limit_margin": mg.margin, "failing": mg.failing_pairs}
 
-    return monte_carlo_verdict(trial, n_trials=n, claimed_failure_rate=rate,
-                               paper_value="for large C the max-over-heads scores of Algorithm 5 separate every "
-                                           "ordered pair w.h.p. (here: the d_k -> infinity limit separates in a "
-                                           f"fraction >= {1 - rate:g} of draws of (G, X))",
-                               params={"m": m, "d_model": d, "r": r_})
+    v = monte_carlo_verdict(trial, n_trials=n, claimed_failure_rate=rate,
+                            paper_value="for large C the max-over-heads scores of Algorithm 5 separate every ordered "
+                                        "pair with probability >= 1 - m^-3 (here: the d_k -> infinity limit, where "
+                                        "a failing draw fails for every C)",
+                            params={"m": m, "d_model": d, "r": r_, "c0": d / math.log(m)})
+    if v.status is Status.REFUTED:
+        return with_readings(v, [f"d_model = {d} >= c0 ln m with c0 = {d / math.log(m):.1f} sufficiently large",
+                                 "G 2-regular (union of 2 random perfect matchings)", "tau = d_k / 2"],
+                             {"c0 = 61.6 admissible": f"{FAILS}: {v.measured_value}"})
+    k = int(str(v.measured_value).split("/")[0])
+    return Verdict(Status.HOLDS_EMPIRICALLY if k == 0 else v.status, paper_value=v.paper_value,
+                   measured_value=v.measured_value, params=v.params, evidence=v.evidence,
+                   details=f"No draw fails in the limit. The pass bar is the statement's m^-3 = {rate:.3g}: one failing "
+                           f"draw would refute it (exact lower bound at false alarm 1e-6 above m^-3), but certifying "
+                           f"it would need ~{math.ceil(math.log(1e6) / rate):.2g} draws, hence holds-empirically.")
 
 
 def _check_b10(ctx: CheckContext) -> Verdict:
@@ -191,7 +218,7 @@ def _check_complexity(ctx: CheckContext) -> Verdict:
                      "ratio_to_m_dmodel_log_m": ratio})
         xs.append(r_)
         ys.append(ratio)
-    return exponent_verdict(xs, ys, claimed=0.0, tol=0.2, upper=True, what="size of Algorithm 5's output / (m d_model ln m) vs degree r",
+    return bound_verdict(xs, ys, ctx.expect("dir"), claimed=0.0, tol=0.2, what="size of Algorithm 5's output / (m d_model ln m) vs degree r",
                             paper_value="all constructive algorithms run in O(m d_model log m)",
                             params={"m": m, "d_model": d, "d_k": d_k}, table=rows)
 
@@ -207,7 +234,8 @@ def _lemb8_counting(ctx: CheckContext) -> Verdict:
         dd, sizes = case["d_model"], case["sizes"]
         lhs = sum(-(-a // dd) for a in sizes)
         total = -(-sum(sizes) // dd)
-        return lhs <= total + len(sizes) and lhs <= total + len(sizes) - 1
+        rel = ctx.expect("dir")
+        return relation_holds(lhs, rel, total + len(sizes)) and relation_holds(lhs, rel, total + len(sizes) - 1)
 
     return exhaustive_verdict(ok, cases(), domain="d_model <= 5, Delta <= 4 colour classes of size <= 2 d_model + 1",
                               paper_value="sum_c ceil(|F_c|/d_model) <= ceil(m'/d_model) + Delta",
@@ -217,7 +245,8 @@ def _lemb8_counting(ctx: CheckContext) -> Verdict:
 def _lemb8_budget(ctx: CheckContext) -> Verdict:
     Mp = Var(F.mp, 1, 1e6, integer=True, log=True)
     Dl = Var(F.Delta, 1, 1e4, integer=True, log=True)
-    v = inequality_verdict(F.heads_lemma_b8(), "<=", 2 * (F.mp / F.d_model + F.Delta), variables=[Mp, VAR_D_MODEL, Dl], ctx=ctx)
+    v = inequality_verdict(F.heads_lemma_b8(), ctx.expect("dir"), 2 * (F.mp / F.d_model + F.Delta), variables=[Mp, VAR_D_MODEL, Dl],
+                           ctx=ctx)
     return combine_verdicts([v], paper_value="D_K = H C log m = O(m' log m / d_model + Delta log m)")
 
 
@@ -228,7 +257,9 @@ def _b9_events(ctx: CheckContext) -> Verdict:
                 for sizes in itertools.product(range(0, dd + 1), repeat=k):
                     yield {"d_model": dd, "sizes": sizes}
 
-    return exhaustive_verdict(lambda c: sum(a * a for a in c["sizes"]) <= c["d_model"] * sum(c["sizes"]), cases(),
+    rel = ctx.expect("dir")
+    return exhaustive_verdict(lambda c: relation_holds(sum(a * a for a in c["sizes"]), rel, c["d_model"] * sum(c["sizes"])),
+                              cases(),
                               domain="d_model <= 5, up to 3 matchings of size <= d_model",
                               paper_value="sum_k |M_k|^2 <= d_model sum_k |M_k| = d_model m'",
                               details="Proof: |M_k|^2 <= d_model |M_k| since |M_k| <= d_model.")
@@ -250,7 +281,8 @@ def _b10_heads(ctx: CheckContext) -> Verdict:
     Mp = Var(F.mp, 1, 1e6, integer=True, log=True)
     Dl = Var(F.Delta, 1, 1e4, integer=True, log=True)
     cons = [lambda pt: pt["Delta"] <= pt["m'"] / pt["d_model"]]
-    v = inequality_verdict(F.heads_lemma_b8(), "<=", sp.ceiling(F.mp / F.d_model), variables=[Mp, VAR_D_MODEL, Dl], ctx=ctx,
+    v = inequality_verdict(F.heads_lemma_b8(), ctx.expect("dir"), sp.ceiling(F.mp / F.d_model), variables=[Mp, VAR_D_MODEL, Dl],
+                           ctx=ctx,
                            constraints=cons,
                            paper_value="Corollary B.10 is immediate from Theorem B.9 with h_0 = ceil(m'/d_model) heads",
                            details="Lemma B.8 (and so Theorem B.9) uses H = ceil(m'/d_model) + Delta matchings, more "
@@ -320,24 +352,37 @@ CLAIMS = (
     Claim(id="lemb8-konig-coloring", ref="Lemma B.8",
           statement="Konig colouring with Delta colours plus batching partitions E into at most ceil(m'/d_model) + "
                     "Delta matchings of size <= d_model",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b8),
-    symbolic_claim("lemb8-sym-counting", "Lemma B.8", "sum_c ceil(|F_c|/d_model) <= ceil(m'/d_model) + Delta.", _lemb8_counting),
-    symbolic_claim("lemb8-sym-budget", "Lemma B.8", "H = ceil(m'/d_model) + Delta <= 2(m'/d_model + Delta), so D_K = "
-                   "O(m' log m/d_model + Delta log m).", _lemb8_budget),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b8,
+          expects={"dir": Stated("<=", "relation", "Lemma B.8: a partition of E into H = ceil(m'/d_model) + Delta matchings")}),
+    stated_symbolic_claim("lemb8-sym-counting", "Lemma B.8", "sum_c ceil(|F_c|/d_model) <= ceil(m'/d_model) + Delta.",
+                          _lemb8_counting, expects={"dir": Stated("<=", "relation", "Lemma B.8 proof: the counting inequality")}),
+    stated_symbolic_claim("lemb8-sym-budget", "Lemma B.8", "H = ceil(m'/d_model) + Delta <= 2(m'/d_model + Delta), so D_K = "
+                          "O(m' log m/d_model + Delta log m).", _lemb8_budget,
+                          expects={"dir": Stated("<=", "relation", "Theorem B.9: D_K = O(m' log m/d_model + Delta log m)")}),
     Claim(id="alg5-weights-layout", ref="Algorithm 5",
           statement="Algorithm 5 builds one head per matching with W^(k) = X^T W'^(k), shared Rademacher signatures, "
                     "tau = d_k / 2, and each edge owned by exactly one head",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg5_layout),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg5_layout,
+          expects={"tau_half": Stated(0.5, "constant", "Algorithm 5 line 7: tau = d_k / 2")}),
     Claim(id="thmb9-event-count", ref="Theorem B.9",
           statement="Proof step: sum_k |M_k|^2 <= d_model m' for the Lemma B.8 matchings",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b9_events),
-    symbolic_claim("thmb9-sym-event-count", "Theorem B.9", "The union bound's event count is sum_k |M_k|^2 <= d_model m'.",
-                   _b9_events),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b9_events,
+          expects={"dir": Stated("<=", "relation", "Theorem B.9 proof: sum_k |M_k|^2 <= d_model m'")}),
+    stated_symbolic_claim("thmb9-sym-event-count", "Theorem B.9", "The printed arithmetic sum_k |M_k|^2 <= d_model m' holds "
+                          "(the event count the proof's union bound needs is thmb9-sym-union-event-count).", _b9_events,
+                          expects={"dir": Stated("<=", "relation", "Theorem B.9 proof: sum_k |M_k|^2 <= d_model m'")}),
     Claim(id="thmb9-limit-separation", ref="Theorem B.9",
           statement="On 2-regular graphs at (m, d_model) = (512, 384) the d_k -> infinity limit of Algorithm 5's "
-                    "scores separates every ordered pair in a fraction >= 0.5 of draws (so some C works)",
+                    "scores separates every ordered pair in every one of 20 draws, tested against the statement's "
+                    "failure probability m^-3 (exact binomial, false alarm 1e-6)",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b9_limit,
-          notes="d_model / ln m = 61.6, above the measured c0 of about 40 (thm41-minimal-constant-c0)."),
+          notes="d_model / ln m = 61.6, above the measured c0 of about 40 (thm41-minimal-constant-c0). Pass bar from "
+                "the statement (issue 12): refuted if the exact lower bound on the failure rate exceeds m^-3 (one "
+                "failing draw in 20 does); m^-3 = 7.5e-9 cannot be certified by sampling, so 0 failures is "
+                "holds-empirically (it was 'verified' against an ad-hoc rate 1/2 before). The rate exponent 3 is not "
+                "declared in expects: with 0 failures in 20 draws the verdict is the same for m^-2 and m^-4 (no "
+                "rate that small is certified, and none is refuted), so the check is insensitive to it.",
+          expects={"tau_half": Stated(0.5, "constant", "Algorithm 5 line 7: tau = d_k / 2")}),
     Claim(id="thmb9-separation-whp", ref="Theorem B.9",
           statement="Some C makes Algorithm 5 separate w.p. >= 1 - m^-3 at (m, d_model) = (512, 384), r = 2: failures "
                     "vanish as C grows (measured C), and the d_k -> infinity limit does not fail",
@@ -352,9 +397,12 @@ CLAIMS = (
                     "h_0 heads suffice",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b10,
           notes="Lemma B.8's packing gives ceil(m'/d_model) + Delta heads; h_0 needs an equitable colouring "
-                "(de Werra), which the paper does not describe but which exists."),
-    symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "Under (33), Theorem B.9's decomposition needs only "
-                   "h_0 = ceil(m'/d_model) heads.", _b10_heads),
+                "(de Werra), which the paper does not describe but which exists. No stated value declared: the "
+                "direction |class| <= d_model is the only one, and equitable classes have size ceil(m'/h_0) or "
+                "floor(m'/h_0), which is d_model itself in most generated instances, so '>=' holds there too."),
+    stated_symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "Under (33), Theorem B.9's decomposition "
+                          "needs only h_0 = ceil(m'/d_model) heads.", _b10_heads,
+                          expects={"dir": Stated("<=", "relation", "Corollary B.10: h_0 = ceil(m'/d_model) heads suffice")}),
     symbolic_claim("corb10-sym-theta-log-m-prime", "Corollary B.10", "Under (33) the construction has D_K = "
                    "Theta(m' log m' / d_model).", _b10_theta),
     symbolic_claim("corb10-sym-matches-lower-bound", "Corollary B.10", "For m' = O(m^(2-eps)) the budget matches the lower "
@@ -363,7 +411,8 @@ CLAIMS = (
           statement="All constructive algorithms run in O(m d_model log m): the output of Algorithm 5 alone has "
                     "2 h d_model d_k entries; its ratio to m d_model ln m stays bounded as the degree grows",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_complexity,
-          notes="Fixed d_k and m = 128, d_model = 16; r-regular graphs, m' = r m."),
+          notes="Fixed d_k and m = 128, d_model = 16; r-regular graphs, m' = r m. Stated value: the bound's direction.",
+          expects={"dir": Stated("<=", "relation", "App. B: all constructive algorithms run in O(m d_model log m)")}),
     symbolic_claim("appb-sym-construction-cost", "App. B", "All constructive algorithms run in O(m d_model log m) time.",
                    _construction_cost),
 )
