@@ -396,7 +396,13 @@ CLAIMS = (
           notes="Full tier (m=128, d_model=32, r in {1..32}; target 4r). h* interval = App. A.2 paired-t pool. Holds when "
                 "every degree's h* interval over the target meets [1/2, 2]; contradicted when some degree's interval "
                 "lies beyond a factor 3 (cells whose threshold runs mostly hit the cap excluded); inconclusive "
-                "otherwise."),
+                "otherwise. The factor 2 (the paper's '~2') is not declared as a stated value for mutation: the "
+                "verdict is set by r = 32 alone (below), for which a factor 4 or 1 gives the same status. Why "
+                "inconclusive (ledger): r = 1..16 all meet the band (h*/target intervals [0.25, 1] and [0.25, 0.5]); "
+                "at r = 32 h* = 16 is an eighth of the target 128, but that cell is cap-limited (most threshold runs "
+                "hit the 20000-step cap) and the largest h tested is 64 < 128, so its h* is an artefact of the "
+                "tested range and the cap: it can neither confirm nor refute. Deciding needs r = 32 runs with h up "
+                "to 128 and a longer cap (GPU)."),
     Claim(id="appa3-thresholds-below-construction-r16", ref="App. A.3",
           statement="At r = 16 the empirical thresholds lie below the constructive upper-bound design",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_below_construction,

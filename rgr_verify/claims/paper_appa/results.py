@@ -243,7 +243,12 @@ CLAIMS = (
                 "0.99 within a cap twice as long at their current rate (last 5 validation checks against the 5 "
                 "before, extrapolated linearly: optimistic for saturating curves). Holds when no "
                 "cell could move; inconclusive when some could (deciding needs longer runs). Never contradicted "
-                "from these runs: no run here was trained past its cap."),
+                "from these runs: no run here was trained past its cap. Why inconclusive (ledger): on the committed "
+                "evidence 10 cells could move down with a longer cap ((128,32), (256,16), (256,32), (256,64), "
+                "(512,32), (512,64), (1024,128), (2048,256), (4096,512), (1024,32); e.g. (128,32): h = 1 and h = 4 "
+                "at D_K = 16 reach mean F1 0.96 and 0.92, 10/10 runs extrapolated to 0.99 within a 2x cap); "
+                "whether they do needs runs trained past the Table 2 caps, which the committed full-tier evidence "
+                "does not hold (a GPU re-run of those cells with 2x caps decides it)."),
     symbolic_claim("table2-sym-coverage", "Table 2", "Table 2 gives a step cutoff for every configuration of "
                    "Sec. 6.1.", _table2_coverage),
     Claim(id="fig10-hstar-linear-in-compression", ref="Figure 10",
