@@ -145,3 +145,30 @@ def test_quick_sec6_grid_killed_as_a_process_group_resumes(tmp_path):
     out = _kill_group_then_resume(tmp_path, _cli(tmp_path, "local", "sec6-grid", "--tier", "quick"), kill_at=40,
                                   total=192, timeout=1800)
     assert "sec6-grid [quick]: 192 runs" in out
+
+
+def test_sweep_bench_rejects_bad_options(tmp_path, capsys):
+    from rgr_verify.cli import main
+
+    for argv, message in ((["--workers", "0"], "--workers must be >= 1"),
+                          (["--unit-max-batch", "0"], "--unit-max-batch must be >= 1"),
+                          (["--json", str(tmp_path)], "is a directory")):
+        assert main(["sweep-bench", "micro", *argv]) == 2
+        assert message in capsys.readouterr().err
+    (tmp_path / "keep" / "local").mkdir(parents=True)
+    assert main(["sweep-bench", "micro", "--keep", str(tmp_path / "keep")]) == 2
+    assert "already holds" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_sweep_bench_times_both_sides(tmp_path, capsys):
+    from rgr_verify.cli import main
+
+    assert main(["sweep-bench", "micro", "--workers", "2", "--unit-max-batch", "2", "--keep", str(tmp_path / "k"),
+                 "--json", str(tmp_path / "b.json")]) == 0
+    out = capsys.readouterr().out
+    assert "inline, 1 process x 1 thread" in out and "speed-up (inline / local)" in out and "same run keys: True" in out
+    result = json.loads((tmp_path / "b.json").read_text())
+    assert result["runs"] == 16 and result["units"] == 8 and result["same_keys"]
+    assert result["ratio"] == pytest.approx(result["inline_s"] / result["local_s"])
+    assert len(ResultStore(tmp_path / "k" / "local").records()) == 16

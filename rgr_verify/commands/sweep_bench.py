@@ -1,6 +1,6 @@
 """``rgr-verify sweep-bench PRESET``: the same sweep inline (one process, one torch thread) and with the local
 executor (N worker processes, one torch thread each) on this machine's CPU, timed in one run: both wall times and
-their ratio."""
+their ratio (and the CPU seconds each side used, which tell a busy machine from a slow executor)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,14 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children (the local executor's workers)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(args) -> int:
     from ..store import ResultStore
     from ..sweeps import SweepSpec, run_inline, run_local
@@ -57,20 +65,21 @@ def run(args) -> int:
         units = specs["inline"].units()
         print(f"{args.preset} [{args.tier}]: {sum(len(u.runs) for u in units)} runs in {len(units)} units; "
               f"{_cpus()} CPUs usable")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         run_inline(specs["inline"], progress=False)
-        t_inline = time.perf_counter() - t0
-        print(f"inline, 1 process x 1 thread       : {t_inline:8.1f} s", flush=True)
-        t0 = time.perf_counter()
+        t_inline, c_inline = time.perf_counter() - t0, time.process_time() - c0
+        print(f"inline, 1 process x 1 thread       : {t_inline:8.1f} s  (cpu {c_inline:.1f} s)", flush=True)
+        t0, c0 = time.perf_counter(), _children_cpu()
         summary = run_local(specs["local"], workers=args.workers, progress=False)
-        t_local = time.perf_counter() - t0
-        print(f"local, {args.workers} workers x 1 thread each   : {t_local:8.1f} s")
+        t_local, c_local = time.perf_counter() - t0, _children_cpu() - c0
+        print(f"local, {args.workers} workers x 1 thread each   : {t_local:8.1f} s  (cpu {c_local:.1f} s, all workers)")
         keys = {side: set(ResultStore(spec.results_dir).records()) for side, spec in specs.items()}
         same = keys["inline"] == keys["local"]
         print(f"speed-up (inline / local)          : {t_inline / t_local:8.2f}x  (same run keys: {same})")
     result = {"preset": args.preset, "tier": args.tier, "workers": args.workers, "unit_max_batch": args.unit_max_batch,
               "units": len(units), "runs": summary["total"], "cpus": _cpus(), "inline_s": t_inline,
-              "local_s": t_local, "ratio": t_inline / t_local, "same_keys": same}
+              "local_s": t_local, "ratio": t_inline / t_local, "inline_cpu_s": c_inline, "local_cpu_s": c_local,
+              "same_keys": same}
     if json_path is not None:
         json_path.write_text(json.dumps(result, indent=2) + "\n")
     return 0 if same else 1
