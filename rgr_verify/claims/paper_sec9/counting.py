@@ -12,7 +12,7 @@ import math
 import sympy as sp
 
 from ... import formulas as F
-from ..base import CheckContext, Status, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import symbolic_claim
 
@@ -34,7 +34,9 @@ def _mp_var(high=4_000_000):
 
 def _parameter_count(ctx: CheckContext) -> Verdict:
     count = F.d_model * F.D_K + F.d_model * F.D_K + 1  # W_Q, W_K in R^{d_model x D_K}, plus tau
+    stated = sp.nsimplify(ctx.expect("matrices")) * F.d_model * F.D_K + sp.nsimplify(ctx.expect("scalars"))
     return combine_verdicts([
+        identity_verdict(count, stated, variables=[_D, Var(F.D_K, 1, 4096, log=True)], ctx=ctx),
         identity_verdict(count, F.n_qk_parameters(), variables=[_D, Var(F.D_K, 1, 4096, log=True)], ctx=ctx),
         identity_verdict(F.b * count, F.bit_budget(), variables=[_D, Var(F.D_K, 1, 4096, log=True), _B], ctx=ctx),
     ], paper_value="B = b(2 d_model D_K + 1) bits")
@@ -175,8 +177,11 @@ def _regime_sparse(ctx: CheckContext) -> Verdict:
 
 
 CLAIMS = (
-    symbolic_claim("sec9-sym-parameter-count", "Sec. 9", "The QK channel plus threshold has 2 d_model D_K + 1 real parameters, "
-                   "so b bits each give B = b(2 d_model D_K + 1) bits.", _parameter_count),
+    Claim(id="sec9-sym-parameter-count", ref="Sec. 9",
+          statement="The QK channel plus threshold has 2 d_model D_K + 1 real parameters, so b bits each give "
+                    "B = b(2 d_model D_K + 1) bits.", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_parameter_count,
+          expects={"matrices": Stated(2, "value", "Sec. 9 bit budget: 2 d_model D_K + 1 parameters (W_Q, W_K)"),
+                   "scalars": Stated(1, "value", "Sec. 9 bit budget: + 1 (tau)")}),
     symbolic_claim("sec9-sym-bit-budget-rearrangement", "Sec. 9", "2^B >= binom(m(m-1), m') rearranges to d_model D_K >= "
                    "log binom / (2b) - O(1) (exactly -1/2 in base 2).", _bit_rearrangement,
                    notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid."),
