@@ -8,14 +8,17 @@ D_K up to 512) plus Sec. 7.3's (ell = 18 positions, d_model = 768). The cost mod
 
 from __future__ import annotations
 
+import math
+
+import sympy as sp
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from .. import formulas as F
 from ..scoring import head_scores
-from .base import CheckContext, Claim, Kind, Status, Tier, Verdict
-from .symbolic import Var, combine_verdicts, identity_verdict
-from .tools import VAR_D_MODEL, symbolic_claim
+from .base import CheckContext, Claim, Kind, Status, Tier, Verdict, jsonable
+from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
+from .tools import FAILS, HOLDS, VAR_D_MODEL, symbolic_claim, with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -72,6 +75,43 @@ def _cost_model(ctx: CheckContext) -> Verdict:
     ], paper_value="App. C: O(ell d_model D_K) projection flops, O(d_model D_K) parameters, O(ell^2 D_K) score flops")
 
 
+def _softmax_threshold(ctx: CheckContext) -> Verdict:
+    """App. B.1: "the threshold proof is identical if softmax is used; see Appendix C", at Construction I's d_k."""
+    m, C = sp.Symbol("m", positive=True), sp.Symbol("C", positive=True)
+    # every draw: s_ij >= -d_k, so the true edge's probability in the full context (length m) is at most
+    # 1 / (1 + (m - 1) e^(-2 sqrt(d_k))); with d_k = C ln m the term diverges for every C.
+    term = (m - 1) * sp.exp(-2 * sp.sqrt(C * sp.log(m)))
+    diverges = limit_verdict(term, m, expect="infinity", ctx=ctx)
+    witnesses = []
+    for c in (8.0, 34.5, 100.0):  # 34.5: the certified C of Construction I at m = 2048
+        # smallest ln m with ln(m - 1) >= 2 sqrt(c ln m + 1) (d_k = ceil(c ln m) <= c ln m + 1): p_true(full) <= 1/2
+        lo = 1.0
+        while math.log(math.expm1(lo)) < 2 * math.sqrt(c * lo + 1):
+            lo += 0.5
+        witnesses.append({"C": c, "ln_m": lo, "p_true_full_at_most": 0.5})
+    # a pair context (i, j) gives p_ij = sigmoid((s_ij - s_ii) / sqrt(d_k)) >= 1/2 whenever s_ij >= s_ii: for a source
+    # with s_ii <= 0 (probability >= 1/2) each of the m - 2 independent symmetric s_ij does so with probability >= 1/2.
+    refuted = diverges.status is Status.VERIFIED
+    v = Verdict(status=Status.REFUTED if refuted else Status.INCONCLUSIVE,
+                paper_value="App. B.1: 'the threshold proof is identical if softmax is used; see Appendix C'",
+                measured_value=f"{diverges.measured_value}: for every C, once ln m >= about 4C the true edge's softmax "
+                               "probability in the full context is <= 1/2 in every draw, while a pair context puts a "
+                               "non-edge at >= 1/2 w.h.p.: no single threshold; App. C (computational footprint) holds "
+                               "no softmax threshold argument",
+                witness=jsonable(witnesses) if refuted else None, params={"witness_sizes": witnesses},
+                evidence="sympy limit of the deterministic worst-case bound; witness sizes solved in log space",
+                details="Sec. 8's Theorem 8.1 needs d_k >= C (log m)^2 and contexts of length >= C_l max{h, log m}: "
+                        "the softmax proof is not identical (see sec4-softmax-analogue-needs-log-squared).")
+    if not refuted:
+        return v
+    return with_readings(v, ["Construction I (any draw of W_sig), d_k = ceil(C ln m) for a fixed absolute C",
+                             "softmax over the context items, source included, with 1/sqrt(d_k) scaling (Sec. 8)",
+                             "one threshold on probabilities for every context, all lengths (RGR's requirement)"],
+                         {"threshold on softmax probabilities (Sec. 8's model)": f"{FAILS}: no threshold once ln m >= ~4C",
+                          "threshold on the logits (softmax not part of the decision)": f"{HOLDS}: the max-over-heads "
+                          "proof applies verbatim", "C allowed to grow with m": f"{HOLDS}: C ~ log m is Theorem 8.1's budget"})
+
+
 CLAIMS = (
     Claim(
         id="appc-qk-parameters-depend-on-dk-only",
@@ -81,4 +121,16 @@ CLAIMS = (
     ),
     symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
                    "through D_K = h d_k.", _cost_model),
+    Claim(
+        id="appc-softmax-threshold-identical",
+        ref="App. C",
+        statement="App. B.1 points to App. C for 'the threshold proof is identical if softmax is used': at Construction "
+                  "I's d_k = C log m, one threshold on softmax probabilities separates in every context",
+        kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_softmax_threshold,
+        notes="Cross-reference check (issue 12 item 3). App. C (read in shared/paper: 'Additional Justification: "
+              "Computational Footprint of the Model') contains no softmax or threshold argument. Refuted under the "
+              "named reading 'threshold on softmax probabilities, fixed absolute C, every context length'; holds "
+              "when the threshold is on logits or C may grow like log m (Theorem 8.1). The witness sizes are "
+              "astronomically large (ln m >= ~4C); at m <= 2048 a threshold exists (sec4-softmax-analogue-needs-log-squared).",
+    ),
 )
