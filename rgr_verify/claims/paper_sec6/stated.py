@@ -13,7 +13,8 @@ import statistics
 import sympy as sp
 
 from ... import formulas as F
-from ..base import CheckContext, Stated, Status, Verdict
+from ...presets import table2_cap
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import combine_verdicts, exhaustive_verdict, identity_verdict, values_verdict
 from ..tools import BASE_GRID, DIAGONAL, EXTRA, TABLE1, VAR_M, symbolic_claim
 
@@ -98,6 +99,21 @@ def _heads_fit(ctx: CheckContext) -> Verdict:
                                     f"clipping. Recorded for the bounds command, not a contradiction.")
 
 
+def _diagonal_budgets(ctx: CheckContext) -> Verdict:
+    default = ctx.expect("default_cap")
+    largest = [k for k in DIAGONAL if k[0] >= 1024]
+    small = sorted(k for k in BASE_GRID if k[0] <= 128)  # Table 2's first two rows: the default cutoff
+    cases = ([{"m": a, "d_model": b, "Table 2 cap": table2_cap(a, b), "role": "largest diagonal point"}
+              for a, b in largest]
+             + [{"m": a, "d_model": b, "Table 2 cap": table2_cap(a, b), "role": "default row"} for a, b in small])
+    return exhaustive_verdict(lambda c: (c["Table 2 cap"] > default if c["role"] == "largest diagonal point"
+                                         else c["Table 2 cap"] == default),
+                              cases, domain="the largest diagonal points (m >= 1024) and Table 2's m <= 128 rows",
+                              paper_value=f"Sec. 6.1 'increased budgets (App. A.2)': Table 2's cutoffs for the largest "
+                                          f"diagonal points exceed the default {default}, which the m <= 128 rows "
+                                          "use")
+
+
 def _stated(claim, **expects):
     """``claim`` with the stated values ``expects`` (name -> :class:`Stated`) declared."""
     return dataclasses.replace(claim, expects=expects)
@@ -136,4 +152,12 @@ CLAIMS = (
                          "rgr_verify.formulas.fit_sec6_heads), not a number the paper states; the check is an exact "
                          "identity, so no stated value is declared (fig10-hstar-linear-in-compression declares 1.65, "
                          "-6.64 and 0.824 against the measured fit)."),
+    Claim(id="sec61-xref-diagonal-increased-budgets", ref="Sec. 6.1",
+          statement="The 'increased budgets (App. A.2)' of the largest diagonal points are Table 2's extended "
+                    "cutoffs: each diagonal point with m >= 1024 has a Table 2 cutoff above the default 20,000",
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_diagonal_budgets,
+          expects={"default_cap": Stated(20000, "value", "Table 2 caption: 'Default cutoff is 20,000 steps'")},
+          notes="Table 2 as transcribed in rgr_verify.presets.table2_cap (the presets train with it). The default "
+                "is checked both ways: the m <= 128 rows of Table 2 use exactly the default, the diagonal points "
+                "with m >= 1024 (80,000, 80,000, 200,000) exceed it."),
 )
