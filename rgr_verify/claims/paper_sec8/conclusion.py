@@ -100,7 +100,8 @@ def _gamma_feasible(ctx: CheckContext) -> Verdict:
 
 def _step6(ctx: CheckContext) -> Verdict:
     ident = identity_verdict(F.m / F.d_model * F.C * sp.log(F.m) ** 2, F.DK_softmax(), variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 100)], ctx=ctx)
-    rate = limit_verdict(F.DK_softmax(d=F.m / F.lam) / (F.lam * sp.log(F.m) ** 2), F.m, expect="finite-positive", ctx=ctx)
+    rate = limit_verdict(F.DK_softmax(d=F.m / F.lam) / (F.lam * sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power"))),
+                         F.m, expect="finite-positive", ctx=ctx)
     return combine_verdicts([ident, rate], paper_value="D_K = h d_k = Theta((m/d_model)(log m)^2)")
 
 
@@ -289,8 +290,10 @@ CLAIMS = (
           notes="Also checks that 1/8 + 1/8 is the bound's exact value at the extreme point (m = 2, gamma = 3, "
                 "C_ell = 8(1 + 2 C_2)). The threshold 1/2 is the model's tau (Algorithm 2), not declared."),
     symbolic_claim("thm81-sym-gamma-feasible", "Theorem 8.1", "gamma >= 3 is reachable: C >= 64 suffices.", _gamma_feasible),
-    symbolic_claim("thm81-sym-step6-budget", "Theorem 8.1", "Step 6: D_K = (m/d_model) C (log m)^2 = Theta((m/d_model)(log m)^2).",
-                   _step6),
+    Claim(id="thm81-sym-step6-budget", ref="Theorem 8.1",
+          statement="Step 6: D_K = (m/d_model) C (log m)^2 = Theta((m/d_model)(log m)^2).", kind=Kind.SYMBOLIC,
+          tier=Tier.QUICK, check=_step6,
+          expects={"log_power": Stated(2, "exponent", "Step 6: D_K = Theta((m/d_model)(log m)^2)")}),
     Claim(id="thm81-conclusion-large-dk", ref="Theorem 8.1",
           statement="The conclusion A_{i,pi(i)} > 1/2 > A_ij holds w.p. >= 1 - m^-3 for every d_k >= C (log m)^2 "
                     "(the theorem's hypothesis is a lower bound on d_k)",

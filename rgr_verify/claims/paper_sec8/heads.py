@@ -8,7 +8,7 @@ import sympy as sp
 
 from ... import formulas as F
 from ...softmax_analysis import all_head_logits, scores_from_logits
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import FAILS, HOLDS, VAR_D_MODEL, VAR_ELL, VAR_M, symbolic_claim, with_readings
 from .common import algorithm2_instance
@@ -66,16 +66,19 @@ def _eq19_max_sum(ctx: CheckContext) -> Verdict:
 
 def _eq20(ctx: CheckContext) -> Verdict:
     cond = F.dk_softmax_condition(ell_=F.m, B_=F.m, C1_=1, C2_=1)
+    p_c, p_l = sp.nsimplify(ctx.expect("compression_power")), sp.nsimplify(ctx.expect("log_power"))
+    stated = (F.m / F.d_model) ** p_c * sp.log(F.m) + sp.log(F.m) ** p_l  # (20): (m^2/d^2) log m + (log m)^2
     V = [VAR_M, VAR_D_MODEL]
     cons = [lambda pt: pt["d_model"] <= pt["m"]]
-    lo = inequality_verdict(cond, ">=", F.DK_single_softmax() / 2, variables=V, ctx=ctx, constraints=cons)
-    hi = inequality_verdict(cond, "<=", F.DK_single_softmax(), variables=V, ctx=ctx, constraints=cons)
+    lo = inequality_verdict(cond, ">=", stated / 2, variables=V, ctx=ctx, constraints=cons)
+    hi = inequality_verdict(cond, "<=", stated, variables=V, ctx=ctx, constraints=cons)
     return combine_verdicts([lo, hi], paper_value="Eq. (20): one head (B = m, worst ell = m) needs Omega((m^2/d^2) log m + (log m)^2)")
 
 
 def _eq21(ctx: CheckContext) -> Verdict:
     multi = F.heads_construction_ii() * F.dk_softmax_condition(ell_=F.m, B_=F.d_model, C1_=1, C2_=1)
-    at_m = limit_verdict((multi / F.DK_multi_softmax()).subs(F.d_model, F.m / F.lam), F.m, expect="finite-positive", ctx=ctx)
+    stated = F.m / F.d_model * sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power"))  # (21): (m/d)(log m)^2
+    at_m = limit_verdict((multi / stated).subs(F.d_model, F.m / F.lam), F.m, expect="finite-positive", ctx=ctx)
     fixed = F.heads_construction_ii() * F.dk_softmax_condition(ell_=16, B_=F.d_model, C1_=1, C2_=1)
     at16 = limit_verdict((fixed / F.DK_multi_softmax()).subs(F.d_model, F.m / F.lam), F.m, expect="finite-positive", ctx=ctx)
     return combine_verdicts([at_m], paper_value="Eq. (21): B = d_model heads need D_K = Theta((m/d_model)(log m)^2)",
@@ -86,7 +89,8 @@ def _eq21(ctx: CheckContext) -> Verdict:
 
 
 def _eq22_identity(ctx: CheckContext) -> Verdict:
-    return identity_verdict(F.single_multi_ratio(), (F.m / F.d_model) / sp.log(F.m), variables=[VAR_M, VAR_D_MODEL], ctx=ctx,
+    p_c, p_l = sp.nsimplify(ctx.expect("compression_power")), sp.nsimplify(ctx.expect("log_power"))
+    return identity_verdict(F.single_multi_ratio(), (F.m / F.d_model) ** p_c / sp.log(F.m) ** p_l, variables=[VAR_M, VAR_D_MODEL], ctx=ctx,
                             paper_value="Eq. (22): ((m^2/d^2) log m) / ((m/d)(log m)^2) = (m/d_model)/log m")
 
 
@@ -127,7 +131,8 @@ def _softmax_floor(ctx: CheckContext) -> Verdict:
     sol = sp.solve(sp.Eq(1 / (1 + (F.ell - 1) * sp.exp(-c * x)), 1 - e), x)
     target = sp.log((F.ell - 1) * (1 - e) / e) / c
     solved = identity_verdict(sol[0], target, variables=[VAR_ELL, Var(c, 0.1, 10), Var(e, 0.001, 0.5)], ctx=ctx)
-    rate = limit_verdict((target ** 2) / sp.log(F.ell) ** 2, F.ell, expect="finite-positive", ctx=ctx)
+    rate = limit_verdict((target ** 2) / sp.log(F.ell) ** sp.nsimplify(ctx.expect("log_power")), F.ell,
+                         expect="finite-positive", ctx=ctx)
     return combine_verdicts([solved, rate], paper_value="mass 1 - eps against ell - 1 distractors at gap c sqrt(d_k) forces "
                             "d_k = Omega((log ell)^2)")
 
@@ -139,17 +144,26 @@ CLAIMS = (
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_sec82,
           notes="m = 128, d_model = 32 (a paper size), ell = 32, block size m (h = 1) vs d_model (h = 4)."),
     symbolic_claim("eq19-sym-max-vs-sum", "Eq. (19)", "The max in (19) and the sum in (20) agree within a factor 2.", _eq19_max_sum),
-    symbolic_claim("eq20-sym-single-head", "Eq. (20)", "With B = m and worst ell = m, (19) is within a factor 2 of "
-                   "(m^2/d^2) log m + (log m)^2.", _eq20, notes="Checked in the compressive range d_model <= m."),
-    symbolic_claim("eq21-sym-multi-head", "Eq. (21)", "With B = d_model and h = m/d_model, (19) gives D_K = "
-                   "Theta((m/d_model)(log m)^2).", _eq21, notes="Reading: worst-case context length ell = m."),
-    symbolic_claim("eq22-sym-ratio-identity", "Eq. (22)", "The ratio of the leading terms simplifies to (m/d_model)/log m.",
-                   _eq22_identity),
+    Claim(id="eq20-sym-single-head", ref="Eq. (20)", statement="With B = m and worst ell = m, (19) is within a factor 2 "
+          "of (m^2/d^2) log m + (log m)^2.", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq20,
+          expects={"compression_power": Stated(2, "exponent", "Eq. (20): (m^2/d_model^2) log m"),
+                   "log_power": Stated(2, "exponent", "Eq. (20): + (log m)^2")},
+          notes="Checked in the compressive range d_model <= m."),
+    Claim(id="eq21-sym-multi-head", ref="Eq. (21)", statement="With B = d_model and h = m/d_model, (19) gives D_K = "
+          "Theta((m/d_model)(log m)^2).", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq21,
+          expects={"log_power": Stated(2, "exponent", "Eq. (21): Theta((m/d_model)(log m)^2)")},
+          notes="Reading: worst-case context length ell = m."),
+    Claim(id="eq22-sym-ratio-identity", ref="Eq. (22)",
+          statement="The ratio of the leading terms simplifies to (m/d_model)/log m.", kind=Kind.SYMBOLIC,
+          tier=Tier.QUICK, check=_eq22_identity,
+          expects={"compression_power": Stated(1, "exponent", "Eq. (22): (m/d_model)/log m"),
+                   "log_power": Stated(1, "exponent", "Eq. (22): (m/d_model)/log m")}),
     symbolic_claim("eq22-sym-single-larger-compressive", "Eq. (22)", "In the compressive regime m >> d_model the single-head "
                    "budget (20) is asymptotically larger than the multi-head budget (21).", _eq22_larger,
                    notes="Reading of 'compressive regime': Sec. 5 defines it as m = omega(d_model); checked along "
                          "m/d_model = sqrt(ln m) (-> infinity), and along m/d_model = (ln m)^2 for the reading m/d_model = "
                          "omega(log m). A fixed compression (m/d_model = 8) is not compressive in this sense."),
-    symbolic_claim("sec8-sym-softmax-floor", "Sec. 8", "Reaching mass 1 - eps against ell - 1 distractors at logit gap "
-                   "c sqrt(d_k) forces d_k = Omega((log ell)^2).", _softmax_floor),
+    Claim(id="sec8-sym-softmax-floor", ref="Sec. 8", statement="Reaching mass 1 - eps against ell - 1 distractors at "
+          "logit gap c sqrt(d_k) forces d_k = Omega((log ell)^2).", kind=Kind.SYMBOLIC, tier=Tier.QUICK,
+          check=_softmax_floor, expects={"log_power": Stated(2, "exponent", "Sec. 8.2: d_k = Omega((log ell)^2)")}),
 )

@@ -18,7 +18,7 @@ from ...softmax_analysis import (
     source_owner_heads,
 )
 from ...strategies import seeds
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict
 from ..tools import VAR_D_K, VAR_ELL, VAR_M, property_verdict, symbolic_claim
 from .common import PAPER_DIAGONAL, algorithm2_instance, softmax_dk, theorem81_length
@@ -192,8 +192,13 @@ def _lemma82(ctx: CheckContext) -> Verdict:
 
 
 def _eq9(ctx: CheckContext) -> Verdict:
-    return identity_verdict(F.eq9_bound(), 1 / (1 + (F.ell - 1) * sp.exp(-sp.sqrt(F.d_k) / 2)), variables=[VAR_ELL, VAR_D_K],
-                            ctx=ctx, paper_value="Eq. (9)")
+    a, b = sp.nsimplify(ctx.expect("a_coeff")), sp.nsimplify(ctx.expect("b_coeff"))
+    gap = sp.nsimplify(ctx.expect("gap_coeff"))
+    lemma = F.calibration_bound(F.ell, a * sp.sqrt(F.d_k), b * sp.sqrt(F.d_k))  # Lemma 8.2 at (8)'s a, b
+    return combine_verdicts([
+        identity_verdict(lemma, 1 / (1 + (F.ell - 1) * sp.exp(-gap * sp.sqrt(F.d_k))), variables=[VAR_ELL, VAR_D_K], ctx=ctx),
+        identity_verdict(F.eq9_bound(), lemma, variables=[VAR_ELL, VAR_D_K], ctx=ctx),
+    ], paper_value="Eq. (9): Lemma 8.2 with a = 3/4 sqrt(d_k), b = 1/4 sqrt(d_k) gives 1/(1 + (ell-1) e^{-sqrt(d_k)/2})")
 
 
 def _linearise(ctx: CheckContext) -> Verdict:
@@ -208,20 +213,26 @@ def _linearise(ctx: CheckContext) -> Verdict:
 
 
 def _eq10(ctx: CheckContext) -> Verdict:
+    gap, g_half = sp.nsimplify(ctx.expect("gap_coeff")), sp.nsimplify(ctx.expect("gamma_sqrt_coeff"))
+    gamma = g_half * sp.sqrt(F.C) - 1  # gamma = sqrt(C)/2 - 1 as stated
     Cc = Var(F.C, 1, 400, log=True)
     # natural-log reading: e^{-sqrt(C (ln m)^2)/2} = m^{-sqrt(C)/2}
-    nat = identity_verdict(sp.exp(-sp.sqrt(F.C * sp.log(F.m) ** 2) / 2), F.m ** (-sp.sqrt(F.C) / 2), variables=[VAR_M, Cc], ctx=ctx)
+    nat = identity_verdict(sp.exp(-gap * sp.sqrt(F.C * sp.log(F.m) ** 2)), F.m ** (-sp.sqrt(F.C) / 2), variables=[VAR_M, Cc], ctx=ctx)
     # base-2 reading of "log": the step is then an inequality, still true since log2 m >= ln m
-    two = inequality_verdict(sp.exp(-sp.sqrt(F.C * sp.log(F.m, 2) ** 2) / 2), "<=", F.m ** (-sp.sqrt(F.C) / 2),
+    two = inequality_verdict(sp.exp(-gap * sp.sqrt(F.C * sp.log(F.m, 2) ** 2)), "<=", F.m ** (-sp.sqrt(F.C) / 2),
                              variables=[VAR_M, Cc], ctx=ctx)
-    gam = identity_verdict(F.m * F.m ** (-sp.sqrt(F.C) / 2), F.m ** (-F.eq10_gamma()), variables=[VAR_M, Cc], ctx=ctx)
+    gam = identity_verdict(F.m * F.m ** (-sp.sqrt(F.C) / 2), F.m ** (-gamma), variables=[VAR_M, Cc], ctx=ctx)
     return combine_verdicts([nat, two, gam], paper_value="d_k >= C (log m)^2 => m e^{-sqrt(d_k)/2} <= m^{1 - sqrt(C)/2} = m^-gamma",
                             details="Both readings of log work: with ln the middle step is an equality, with log2 an "
                                     "inequality (log2 m >= ln m).")
 
 
 def _eq11(ctx: CheckContext) -> Verdict:
-    ident = identity_verdict(F.eq11_bound(), sp.exp(-sp.sqrt(F.d_k) / 2), variables=[VAR_D_K], ctx=ctx)
+    a, b = sp.nsimplify(ctx.expect("a_coeff")), sp.nsimplify(ctx.expect("b_coeff"))
+    gap = sp.nsimplify(ctx.expect("gap_coeff"))
+    ratio = sp.exp(b * sp.sqrt(F.d_k)) / sp.exp(a * sp.sqrt(F.d_k))  # (11): e^{L_ij} / e^{L_i,pi(i)} at (8)'s bounds
+    ident = combine_verdicts([identity_verdict(ratio, sp.exp(-gap * sp.sqrt(F.d_k)), variables=[VAR_D_K], ctx=ctx),
+                              identity_verdict(F.eq11_bound(), ratio, variables=[VAR_D_K], ctx=ctx)])
     Cc = Var(F.C, 4, 400, log=True)
     le = inequality_verdict(sp.exp(-sp.sqrt(F.C * sp.log(F.m) ** 2) / 2), "<=", F.m ** (-F.eq10_gamma()),
                             variables=[VAR_M, Cc], ctx=ctx)
@@ -248,6 +259,10 @@ def _eq11_target_absent(ctx: CheckContext) -> Verdict:
                                       "established by Steps 1-5.")
 
 
+_GAP_EXPECTS = {"a_coeff": Stated(0.75, "constant", "Eq. (8): owner logit >= 3/4 sqrt(d_k)"),
+                "b_coeff": Stated(0.25, "constant", "Eq. (8): other logits <= 1/4 sqrt(d_k)"),
+                "gap_coeff": Stated(0.5, "constant", "Eqs. (9)-(11): e^{-sqrt(d_k)/2}")}
+
 CLAIMS = (
     Claim(id="thm81-step1-raw-separation", ref="Theorem 8.1",
           statement="Step 1, Eq. (7): on the owner head, true scores >= 3/4 d_k and all others <= 1/4 d_k, for all i, j, "
@@ -263,7 +278,9 @@ CLAIMS = (
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lem82),
     symbolic_claim("lem82-sym-calibration", "Lemma 8.2", "The top softmax mass is at least 1/(1 + (ell-1) e^{-(a-b)}), "
                    "attained when all others sit at b.", _lemma82),
-    symbolic_claim("eq9-sym-owner-head-mass", "Eq. (9)", "Lemma 8.2 with a = 3/4 sqrt(d_k), b = 1/4 sqrt(d_k) gives (9).", _eq9),
+    Claim(id="eq9-sym-owner-head-mass", ref="Eq. (9)",
+          statement="Lemma 8.2 with a = 3/4 sqrt(d_k), b = 1/4 sqrt(d_k) gives (9).", kind=Kind.SYMBOLIC,
+          tier=Tier.QUICK, check=_eq9, expects=_GAP_EXPECTS),
     symbolic_claim("thm81-sym-step2-linearisation", "Theorem 8.1", "Step 2: 1/(1+u) >= 1-u for u >= 0 and ell <= m give "
                    "p >= 1 - m e^{-sqrt(d_k)/2}.", _linearise),
     Claim(id="thm81-eq10-owner-mass", ref="Theorem 8.1",
@@ -271,10 +288,18 @@ CLAIMS = (
                     "in every context holding it",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_eq10,
           notes="C = 16 (gamma = 1), h = 2, ell = m/4; the minimum over contexts is exact."),
-    symbolic_claim("eq10-sym-exponent", "Eq. (10)", "d_k >= C (log m)^2 gives m e^{-sqrt(d_k)/2} <= m^-gamma with gamma = "
-                   "sqrt(C)/2 - 1.", _eq10, notes="Both log readings evaluated; natural log makes the middle step an equality."),
-    symbolic_claim("eq11-sym-owner-head-nontarget", "Eq. (11)", "With the target in the context, a non-target's owner-head "
-                   "mass is <= e^{-sqrt(d_k)/2} <= m^-gamma.", _eq11),
+    Claim(id="eq10-sym-exponent", ref="Eq. (10)",
+          statement="d_k >= C (log m)^2 gives m e^{-sqrt(d_k)/2} <= m^-gamma with gamma = sqrt(C)/2 - 1.",
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq10,
+          expects={"gap_coeff": _GAP_EXPECTS["gap_coeff"],
+                   "gamma_sqrt_coeff": Stated(0.5, "constant", "Step 2: gamma = sqrt(C)/2 - 1")},
+          notes="Both log readings evaluated; natural log makes the middle step an equality."),
+    Claim(id="eq11-sym-owner-head-nontarget", ref="Eq. (11)",
+          statement="With the target in the context, a non-target's owner-head mass is <= e^{-sqrt(d_k)/2} <= m^-gamma.",
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq11, expects=_GAP_EXPECTS,
+          notes="gamma's constants are not declared here: e^{-sqrt(d_k)/2} <= m^{-gamma-1}, so the second step has a "
+                "factor m of slack and cannot tell gamma = sqrt(C)/2 - 1 from a smaller gamma (eq10-sym-exponent "
+                "checks gamma exactly)."),
     Claim(id="thm81-eq11-target-absent", ref="Theorem 8.1",
           statement="Step 2, Eq. (11) read for every context: the owner-head mass of any j != pi(i) is at most "
                     "e^{-sqrt(d_k)/2}, also in contexts that do not hold pi(i)",
