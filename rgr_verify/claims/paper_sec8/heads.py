@@ -76,9 +76,14 @@ def _eq20(ctx: CheckContext) -> Verdict:
 
 
 def _eq21(ctx: CheckContext) -> Verdict:
-    multi = F.heads_construction_ii() * F.dk_softmax_condition(ell_=F.m, B_=F.d_model, C1_=1, C2_=1)
     stated = F.m / F.d_model * sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power"))  # (21): (m/d)(log m)^2
-    at_m = limit_verdict((multi / stated).subs(F.d_model, F.m / F.lam), F.m, expect="finite-positive", ctx=ctx)
+    # (19) at ell = m, B = d_model: max{(log m)^2, log m} = (log m)^2 for m >= 3 (checked), so the limit sees no Max
+    floor, leak = sp.log(F.m) ** 2, F.d_model ** 2 / F.d_model ** 2 * sp.log(F.m)
+    dominates = inequality_verdict(floor, ">=", leak, variables=[Var(F.m, 3, 1e9, log=True)], ctx=ctx)
+    at_m = limit_verdict((F.heads_construction_ii() * floor / stated).subs(F.d_model, F.m / F.lam), F.m,
+                         expect="finite-positive", ctx=ctx)
+    if dominates.status is not Status.VERIFIED:
+        at_m = dominates
     fixed = F.heads_construction_ii() * F.dk_softmax_condition(ell_=16, B_=F.d_model, C1_=1, C2_=1)
     at16 = limit_verdict((fixed / F.DK_multi_softmax()).subs(F.d_model, F.m / F.lam), F.m, expect="finite-positive", ctx=ctx)
     return combine_verdicts([at_m], paper_value="Eq. (21): B = d_model heads need D_K = Theta((m/d_model)(log m)^2)",
