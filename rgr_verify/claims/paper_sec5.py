@@ -266,7 +266,8 @@ def _multi_head_noise(ctx: CheckContext) -> Verdict:
 def _multi_head_c3(ctx: CheckContext) -> Verdict:
     # "Taking d_k = c_3 log m with c_3 larger than the constant in (1) ensures N_3 <= c_1 d_k".
     n3 = F.noise_n3(B_=F.d_model, dk=F.c3 * sp.log(F.m))
-    V = [Var(F.K, 0.25, 4, log=True), Var(F.c1, 1 / 16, 1, log=True), Var(F.c3, 0.25, 64, log=True), Var(F.m, 2, 1e6, integer=True, log=True)]
+    # c_1 < 1/2: a margin at tau = d_k / 2 needs N_3 < d_k / 2 (Theorem 4.1); App. B.2 uses 1/16
+    V = [Var(F.K, 0.25, 4, log=True), Var(F.c1, 1 / 16, 0.49, log=True), Var(F.c3, 0.25, 64, log=True), Var(F.m, 2, 1e6, integer=True, log=True)]
     v = inequality_verdict(n3, "<=", F.c1 * F.c3 * sp.log(F.m), variables=V, ctx=ctx,
                            constraints=[lambda pt: pt["c_3"] > pt["K"]], max_points=1500,
                            paper_value="c_3 > K  =>  N_3 = K sqrt(c_3) log m <= c_1 c_3 log m",
@@ -279,7 +280,7 @@ def _multi_head_c3(ctx: CheckContext) -> Verdict:
                                proof=lambda: "K sqrt(c_3) <= c_1 c_3 iff sqrt(c_3) >= K / c_1")
     if v.status is Status.REFUTED:
         return with_readings(v, ["N_3 = K (B/d_model) sqrt(d_k log m) (Eq. (1)) at B = d_model", "d_k = c_3 log m",
-                                 "c_3 > K", "c_1 in [1/16, 1] (App. B.2 uses 1/16)"],
+                                 "c_3 > K", "c_1 in [1/16, 1/2) (App. B.2 uses 1/16; tau = d_k / 2 needs c_1 < 1/2)"],
                              {"literal: c_3 larger than the constant K of (1)": f"{FAILS}: needs c_3 >= (K/c_1)^2",
                               "c_3 sufficiently large (depending on K and c_1)":
                                   f"{HOLDS if large.status is Status.VERIFIED else FAILS}: c_3 >= (K/c_1)^2 suffices"})
@@ -357,7 +358,9 @@ CLAIMS = (
                    "Omega((m^2/d_model^2) log m).", _single_head),
     symbolic_claim("sec5-sym-multi-head-c3-condition", "Sec. 5", "d_k = c_3 log m with c_3 larger than the constant of (1) "
                    "ensures N_3 <= c_1 d_k.", _multi_head_c3,
-                   notes="Reading: 'the constant in (1)' is K in N_3 = K (B/d_model) sqrt(d_k log m); c_1 in (0, 1]."),
+                   notes="Reading: 'the constant in (1)' is K in N_3 = K (B/d_model) sqrt(d_k log m); c_1 in [1/16, 1/2) (every "
+                         "witness has a margin at tau = d_k / 2). Refuted under the literal reading 'c_3 > K' (needs "
+                         "c_3 >= (K/c_1)^2); holds under 'c_3 sufficiently large depending on K and c_1'."),
     symbolic_claim("sec5-sym-multi-head-budget", "Sec. 5", "Construction II's budget is D_K = (m/d_model) c_3 log m = "
                    "O((m/d_model) log m).", _multi_head_budget),
     symbolic_claim("sec5-sym-single-vs-multi-ratio", "Sec. 5", "The single-head requirement exceeds the multi-head budget by "
