@@ -103,10 +103,10 @@ def _diagonal_budgets(ctx: CheckContext) -> Verdict:
     default = ctx.expect("default_cap")
     largest = [k for k in DIAGONAL if k[0] >= 1024]
     small = sorted(k for k in BASE_GRID if k[0] <= 128)  # Table 2's first two rows: the default cutoff
-    cases = ([{"m": a, "d_model": b, "Table 2 cap": table2_cap(a, b), "role": "largest diagonal point"}
-              for a, b in largest]
-             + [{"m": a, "d_model": b, "Table 2 cap": table2_cap(a, b), "role": "default row"} for a, b in small])
-    return exhaustive_verdict(lambda c: (c["Table 2 cap"] > default if c["role"] == "largest diagonal point"
+    # "extended" = 1: a largest diagonal point (cap above the default); 0: a default row (cap equal to it)
+    cases = ([{"m": a, "d_model": b, "Table 2 cap": table2_cap(a, b), "extended": 1} for a, b in largest]
+             + [{"m": a, "d_model": b, "Table 2 cap": table2_cap(a, b), "extended": 0} for a, b in small])
+    return exhaustive_verdict(lambda c: (c["Table 2 cap"] > default if c["extended"]
                                          else c["Table 2 cap"] == default),
                               cases, domain="the largest diagonal points (m >= 1024) and Table 2's m <= 128 rows",
                               paper_value=f"Sec. 6.1 'increased budgets (App. A.2)': Table 2's cutoffs for the largest "

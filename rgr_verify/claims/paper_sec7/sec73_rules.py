@@ -278,8 +278,11 @@ def decide_h8(res) -> dict:
                                                                    if regime and status is Status.INCONCLUSIVE else "")}
 
 
-def decide_plateau(res) -> dict:
-    """Non-collapsed h = 1 runs at D_K >= 256 plateau in [0.76, 0.86] (a GPT-2 number)."""
+def decide_plateau(res, center: float = 0.81) -> dict:
+    """Non-collapsed h = 1 runs at D_K >= 256 plateau in [center - 0.05, center + 0.05] (0.81: a GPT-2 number)."""
+    if not (isinstance(center, (int, float)) and math.isfinite(center) and center > 0):
+        raise ValueError(f"center must be a finite number > 0, got {center!r}")
+    band = (center - (PLATEAU[1] - PLATEAU[0]) / 2, center + (PLATEAU[1] - PLATEAU[0]) / 2)
     p = res.preset
     upper = [D for D in p.D_Ks if D >= 256] or list(p.D_Ks[len(p.D_Ks) // 2:])
     kept = {D: res.values(D, 1)[res.values(D, 1) >= COLLAPSE] for D in upper}
@@ -295,17 +298,17 @@ def decide_plateau(res) -> dict:
         diff = kept[b].mean() - kept[a].mean()
         se = math.sqrt(kept[a].var(ddof=1) / kept[a].size + kept[b].var(ddof=1) / kept[b].size)
         gain = [round(float(diff), 4), round(float(diff - 1.96 * se), 4), round(float(diff + 1.96 * se), 4)]
-    in_band = PLATEAU[0] <= mean <= PLATEAU[1]
+    in_band = band[0] <= mean <= band[1]
     flat = gain is None or gain[0] < PLATEAU_GAIN
     if in_band and flat:
         status = Status.HOLDS_EMPIRICALLY
-    elif hi < PLATEAU[0] or lo > PLATEAU[1] or (gain is not None and gain[1] > PLATEAU_GAIN):
+    elif hi < band[0] or lo > band[1] or (gain is not None and gain[1] > PLATEAU_GAIN):
         status = Status.CONTRADICTED_EMPIRICALLY
     else:
         status = Status.INCONCLUSIVE
     return {**base, "status": status,
             "measured": {"non_collapsed_mean_lo_hi": [round(mean, 4), round(lo, 4), round(hi, 4)],
-                         f"gain_{a}_to_{b}": gain, "band": list(PLATEAU)},
+                         f"gain_{a}_to_{b}": gain, "band": [round(band[0], 4), round(band[1], 4)]},
             "witness": {f"D_K={D}": [round(float(x), 4) for x in v] for D, v in kept.items()},
             "details": "A band check on a measured value (no null hypothesis). Gain interval: Welch normal "
                        "approximation (unpaired: collapsed runs are dropped)."}
