@@ -147,7 +147,11 @@ CLAIMS = (
           statement="Within the compressive template under softmax, h = m/d_model heads succeed at a smaller D_K "
                     "than a single head (Sec. 8.2, Eqs. (20)-(22))",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_sec82,
-          notes="m = 128, d_model = 32 (a paper size), ell = 32, block size m (h = 1) vs d_model (h = 4)."),
+          notes="m = 128, d_model = 32 (a paper size), ell = 32, block size m (h = 1) vs d_model (h = 4). "
+                "Inconclusive (issue 12): on the d_k grid a head count never reaches exact recovery on all sampled "
+                "target-present contexts (the multi-head rows lose accuracy as d_k grows: non-owner heads sharpen, "
+                "thm81-conclusion-large-dk), so no smallest D_K exists to compare; deciding it needs the "
+                "proposition's unknown constants or the trained Sec. 7.1 sweeps (fig5-softmax-* claims)."),
     symbolic_claim("eq19-sym-max-vs-sum", "Eq. (19)", "The max in (19) and the sum in (20) agree within a factor 2.", _eq19_max_sum),
     Claim(id="eq20-sym-single-head", ref="Eq. (20)", statement="With B = m and worst ell = m, (19) is within a factor 2 "
           "of (m^2/d^2) log m + (log m)^2.", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq20,

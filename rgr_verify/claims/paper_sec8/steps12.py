@@ -269,7 +269,11 @@ CLAIMS = (
                     "w.h.p. once C, c0 are large",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_step1,
           notes="d_k = ceil(C ln^2 m); self-pairs (j = i) count as 'all others'. Sizes: the paper's r = 8 diagonal "
-                "plus h = 2 points with large c0 = d_model / ln m."),
+                "plus h = 2 points with large c0 = d_model / ln m. Inconclusive by necessity (issue 12): (7) is "
+                "promised only for sufficiently large absolute C, c0, so configurations that miss it cannot refute "
+                "it, and the excess of max S/d_k over 1/4 is driven by d_model (N_3), which needs c0 beyond what "
+                "fits in memory here (m^2 d_k scores) to reach. 3/4 and 1/4 are not declared as stated values for "
+                "that reason: the verdict cannot depend on them while no configuration reaches (7)."),
     symbolic_claim("eq7-sym-logit-gap", "Eqs. (7)-(8)", "Theorem 8.1, Step 1: dividing (7) by sqrt(d_k) gives the logit "
                    "bounds (8).", _step1),
     Claim(id="lem82-calibration", ref="Lemma 8.2",
