@@ -299,7 +299,10 @@ CLAIMS = (
                    "nontarget_upper": Stated(0.25, "value", "Step 5(ii): A_ij <= 1/8 + 1/8")},
           notes="Also checks that 1/8 + 1/8 is the bound's exact value at the extreme point (m = 2, gamma = 3, "
                 "C_ell = 8(1 + 2 C_2)). The threshold 1/2 is the model's tau (Algorithm 2), not declared."),
-    symbolic_claim("thm81-sym-gamma-feasible", "Theorem 8.1", "gamma >= 3 is reachable: C >= 64 suffices.", _gamma_feasible),
+    symbolic_claim("thm81-sym-gamma-feasible", "Theorem 8.1", "gamma >= 3 is reachable: C >= 64 suffices.", _gamma_feasible,
+                   notes="Stated values not declared (issue 12 mutation): gamma >= 3 is reachable for any target value (C = (2(g+1))^2), so the "
+                         "statement is insensitive to the 3; Step 5's use of it is checked with stated values in "
+                         "thm81-sym-step5-*."),
     Claim(id="thm81-sym-step6-budget", ref="Theorem 8.1",
           statement="Step 6: D_K = (m/d_model) C (log m)^2 = Theta((m/d_model)(log m)^2).", kind=Kind.SYMBOLIC,
           tier=Tier.QUICK, check=_step6,
@@ -308,7 +311,8 @@ CLAIMS = (
           statement="The conclusion A_{i,pi(i)} > 1/2 > A_ij holds w.p. >= 1 - m^-3 for every d_k >= C (log m)^2 "
                     "(the theorem's hypothesis is a lower bound on d_k)",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_large_dk,
-          notes="Fixed context C = V (ell = m, the largest allowed). The witness satisfies the hypotheses for every "
+          notes="Stated values not declared (issue 12 mutation): the failure rate is ~1, so m^-3 vs m^-2 or m^-4 gives the same verdict. "
+                "Fixed context C = V (ell = m, the largest allowed). The witness satisfies the hypotheses for every "
                 "C <= 272, c0 <= 13.2, C_ell <= 26.4."),
     Claim(id="thm81-minimal-constants", ref="Theorem 8.1",
           statement="For sufficiently large C, c0, C_ell the conclusion holds at concrete sizes; smallest C found per "

@@ -275,7 +275,9 @@ CLAIMS = (
     Claim(id="thm81-step3-exchangeability", ref="Theorem 8.1",
           statement="Step 3(i), Eq. (14): for a non-owner head, E[p^(k)_ij | X, C] = 1/ell for every j in C",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_eq14,
-          notes="Expectation over the Rademacher signatures with X, pi and C fixed (the paper conditions on X, C)."),
+          notes="Expectation over the Rademacher signatures with X, pi and C fixed (the paper conditions on X, C). "
+                "Stated values not declared (issue 12 mutation): the masses sum to 1, so no mean other than 1/ell is possible for all items at once; a "
+                "mutated 2/ell or 1/(2 ell) is refuted like the stated one (insensitive)."),
     symbolic_claim("eq14-sym-background-mean", "Eq. (14)", "Theorem 8.1, Step 3: mean 1/ell per non-owner head sums to a "
                    "background mean (h-1)/ell.", _step3_mean),
     Claim(id="lem83-psi1-scale", ref="Lemma 8.3",

@@ -275,7 +275,9 @@ CLAIMS = (
                 "fits in memory here (m^2 d_k scores) to reach. 3/4 and 1/4 are not declared as stated values for "
                 "that reason: the verdict cannot depend on them while no configuration reaches (7)."),
     symbolic_claim("eq7-sym-logit-gap", "Eqs. (7)-(8)", "Theorem 8.1, Step 1: dividing (7) by sqrt(d_k) gives the logit "
-                   "bounds (8).", _step1),
+                   "bounds (8).", _step1,
+                   notes="Stated values not declared (issue 12 mutation): (7) and (8) carry the same 3/4 and 1/4, so a mutant changes both sides of "
+                         "the identity; (8)'s constants are declared where they are used (eq9-, eq11-sym-*)."),
     Claim(id="lem82-calibration", ref="Lemma 8.2",
           statement="If z* >= a and z_t <= b for the other ell - 1 items, the softmax mass of * is at least "
                     "1/(1 + (ell-1) e^{-(a-b)}), with equality at z* = a, z_t = b",
@@ -291,7 +293,9 @@ CLAIMS = (
           statement="Step 2, Eq. (10): the owner head gives the true target mass >= 1 - m^-gamma, gamma = sqrt(C)/2 - 1, "
                     "in every context holding it",
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_eq10,
-          notes="C = 16 (gamma = 1), h = 2, ell = m/4; the minimum over contexts is exact."),
+          notes="C = 16 (gamma = 1), h = 2, ell = m/4; the minimum over contexts is exact. "
+                "Stated values not declared (issue 12 mutation): the measured deficit 1 - min p is far below m^-gamma, so a lower bound with a larger gamma "
+                "holds as well and a smaller one trivially; gamma's formula is checked exactly in eq10-sym-exponent."),
     Claim(id="eq10-sym-exponent", ref="Eq. (10)",
           statement="d_k >= C (log m)^2 gives m e^{-sqrt(d_k)/2} <= m^-gamma with gamma = sqrt(C)/2 - 1.",
           kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq10,
@@ -308,13 +312,17 @@ CLAIMS = (
           statement="Step 2, Eq. (11) read for every context: the owner-head mass of any j != pi(i) is at most "
                     "e^{-sqrt(d_k)/2}, also in contexts that do not hold pi(i)",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_eq11_absent,
-          notes="Theorem 8.1 claims its conclusion 'for any fixed context' including those without pi(i) "
+          notes="Stated values not declared (issue 12 mutation): without pi(i) the largest mass is >= 1/ell, far above e^{-c sqrt(d_k)} for c = 1/4, 1/2 "
+                "or 1 (insensitive). "
+                "Theorem 8.1 claims its conclusion 'for any fixed context' including those without pi(i) "
                 "('no edge is identified'); Step 4 uses (11) for all j != pi(i). (11)'s derivation needs pi(i) in C. "
                 "The failure is universal, not a small-size effect: without pi(i) the owner-head masses of the ell "
                 "items sum to 1, so the largest is >= 1/ell >= 1/m > m^-gamma = e^{-sqrt(d_k)/2} (gamma > 1); "
                 "Hypothesis shrinks to the smallest such context."),
     symbolic_claim("eq11-sym-target-absent", "Eq. (11)", "The owner-head bound on a non-target's mass also holds when pi(i) "
                    "is not in the context, so A_ij < 1/2 there too.", _eq11_target_absent,
-                   notes="Checked at Theorem 8.1's own constants (C = 64, so gamma = 3; d_k = C (ln m)^2; "
+                   notes="Stated values not declared (issue 12 mutation): the failing mass tends to 1, so 1/2 vs e^{-sqrt(d_k)/4} or e^{-sqrt(d_k)} "
+                         "gives the same verdict. "
+                         "Checked at Theorem 8.1's own constants (C = 64, so gamma = 3; d_k = C (ln m)^2; "
                          "8 max{1, ln m} <= ell <= m - 1). A proof gap, not a demonstrated failure of the construction."),
 )

@@ -191,7 +191,10 @@ CLAIMS = (
     symbolic_claim("sec9-sym-binomial-rate-half-domain", "Sec. 9", "For m' <= m(m-1)/2, log binom(m(m-1), m') is within "
                    "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain),
     symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
-                   "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant),
+                   "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant,
+                   notes="Stated values not declared (issue 12 mutation): eps = gamma/4 only renames the absolute constant (C' = C/r for any radius r "
+                         "< 1/3), so the 1/4 cannot be told from 1/8; the exponent 2 d_model D_K + 1 is declared in "
+                         "thm92-volumetric-covering and sec9-sym-parameter-count."),
     symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
                    "same order as (m'/d_model) log(m^2/m') along m' = m.", _eq24_printed,
                    notes="Reading: the first member is log binom(m(m-1), m') / d_model, as in (23) which (24) restates "

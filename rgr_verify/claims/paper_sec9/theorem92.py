@@ -398,7 +398,9 @@ CLAIMS = (
     Claim(id="thm92-net-sign-preservation", ref="Theorem 9.2",
           statement="A parameter perturbation of radius gamma/4 keeps every margin-gamma decision, so each eps-net point "
                     "carries one labelling",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_net_signs),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_net_signs,
+          notes="Stated values not declared (issue 12 mutation): any radius below gamma/3 keeps the signs under (27), so gamma/4 vs gamma/8 cannot be "
+                "told apart (insensitive); gamma/2 could flip a sign only on a worst-case direction."),
     Claim(id="thm92-softmax-length2-construction", ref="Theorem 9.2",
           statement="The softmax construction of Theorem 8.1 recovers every pair on its length-2 context (i, j), the "
                     "premise under which Sec. 9's softmax lower bound is compared with it",
