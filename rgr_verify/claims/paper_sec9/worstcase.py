@@ -80,9 +80,9 @@ def worst_ratio(name: str, seed: int, starts: int, with_tau: bool = False) -> di
     tau as well (otherwise tau~ = tau, the part of (27) that is not trivially tight). Returns the worst ratio, the
     best ratio among the random starting points (what random sampling sees), and the witness (all inputs).
     """
-    if name not in MAPS:
+    if not isinstance(name, str) or name not in MAPS:
         raise ValueError(f"name must be one of {', '.join(MAPS)}, got {name!r}")
-    if not isinstance(starts, int) or starts < 1:
+    if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise ValueError(f"starts must be an integer >= 1, got {starts!r}")
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), MAPS.index(name), int(with_tau)]))
     best, best_z, best_shape, random_best, evals = -1.0, None, None, 0.0, 0
