@@ -45,7 +45,7 @@ def _cached_diag(ctx):
 
 
 def _check_fig4(ctx):
-    p = ctx.expect("log_exponent")
+    expo = ctx.expect("log_exponent")
     got, why = _cached_diag(ctx)
     if got is None:
         return Verdict.not_run(why)
@@ -56,7 +56,7 @@ def _check_fig4(ctx):
         return Verdict(Status.INCONCLUSIVE, details="diagonal endpoints missing")
     a, b = allivs[(512, 64)], allivs[(4096, 512)]
     base = math.log(4096) / math.log(512)
-    predicted = base ** p
+    predicted = base ** expo
     # closer (in log) to (ln m)^p than to (ln m)^(p -+ 1): a factor sqrt(base) either side
     factor = math.sqrt(base)
     band = (predicted / factor, predicted * factor)
@@ -87,9 +87,9 @@ def _check_fig4(ctx):
                           title="lambda = 8 diagonal: D_K* (line) and h* (bars)")
         arts = (str(p.relative_to(ctx.out_dir)),)
     rates = memo("fig4-rates", ctx, lambda: sampler_rates(ctx, [k[0] for k in cells]))
-    return Verdict(status, paper_value=f"along m/d_model = 8, D_K* grows like (log m)^{p:g} from m >= 512 "
+    return Verdict(status, paper_value=f"along m/d_model = 8, D_K* grows like (log m)^{expo:g} from m >= 512 "
                                        f"(tolerance: D_K*(4096)/D_K*(512) within a factor {factor:.3f} of (ln 4096 / "
-                                       f"ln 512)^{p:g} = {predicted:.2f}, i.e. in {band_text(*band)}, closer to it "
+                                       f"ln 512)^{expo:g} = {predicted:.2f}, i.e. in {band_text(*band)}, closer to it "
                                        "than to the powers p - 1 and p + 1; contradicted only when the ratio's whole "
                                        "grid range misses that band)",
                    measured_value={"ratio (first passing D_K)": central, "grid range of the ratio": [lo_r, hi_r],
