@@ -318,5 +318,10 @@ CLAIMS = (
                           "<x_i,x_s>.", _b7_square_le_sum,
                           expects={"dir": Stated("<=", "relation", "Corollary B.7 proof: sum <x_i,x_s>^2 <= sum <x_i,x_s>")}),
     symbolic_claim("corb7-sym-expectations", "Corollary B.7", "E<x_i,x_s> = d p_B^2 and the cross-leakage expectation factorises "
-                   "into a product of means.", _b7_means),
+                   "into a product of means.", _b7_means,
+                   notes="Wording refutation, kept deliberately: the proof prints an equality E sum delta_i(a) "
+                         "delta_j(a) = (|S|/mu^2) E<x_i,x_a> E<x_j,x_a>, which is false (both inner products share "
+                         "x_a; exact enumeration gives d p^3 + d(d-1) p^4, not d^2 p^4). The reading 'up to a "
+                         "constant factor' (the conclusion's '<~') holds once d_model p_B >= 1, which p_B = "
+                         "Theta(log m / d_model) gives; both readings are recorded in the verdict."),
 )

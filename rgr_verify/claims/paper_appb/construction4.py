@@ -402,6 +402,12 @@ CLAIMS = (
                 "floor(m'/h_0), which is d_model itself in most generated instances, so '>=' holds there too."),
     stated_symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "Under (33), Theorem B.9's decomposition "
                           "needs only h_0 = ceil(m'/d_model) heads.", _b10_heads,
+                          notes="Bookkeeping refutation, kept deliberately: the corollary says h_0 = ceil(m'/d_model) "
+                                "heads and 'immediate from Theorem B.9', whose decomposition (Lemma B.8) has "
+                                "ceil(m'/d_model) + Delta matchings; the witness (any graph with Delta >= 1 under "
+                                "(33)) satisfies every hypothesis. The reading 'h_0 up to a constant factor' holds "
+                                "(H <= 2 h_0 under (33)), and h_0 matchings do exist (corb10-equitable-h0-heads), but "
+                                "through a lemma the paper does not state.",
                           expects={"dir": Stated("<=", "relation", "Corollary B.10: h_0 = ceil(m'/d_model) heads suffice")}),
     symbolic_claim("corb10-sym-theta-log-m-prime", "Corollary B.10", "Under (33) the construction has D_K = "
                    "Theta(m' log m' / d_model).", _b10_theta),
