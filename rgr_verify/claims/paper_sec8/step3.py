@@ -158,8 +158,9 @@ def _check_eq16(ctx: CheckContext) -> Verdict:
 
 def _step3_mean(ctx: CheckContext) -> Verdict:
     k = sp.Symbol("k", integer=True, positive=True)
-    total = sp.summation(1 / F.ell, (k, 1, F.h - 1))
-    return identity_verdict(total, F.background_mean(), variables=[Var(F.h, 1, 1000, integer=True, log=True), VAR_ELL], ctx=ctx,
+    total = sp.summation(1 / F.ell, (k, 1, F.h - 1))  # the h - 1 non-owner heads, 1/ell each (Step 3(i))
+    stated = (F.h - sp.nsimplify(ctx.expect("owner_heads"))) / F.ell  # (14)-(16): E[B_ij] = (h - 1)/ell
+    return identity_verdict(total, stated, variables=[Var(F.h, 1, 1000, integer=True, log=True), VAR_ELL], ctx=ctx,
                             paper_value="E[B_ij] = sum over h-1 non-owner heads of 1/ell = (h-1)/ell")
 
 
@@ -278,8 +279,9 @@ CLAIMS = (
           notes="Expectation over the Rademacher signatures with X, pi and C fixed (the paper conditions on X, C). "
                 "Stated values not declared (issue 12 mutation): the masses sum to 1, so no mean other than 1/ell is possible for all items at once; a "
                 "mutated 2/ell or 1/(2 ell) is refuted like the stated one (insensitive)."),
-    symbolic_claim("eq14-sym-background-mean", "Eq. (14)", "Theorem 8.1, Step 3: mean 1/ell per non-owner head sums to a "
-                   "background mean (h-1)/ell.", _step3_mean),
+    Claim(id="eq14-sym-background-mean", ref="Eq. (14)", statement="Theorem 8.1, Step 3: mean 1/ell per non-owner head "
+          "sums to a background mean (h-1)/ell.", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_step3_mean,
+          expects={"owner_heads": Stated(1, "value", "Step 3: background mean (h - 1)/ell (one owner head excluded)")}),
     Claim(id="lem83-psi1-scale", ref="Lemma 8.3",
           statement="For i.i.d. positive sub-exponential Z_t, p = Z_1/sum_t Z_t has ||p - 1/ell||_psi1 <= K_1/ell",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_lem83_scale,

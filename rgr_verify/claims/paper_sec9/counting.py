@@ -143,7 +143,8 @@ def _eq24_printed(ctx: CheckContext) -> Verdict:
 
 
 def _regime_permutation(ctx: CheckContext) -> Verdict:
-    return identity_verdict(F.lower_bound_rate().subs(F.mp, F.m), F.lower_bound_permutation(), variables=[_M, _D], ctx=ctx,
+    stated = F.m * sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power")) / F.d_model  # Sec. 9: m' log m / d_model
+    return identity_verdict(F.lower_bound_rate().subs(F.mp, F.m), stated, variables=[_M, _D], ctx=ctx,
                             paper_value="m' = m: D_K = Omega(m' log m / d_model)")
 
 
@@ -199,8 +200,9 @@ CLAIMS = (
                    "same order as (m'/d_model) log(m^2/m') along m' = m.", _eq24_printed,
                    notes="Reading: the first member is log binom(m(m-1), m') / d_model, as in (23) which (24) restates "
                          "('or equivalently'); the printed log(m(m-1)/m') is evaluated too and reported in the details."),
-    symbolic_claim("sec9-sym-regime-permutation", "Sec. 9", "With m' = m the bound reads Omega(m' log m / d_model).",
-                   _regime_permutation),
+    Claim(id="sec9-sym-regime-permutation", ref="Sec. 9", statement="With m' = m the bound reads Omega(m' log m / d_model).",
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_regime_permutation,
+          expects={"log_power": Stated(1, "exponent", "Sec. 9 regimes: D_K = Omega(m' log m / d_model) for m' = m")}),
     symbolic_claim("sec9-sym-regime-dense", "Sec. 9", "For every family with m' = Theta(m^2) the bound (23) gives "
                    "Omega(m'/d_model).", _regime_dense,
                    notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite."),
