@@ -33,7 +33,7 @@ from ..tools import (
     symbolic_claim,
 )
 
-__all__ = ["CLAIMS", "ORDER"]
+__all__ = ["CLAIMS", "ORDER", "regular_sweep"]
 
 ORDER = 106
 
@@ -96,6 +96,12 @@ def _edges_measure(ctx):
 def _cached_regular(ctx):
     """:func:`_regular` (full tier), cached per process (it draws nothing from the claim's rng)."""
     return memo("a3-regular:full", ctx, lambda: _regular(ctx), with_seed=False)
+
+
+def regular_sweep(ctx):
+    """``((records, {r: points}, {r: Threshold}, {r: DKInterval}, {r: cap sensitivity}), "")`` of the a3-regular
+    full tier (cached per process), or ``(None, reason)`` when its records cannot be had here."""
+    return _cached_regular(ctx)
 
 
 def _check_edges_collapse(ctx, factor=1.5, min_r2=0.8):
