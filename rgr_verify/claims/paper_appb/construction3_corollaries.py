@@ -28,17 +28,9 @@ ORDER = 113
 
 
 def _incoherence_sweep(ctx, *, family: str, param: str):
-    """The sweep's verdict: a rate stated as an exponent (``rate_exponent``: rho <~ B d_model^-1, RBCE) is compared
-    two-sided with the measured order; otherwise the ratio to the stated rate is read in the stated direction
-    (``dir``, "<=": bounded)."""
+    """The sweep's verdict: eps_d against mu two-sided at the stated exponent (``mu_exponent``); otherwise the ratio
+    to the stated rate read in the stated direction (``dir``, "<=": bounded)."""
     xs, ys, rows, what = _sweep_measure(ctx.seed, ctx.tier, family, param)
-    if "rate_exponent" in ctx.expects:  # ratio = param / (B d^rate_exponent), measured as param / (B / d)
-        e = ctx.expect("rate_exponent")
-        ys = [y * x ** (-1 - e) for x, y in zip(xs, ys)]
-        return exponent_verdict(xs, ys, claimed=0.0, tol=0.25, what=what + f" (rate B d_model^{e:g})",
-                                paper_value="the parameter is of the order of its stated rate (ratio bounded above "
-                                            "and below, which implies the stated '<~')",
-                                params={"family": family, "param": param, "rate_exponent": e}, table=rows)
     if "mu_exponent" in ctx.expects:  # eps_d against mu itself (mu varied through p_B at fixed m, d_model)
         return exponent_verdict(xs, ys, claimed=ctx.expect("mu_exponent"), tol=0.2, what=what,
                                 paper_value="eps_d is of the order mu^(-1/2) (fitted exponent within 0.2, which "
@@ -300,9 +292,14 @@ CLAIMS = (
           statement="Random binary embeddings: rho <~ B / d_model with an absolute constant",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK,
           check=_check_b7_rho,
-          notes="Checked two-sided: rho / (B d_model^e) at the stated e = -1 neither grows nor decays with d_model "
-                "(the stated rate is the measured order, which implies '<~').",
-          expects={"rate_exponent": Stated(-1.0, "exponent", "Corollary B.7: rho <~ B / d_model")}),
+          notes="Read as the stated upper bound: rho / (B / d_model) must not grow with d_model. Stated value: the "
+                "direction; its flip survives mutation because the measured ratio is flat here (both directions "
+                "hold), and a two-sided test of the exponent would be stronger than the statement: at "
+                "non-degenerate sizes (p_B = 8 ln m / d_model, eps_d about 0.4, m = 1024) the ratio falls with "
+                "d_model (fitted exponent about -0.3) while rho itself is 0.4-3, so rho <~ B/d_model holds but is "
+                "not sharp. Not examined here: the constant's growth along m (ratio ~ d_model k^2 / mu^2, k the "
+                "largest overlap), which a sweep in m would test.",
+          expects={"dir": Stated("<=", "relation", "Corollary B.7: rho <~ B / d_model")}),
     Claim(id="corb7-gamma-rate", ref="Corollary B.7",
           statement="Random binary embeddings: gamma <~ B p_B^2 with an absolute constant",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b7_gamma,
