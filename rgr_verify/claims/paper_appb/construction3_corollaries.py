@@ -304,7 +304,11 @@ CLAIMS = (
           statement="Random binary embeddings: gamma <~ B p_B^2 with an absolute constant",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b7_gamma,
           notes="Non-degenerate sizes: p_B = 2 ln m / d_model <= 0.44 (mu = 2 ln m), d_model from 32 to m/2, gamma "
-                "over i != j only (charitable). Stated value: the bound's direction.",
+                "over i != j only (charitable). Stated value: the bound's direction. Evidence caveat (issue 12): "
+                "at the quick sizes (m = 192, mu = 2 ln m = 10.5) eps_d is 0.6-1.1 and rho 1.5-6, outside the "
+                "small-parameter regime Theorem B.5 uses, so the fitted growth alone is weak evidence; the "
+                "refutation rests as much on the recorded reading (gamma >= 1/mu^2 from one shared coordinate, "
+                "against B p_B^2 = B (c log m)^2 / d_model^2: unbounded once d_model >> log^2 m, for any c).",
           expects={"dir": Stated("<=", "relation", "Corollary B.7: gamma <~ B p_B^2")}),
     symbolic_claim("corb7-sym-block-conditions", "Corollary B.7", "B = Theta(d_model/log m) gives rho <~ 1/log m and gamma <~ "
                    "log m/d_model, which meet Theorem B.5's hypotheses.", _b7_block,
