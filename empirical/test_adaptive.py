@@ -107,7 +107,7 @@ def _oracle(truth: dict, calls=None, unknown_from=None):
 def test_synthetic_monotone_oracle_finds_the_smallest_passing_multiple_of_h(h, width, bracket):
     ladder = [D for D in _LADDER if D % h == 0]
     truth = h * width
-    res = adaptive_threshold(RunConfig(m=128, d_model=32, n_heads=h, d_head=1), ladder, (0, 1, 2),
+    res = adaptive_threshold(RunConfig(m=128, d_model=32, n_heads=h, d_k=1), ladder, (0, 1, 2),
                              _oracle({h: truth}), bracket=bracket)
     if truth > ladder[-1]:
         assert res.status == "censored" and res.dk_star is None
@@ -124,7 +124,7 @@ def test_synthetic_monotone_oracle_finds_the_smallest_passing_multiple_of_h(h, w
 def test_table1_widths_are_reached_where_the_ladder_cannot():
     # Widths 5, 7, 9, 11, 21 at h = 4: the ladder's D_K* / h would read 6, 8, 12, 12, 24.
     for width, ladder_width in ((5, 6), (7, 8), (9, 12), (11, 12), (21, 24)):
-        res = adaptive_threshold(RunConfig(m=128, d_model=32, n_heads=4, d_head=1),
+        res = adaptive_threshold(RunConfig(m=128, d_model=32, n_heads=4, d_k=1),
                                  [D for D in _LADDER if D % 4 == 0], (0, 1), _oracle({4: 4 * width}))
         assert res.width == width and res.ladder_dk / 4 == ladder_width
 
@@ -133,13 +133,13 @@ def test_pass_rule_is_the_mean_over_seeds_and_cells_run_in_lockstep():
     def probe(requests):
         return [ProbeOutcome((1.0, 1.0, 0.985) if c.D_K >= 12 else (1.0, 0.99, 0.9), trained=3) for c, _ in requests]
 
-    res = adaptive_threshold(RunConfig(m=64, d_model=16, n_heads=2, d_head=1), [8, 16, 32], (0, 1, 2), probe)
+    res = adaptive_threshold(RunConfig(m=64, d_model=16, n_heads=2, d_k=1), [8, 16, 32], (0, 1, 2), probe)
     assert res.status == "exact" and res.dk_star == 12 and res.runs_trained == res.runs_probed
     p12 = next(p for p in res.probes if p.D_K == 12)
     assert p12.passed and p12.seed_passed == (True, True, False) and p12.mean == pytest.approx(0.995)
     # Lockstep: one request per unfinished cell per call, as many calls as the longest search.
     calls = []
-    cells = [(RunConfig(m=64, d_model=16, n_heads=h, d_head=1), [D for D in _LADDER if D % h == 0], (0, 1))
+    cells = [(RunConfig(m=64, d_model=16, n_heads=h, d_k=1), [D for D in _LADDER if D % h == 0], (0, 1))
              for h in (1, 2, 4)]
     results = adaptive_thresholds(cells, _oracle({1: 7, 2: 40, 4: 2000}, calls))
     assert [r.dk_star for r in results] == [7, 40, None] and results[2].status == "censored"
@@ -150,7 +150,7 @@ def test_pass_rule_is_the_mean_over_seeds_and_cells_run_in_lockstep():
 
 def test_unknown_probes_end_the_search():
     ladder = [4, 8, 16, 32]
-    cell = RunConfig(m=64, d_model=16, n_heads=1, d_head=4)
+    cell = RunConfig(m=64, d_model=16, n_heads=1, d_k=4)
     res = adaptive_threshold(cell, ladder, (0,), _oracle({1: 11}, unknown_from=set(ladder)))
     assert res.status == "bracket-only" and res.ladder_dk == 16 and (res.low, res.high) == (8, 16)
     assert res.dk_star is None and res.width is None and res.runs_unknown == 1
@@ -163,7 +163,7 @@ def test_unknown_probes_end_the_search():
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(cell="x"), "cell must be a RunConfig"),
-    (dict(cell=RunConfig(m=32, d_model=8, n_heads=1, d_head=4, variant="value")), "cell.variant"),
+    (dict(cell=RunConfig(m=32, d_model=8, n_heads=1, d_k=4, variant="value")), "cell.variant"),
     (dict(ladder=[4, 6]), "multiples of h"),
     (dict(ladder=[]), "at least one"),
     (dict(ladder=[0, 4]), "ladder value"),
@@ -180,29 +180,29 @@ def test_unknown_probes_end_the_search():
     (dict(probe=lambda reqs: [ProbeOutcome((1.0, 1.0), trained=5)]), "probe trained"),
 ])
 def test_bad_inputs_raise_value_error(kwargs, match):
-    args = dict(cell=RunConfig(m=32, d_model=8, n_heads=4, d_head=2), ladder=[4, 8, 16], seeds=[0, 1],
+    args = dict(cell=RunConfig(m=32, d_model=8, n_heads=4, d_k=2), ladder=[4, 8, 16], seeds=[0, 1],
                 probe=lambda reqs: [[1.0, 1.0]] * len(reqs), bracket="scan", target=0.99)
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         adaptive_threshold(args.pop("cell"), args.pop("ladder"), args.pop("seeds"), args.pop("probe"), **args)
 
 
-def test_cells_of_groups_runs_that_differ_only_in_d_head():
+def test_cells_of_groups_runs_that_differ_only_in_d_k():
     runs = get_preset("sec6-grid", "quick").runs
     cells = cells_of(runs)
     assert len(cells) == 12 and sum(len(ladder) * len(seeds) for _, ladder, seeds in cells) == len(runs)
     cell, ladder, seeds = cells[0]
     assert (cell.m, cell.d_model, cell.n_heads, ladder, seeds) == (32, 16, 1, (8, 16, 32, 64), (0, 1, 2, 3))
-    widthless = {dataclasses.replace(c, d_head=1) for c, _ in runs}
-    assert widthless == {dataclasses.replace(c, d_head=1) for c, _, _ in cells}
-    bad = [(RunConfig(m=32, d_model=8, n_heads=1, d_head=4), 0), (RunConfig(m=32, d_model=8, n_heads=1, d_head=8), 1)]
+    widthless = {dataclasses.replace(c, d_k=1) for c, _ in runs}
+    assert widthless == {dataclasses.replace(c, d_k=1) for c, _, _ in cells}
+    bad = [(RunConfig(m=32, d_model=8, n_heads=1, d_k=4), 0), (RunConfig(m=32, d_model=8, n_heads=1, d_k=8), 1)]
     with pytest.raises(ValueError, match="different seeds"):
         cells_of(bad)
     with pytest.raises(ValueError, match="pairs"):
-        cells_of([RunConfig(m=32, d_model=8, n_heads=1, d_head=4)])
+        cells_of([RunConfig(m=32, d_model=8, n_heads=1, d_k=4)])
 
 
-_MICRO = RunConfig(m=12, d_model=6, n_heads=2, d_head=1, ell=6, n_val=40, n_test=40, check_every=50, max_steps=1000,
+_MICRO = RunConfig(m=12, d_model=6, n_heads=2, d_k=1, ell=6, n_val=40, n_test=40, check_every=50, max_steps=1000,
                    patience=2, lr=0.02)
 
 
@@ -213,23 +213,23 @@ def test_tiny_real_training_runs_end_to_end():
     assert res.status == "exact" and res.ladder_dk == 12 and res.low == 8 and res.dk_star == 10
     assert [p.phase for p in res.probes] == ["bracket"] * 3 + ["bisect"] * 2
     assert res.runs_trained == res.runs_probed == len(seen) == 10
-    # The runs are the protocol's: the cell's config with only d_head changed (the same store keys as the ladder's).
-    assert {dataclasses.replace(r.config, d_head=1) for r in seen} == {dataclasses.replace(_MICRO, d_head=1)}
+    # The runs are the protocol's: the cell's config with only d_k changed (the same store keys as the ladder's).
+    assert {dataclasses.replace(r.config, d_k=1) for r in seen} == {dataclasses.replace(_MICRO, d_k=1)}
 
 
 def test_store_probe_reuses_stored_runs_and_trains_the_missing(tmp_path):
-    stored = engine_probe()([(dataclasses.replace(_MICRO, d_head=2), (0, 1))])
-    recs = [{"config": dataclasses.replace(_MICRO, d_head=2).to_dict(), "seed": s, "metric": m}
+    stored = engine_probe()([(dataclasses.replace(_MICRO, d_k=2), (0, 1))])
+    recs = [{"config": dataclasses.replace(_MICRO, d_k=2).to_dict(), "seed": s, "metric": m}
             for s, m in zip((0, 1), stored[0].metrics)]
     replay = store_probe(tmp_path, stored=recs, train=False)
-    out = replay([(dataclasses.replace(_MICRO, d_head=2), (0, 1)), (dataclasses.replace(_MICRO, d_head=3), (0,))])
+    out = replay([(dataclasses.replace(_MICRO, d_k=2), (0, 1)), (dataclasses.replace(_MICRO, d_k=3), (0,))])
     assert out[0] == ProbeOutcome(stored[0].metrics, 0) and out[1] == ProbeOutcome((None,), 0)
     train = store_probe(tmp_path, stored=recs, device="cpu", threads=1)
-    out = train([(dataclasses.replace(_MICRO, d_head=3), (0, 1))])
+    out = train([(dataclasses.replace(_MICRO, d_k=3), (0, 1))])
     assert out[0].trained == 2 and all(v is not None for v in out[0].metrics)
-    key = run_key(dataclasses.replace(_MICRO, d_head=3), 1)
+    key = run_key(dataclasses.replace(_MICRO, d_k=3), 1)
     assert key in {json.loads(line)["key"] for line in (tmp_path / "runs.jsonl").read_text().splitlines()}
-    again = store_probe(tmp_path, train=False)([(dataclasses.replace(_MICRO, d_head=3), (0, 1))])
+    again = store_probe(tmp_path, train=False)([(dataclasses.replace(_MICRO, d_k=3), (0, 1))])
     assert again[0] == ProbeOutcome(out[0].metrics, 0)
     with pytest.raises(ValueError, match="train"):
         store_probe(tmp_path, train=1)

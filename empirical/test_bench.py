@@ -15,10 +15,10 @@ from rgr_verify.engine import RunConfig, build_run_data, contexts_from_uniforms,
 from rgr_verify.scoring import max_over_heads_scores, softmax_sum_scores, split_heads
 
 _KW = dict(m=20, d_model=8, ell=8, n_val=30, n_test=30, check_every=10, max_steps=30, patience=10**6)
-_CONFIGS = [RunConfig(n_heads=h, d_head=dk, variant=v, **_KW) for h, dk in ((1, 4), (2, 3), (4, 2))
+_CONFIGS = [RunConfig(n_heads=h, d_k=dk, variant=v, **_KW) for h, dk in ((1, 4), (2, 3), (4, 2))
             for v in ("max", "softmax")] + [
-    RunConfig(**{**_KW, "m": 24}, n_heads=2, d_head=3, graph="regular", r=2),  # neg/pos weight, padded m
-    RunConfig(**{**_KW, "m": 16}, n_heads=2, d_head=3)]  # shares a stack with (m=20, h=2, d_k=3)
+    RunConfig(**{**_KW, "m": 24}, n_heads=2, d_k=3, graph="regular", r=2),  # neg/pos weight, padded m
+    RunConfig(**{**_KW, "m": 16}, n_heads=2, d_k=3)]  # shares a stack with (m=20, h=2, d_k=3)
 
 
 @pytest.fixture(autouse=True)
@@ -51,7 +51,7 @@ def test_torchfunc_baseline_trains_the_engines_runs(dtype, atol):
 
 @pytest.mark.parametrize("variant", ["max", "softmax"])
 def test_torchfunc_losses_match_a_single_run_autograd_loop(variant):
-    cfg = RunConfig(m=20, d_model=8, n_heads=2, d_head=3, ell=8, n_val=10, n_test=10, check_every=5, variant=variant)
+    cfg = RunConfig(m=20, d_model=8, n_heads=2, d_k=3, ell=8, n_val=10, n_test=10, check_every=5, variant=variant)
     steps = 12  # not a multiple of check_every: both train to 15, as the engine does
     (got,) = torchfunc_train([(cfg, 3)], steps, dtype=torch.float64, record_losses=True)
     assert got["steps"] == 15 and got["losses"].shape == (15,)
@@ -97,7 +97,7 @@ def test_run_model_scores_are_the_scoring_modules():
 @pytest.mark.parametrize("kwargs, match", [
     (dict(steps=0), "steps"), (dict(dtype=torch.float16), "dtype"), (dict(compile="yes"), "compile"),
     (dict(record_losses=1), "record_losses"), (dict(runs=[]), "runs"), (dict(device="tpu"), "device"),
-    (dict(runs=[(RunConfig(m=20, d_model=8, n_heads=1, d_head=4, variant="value"), 0)]), "runs"),
+    (dict(runs=[(RunConfig(m=20, d_model=8, n_heads=1, d_k=4, variant="value"), 0)]), "runs"),
     (dict(info=[]), "info")])
 def test_torchfunc_train_validates_its_inputs(kwargs, match):
     args = {"runs": [(_CONFIGS[0], 0)], "steps": 10, **kwargs}
@@ -106,7 +106,7 @@ def test_torchfunc_train_validates_its_inputs(kwargs, match):
 
 
 def test_run_bench_reports_three_rates_and_two_ratios():
-    cfgs = [RunConfig(m=20, d_model=8, n_heads=h, d_head=4, ell=8, n_val=10, n_test=10, check_every=10) for h in (1, 2)]
+    cfgs = [RunConfig(m=20, d_model=8, n_heads=h, d_k=4, ell=8, n_val=10, n_test=10, check_every=10) for h in (1, 2)]
     d = run_bench(cfgs, [0, 1], steps=20, naive_runs=1).to_dict()
     assert d["n_runs"] == d["n_torchfunc_runs"] == 4 and d["torchfunc_optimizer"] in ("fused", "foreach")
     assert d["torchfunc_steps_per_s"] > 0 and d["torchfunc_compiled"] is False
@@ -120,7 +120,7 @@ def test_run_bench_reports_three_rates_and_two_ratios():
 
 
 def test_bench_command_prints_and_writes_both_ratios(tmp_path, monkeypatch, capsys):
-    runs = tuple((RunConfig(m=20, d_model=8, n_heads=h, d_head=4, ell=8, n_val=10, n_test=10, check_every=10), s)
+    runs = tuple((RunConfig(m=20, d_model=8, n_heads=h, d_k=4, ell=8, n_val=10, n_test=10, check_every=10), s)
                  for h in (1, 2) for s in (0, 1))
     monkeypatch.setattr(presets, "get_preset", lambda name, tier: presets.Preset(name, tier, "tiny", runs))
     out = tmp_path / "bench.json"

@@ -31,7 +31,7 @@ from rgr_verify.stats import permutation_pvalue, stratified_permutation_pvalue
 
 def _rec(m, d, h, D, seed, metric):
     return {"config": {"variant": "max", "graph": "permutation", "r": 1, "m": m, "d_model": d, "n_heads": h,
-                       "d_head": D // h}, "seed": seed, "metric": metric}
+                       "d_k": D // h}, "seed": seed, "metric": metric}
 
 
 def _records():
@@ -189,7 +189,7 @@ def test_permutation_pvalues_exact():
 
 
 def _run(seed, h, D, metric, early=True, hist=()):
-    return {"config": {"n_heads": h, "d_head": D // h}, "seed": seed, "metric": metric, "stopped_early": early,
+    return {"config": {"n_heads": h, "d_k": D // h}, "seed": seed, "metric": metric, "stopped_early": early,
             "val_history": list(hist)}
 
 

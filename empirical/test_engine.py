@@ -119,7 +119,7 @@ def test_hand_gradient_equals_autograd_reference(variant, graph, r):
     # Mixed head counts and widths in one batch exercise the padding and head masks.
     # Mixed m and d_model too: the embedding and neighbour tables are zero-padded.
     shapes = [(1, 6, 24, 6), (2, 3, 30, 6), (4, 2, 24, 4), (3, 5, 20, 8)]
-    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, variant=variant, graph=graph, r=r, ell=8,
+    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_k=dk, variant=variant, graph=graph, r=r, ell=8,
                        n_val=4, n_test=4, max_steps=500), s) for s, (h, dk, m, d) in enumerate(shapes)]
     batch = Batch(runs, device="cpu", dtype=torch.float64)
     with torch.no_grad():  # move tau off zero so its gradient path is exercised
@@ -139,12 +139,12 @@ def test_hand_gradient_equals_autograd_reference(variant, graph, r):
         assert math.isclose(float(loss[j]), float(ref.detach()), rel_tol=1e-10, abs_tol=1e-12)
         gq, gk = torch.autograd.grad(ref, [W_Q, W_K], retain_graph=True)
         G = grad[j, :-1].view(batch.d, 2, batch.H, batch.dk)
-        ours_q = G[:cfg.d_model, 0, :cfg.n_heads, :cfg.d_head].reshape(cfg.d_model, cfg.D_K)
-        ours_k = G[:cfg.d_model, 1, :cfg.n_heads, :cfg.d_head].reshape(cfg.d_model, cfg.D_K)
+        ours_q = G[:cfg.d_model, 0, :cfg.n_heads, :cfg.d_k].reshape(cfg.d_model, cfg.D_K)
+        ours_k = G[:cfg.d_model, 1, :cfg.n_heads, :cfg.d_k].reshape(cfg.d_model, cfg.D_K)
         torch.testing.assert_close(ours_q, gq, rtol=1e-9, atol=1e-12)
         torch.testing.assert_close(ours_k, gk, rtol=1e-9, atol=1e-12)
         pad = torch.ones_like(G, dtype=torch.bool)
-        pad[:cfg.d_model, :, :cfg.n_heads, :cfg.d_head] = False
+        pad[:cfg.d_model, :, :cfg.n_heads, :cfg.d_k] = False
         assert bool((G[pad] == 0).all())  # padding gets exactly zero gradient
         if variant != "value":
             (gt,) = torch.autograd.grad(ref, [tau])
@@ -155,10 +155,10 @@ def test_batch_invariance_against_solo_runs():
     # A run's result must not depend on its batch-mates: each run of a mixed batch equals its solo run
     # (float64; tolerance 1e-9 on the weights, exact on the step count and the test counts).
     base = dict(ell=8, n_val=40, n_test=60, check_every=40, patience=2, stop_f1=0.9, max_steps=200)
-    runs = [(RunConfig(m=24, d_model=8, n_heads=1, d_head=8, **base), 0),
-            (RunConfig(m=24, d_model=8, n_heads=4, d_head=4, **base), 1),
-            (RunConfig(m=24, d_model=8, n_heads=2, d_head=2, **base), 2),
-            (RunConfig(m=32, d_model=4, n_heads=4, d_head=4, **base), 3)]  # other m, d_model: padded tables
+    runs = [(RunConfig(m=24, d_model=8, n_heads=1, d_k=8, **base), 0),
+            (RunConfig(m=24, d_model=8, n_heads=4, d_k=4, **base), 1),
+            (RunConfig(m=24, d_model=8, n_heads=2, d_k=2, **base), 2),
+            (RunConfig(m=32, d_model=4, n_heads=4, d_k=4, **base), 3)]  # other m, d_model: padded tables
     batched = train_batch(runs, dtype=torch.float64, keep_weights=True)
     for (cfg, seed), res in zip(runs, batched):
         solo = train_batch([(cfg, seed)], dtype=torch.float64, keep_weights=True)[0]
@@ -173,42 +173,42 @@ def test_batch_invariance_against_solo_runs():
 def test_stop_mask_freezes_finished_runs():
     # With an easy stopping rule some runs stop at the first possible check; they report that step count.
     base = dict(m=24, d_model=8, ell=8, n_val=40, n_test=60, check_every=50, patience=1, stop_f1=0.0, max_steps=400)
-    res = train_batch([(RunConfig(n_heads=2, d_head=4, **base), s) for s in range(3)], dtype=torch.float64)
+    res = train_batch([(RunConfig(n_heads=2, d_k=4, **base), s) for s in range(3)], dtype=torch.float64)
     assert all(r.stopped_early and r.steps == 50 for r in res)
 
 
 def test_run_data_is_a_function_of_the_seed():
-    cfg = RunConfig(m=30, d_model=8, n_heads=2, d_head=4, n_val=10, n_test=10)
+    cfg = RunConfig(m=30, d_model=8, n_heads=2, d_k=4, n_val=10, n_test=10)
     a, b = build_run_data(cfg, 4), build_run_data(cfg, 4)
     assert np.array_equal(a.X, b.X) and np.array_equal(a.val, b.val) and np.array_equal(a.W_Q, b.W_Q)
-    other = build_run_data(RunConfig(m=30, d_model=8, n_heads=1, d_head=8, n_val=10, n_test=10), 4)
+    other = build_run_data(RunConfig(m=30, d_model=8, n_heads=1, d_k=8, n_val=10, n_test=10), 4)
     assert np.array_equal(a.X, other.X) and np.array_equal(a.test, other.test)  # paired across head counts
     assert run_key(cfg, 4) != run_key(cfg, 5)
 
 
 def test_init_readings():
-    std = build_run_data(RunConfig(m=64, d_model=16, n_heads=1, d_head=400, n_val=1, n_test=1), 0).W_Q.std()
-    var = build_run_data(RunConfig(m=64, d_model=16, n_heads=1, d_head=400, n_val=1, n_test=1, init="variance"),
+    std = build_run_data(RunConfig(m=64, d_model=16, n_heads=1, d_k=400, n_val=1, n_test=1), 0).W_Q.std()
+    var = build_run_data(RunConfig(m=64, d_model=16, n_heads=1, d_k=400, n_val=1, n_test=1, init="variance"),
                          0).W_Q.std()
     assert abs(std - 0.25) < 0.02 and abs(var - 0.5) < 0.04
 
 
 def test_plan_batches_groups_by_shape_and_bounds_padding():
-    runs = [(RunConfig(m=32, d_model=8, n_heads=h, d_head=dk), 0) for h in (1, 2, 4) for dk in (2, 4, 8)]
-    runs.append((RunConfig(m=64, d_model=8, n_heads=1, d_head=2), 0))
+    runs = [(RunConfig(m=32, d_model=8, n_heads=h, d_k=dk), 0) for h in (1, 2, 4) for dk in (2, 4, 8)]
+    runs.append((RunConfig(m=64, d_model=8, n_heads=1, d_k=2), 0))
     batches = plan_batches(runs, max_waste=2.0)
     assert sorted(len(b) for b in batches) and sum(len(b) for b in batches) == len(runs)
     for b in batches:
         assert len({c.shape_key() for c, _ in b}) == 1
         H = max(c.n_heads for c, _ in b)
-        dk = max(c.d_head for c, _ in b)
+        dk = max(c.d_k for c, _ in b)
         assert len(b) == 1 or len(b) * H * dk <= 2.0 * sum(c.D_K for c, _ in b)
 
 
 @pytest.mark.parametrize("kwargs", [dict(m=1), dict(d_model=0), dict(variant="relu"), dict(graph="permutation", r=2),
                                     dict(init="xavier"), dict(ell=100), dict(max_steps=10)])
 def test_run_config_rejects_bad_values(kwargs):
-    base = dict(m=32, d_model=8, n_heads=2, d_head=4)
+    base = dict(m=32, d_model=8, n_heads=2, d_k=4)
     with pytest.raises(ValueError):
         RunConfig(**{**base, **kwargs})
 
@@ -225,7 +225,7 @@ def test_ordered_subset_is_uniform():
 
 
 def test_batch_draws_each_runs_own_validation_and_test_contexts():
-    runs = [(RunConfig(m=m, d_model=8, n_heads=2, d_head=4, ell=8, n_val=30, n_test=40), s)
+    runs = [(RunConfig(m=m, d_model=8, n_heads=2, d_k=4, ell=8, n_val=30, n_test=40), s)
             for s, m in enumerate((20, 32, 24))]
     batch = Batch(runs, device="cpu", dtype=torch.float64)
     for j, (cfg, seed) in enumerate(runs):
@@ -238,7 +238,7 @@ def test_batch_draws_each_runs_own_validation_and_test_contexts():
 def test_fast_max_training_step_equals_general_gradient(shapes):
     # The max variant's training step (grad_max_step) must compute exactly what grads() computes (grads is
     # itself tested against autograd above), including head masks and padding of mixed batches.
-    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, variant="max", ell=8, n_val=4, n_test=4,
+    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_k=dk, variant="max", ell=8, n_val=4, n_test=4,
                        max_steps=500), s) for s, (h, dk, m, d) in enumerate(shapes)]
     batch = Batch(runs, device="cpu", dtype=torch.float64)
     bufs = GradBuffers.like(batch.theta)
@@ -297,7 +297,7 @@ def test_optimiser_seam_trains_plain_sgd(variant, monkeypatch):
     # Swapping the optimiser is one class passed in: plain SGD trains through the same loop (stop mask, checks,
     # test results), and one step of it is exactly theta - lr grad on the run's first context.
     monkeypatch.setattr(PlainSGD, "made", [])
-    cfg = RunConfig(m=24, d_model=8, n_heads=2, d_head=4, variant=variant, ell=8, n_val=4, n_test=4, max_steps=500)
+    cfg = RunConfig(m=24, d_model=8, n_heads=2, d_k=4, variant=variant, ell=8, n_val=4, n_test=4, max_steps=500)
     theta0, grad = _first_context_gradient(cfg, 3)
     trainer = BatchTrainer([(cfg, 3)], dtype=torch.float64, optimiser=PlainSGD)
     trainer.train_segment(1, sub=1)
@@ -363,10 +363,10 @@ def test_default_optimiser_is_torch_adamw_bitwise(dtype):
 def _leaving_runs():
     """A mixed max-variant batch whose runs leave at different checks (caps 80, 120, 200; early stops)."""
     base = dict(ell=8, n_val=40, n_test=60, check_every=40, patience=2, stop_f1=0.9)
-    return [(RunConfig(m=24, d_model=8, n_heads=1, d_head=8, max_steps=200, **base), 0),
-            (RunConfig(m=24, d_model=8, n_heads=4, d_head=4, max_steps=80, **base), 1),
-            (RunConfig(m=24, d_model=8, n_heads=2, d_head=2, max_steps=200, **base), 2),
-            (RunConfig(m=32, d_model=4, n_heads=4, d_head=4, max_steps=120, **base), 3)]
+    return [(RunConfig(m=24, d_model=8, n_heads=1, d_k=8, max_steps=200, **base), 0),
+            (RunConfig(m=24, d_model=8, n_heads=4, d_k=4, max_steps=80, **base), 1),
+            (RunConfig(m=24, d_model=8, n_heads=2, d_k=2, max_steps=200, **base), 2),
+            (RunConfig(m=32, d_model=4, n_heads=4, d_k=4, max_steps=120, **base), 3)]
 
 
 def _assert_same_results(got, want, atol=0.0):
@@ -428,7 +428,7 @@ def test_device_step_training_equals_host_step_on_cpu():
     # The CUDA training loop (device-scalar AdamW; graph capture replaced by a Python replay of the same steps on
     # the static inputs) run on CPU gives bitwise the host-step parameters, across chunk lengths 15 and 5 and
     # a change of the batch's rows (which must drop the recorded chunks).
-    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=dk, ell=8, n_val=4, n_test=4, max_steps=500), s)
+    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_k=dk, ell=8, n_val=4, n_test=4, max_steps=500), s)
             for s, (h, dk, m, d) in enumerate([(2, 3, 30, 6), (4, 2, 24, 4), (1, 5, 20, 8)])]
     host = BatchTrainer(runs, device="cpu", dtype=torch.float32)
     eager = BatchTrainer(runs, device="cpu", dtype=torch.float32, device_step=True)
@@ -479,7 +479,7 @@ def test_cuda_graphs_switch(monkeypatch):
 def test_bench_reports_cuda_graphs_off_on_cpu():
     from rgr_verify.bench import run_bench
 
-    res = run_bench([RunConfig(m=20, d_model=8, n_heads=2, d_head=4, ell=8, n_val=10, n_test=10, check_every=10)],
+    res = run_bench([RunConfig(m=20, d_model=8, n_heads=2, d_k=4, ell=8, n_val=10, n_test=10, check_every=10)],
                     [0], steps=20, naive_runs=1)
     assert res.to_dict()["cuda_graphs"] is False
 
@@ -508,7 +508,7 @@ def test_cuda_graph_replay_equals_cuda_eager_exactly(which, variant):
     if which == "leaving":
         runs = _leaving_runs()
     else:
-        runs = [(RunConfig(m=64, d_model=32, n_heads=h, d_head=32 // h, max_steps=1000, patience=10**6), s)
+        runs = [(RunConfig(m=64, d_model=32, n_heads=h, d_k=32 // h, max_steps=1000, patience=10**6), s)
                 for h in (1, 4) for s in range(4)]
     runs = [(dataclasses.replace(c, variant=variant), s) for c, s in runs]
     stats: dict = {}
@@ -543,7 +543,7 @@ def test_train_runs_streams_validated():
 def test_cuda_streams_equal_one_stream_exactly():
     # Batches trained at once on their own CUDA streams (threads, relaxed capture mode, one capture at a time)
     # compute exactly what they compute one after another.
-    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_head=16 // h, max_steps=1000, patience=10**6), s)
+    runs = [(RunConfig(m=m, d_model=d, n_heads=h, d_k=16 // h, max_steps=1000, patience=10**6), s)
             for m, d in ((32, 16), (64, 32), (64, 8)) for h in (1, 4) for s in range(3)]
     assert len(plan_batches(runs)) == 3  # one batch per d_model
     seen: list = []

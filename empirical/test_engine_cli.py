@@ -26,7 +26,7 @@ def test_full_tier_sweep_on_cpu_needs_explicit_device(capsys):
 
 
 def test_run_bench_reports_both_rates():
-    cfgs = [RunConfig(m=20, d_model=8, n_heads=h, d_head=4, ell=8, n_val=10, n_test=10, check_every=10)
+    cfgs = [RunConfig(m=20, d_model=8, n_heads=h, d_k=4, ell=8, n_val=10, n_test=10, check_every=10)
             for h in (1, 2)]
     res = run_bench(cfgs, [0, 1], steps=20, naive_runs=2)
     d = res.to_dict()
@@ -38,7 +38,7 @@ def test_run_bench_reports_both_rates():
 
 def test_plots_write_pngs(tmp_path):
     recs = [{"config": {"variant": "max", "graph": "permutation", "r": 1, "m": 32, "d_model": 8, "n_heads": h,
-                        "d_head": D // h}, "seed": s, "metric": min(1.0, 0.3 + 0.01 * D * h + 0.01 * s)}
+                        "d_k": D // h}, "seed": s, "metric": min(1.0, 0.3 + 0.01 * D * h + 0.01 * s)}
             for h in (1, 2) for D in (8, 16, 32, 64) for s in range(3)]
     groups = curves(recs)
     th = threshold(next(iter(groups.values())))

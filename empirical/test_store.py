@@ -16,7 +16,7 @@ _TINY = dict(m=20, d_model=8, ell=8, n_val=20, n_test=20, check_every=20, max_st
 
 def test_append_and_torn_line_recovery(tmp_path):
     store = ResultStore(tmp_path)
-    runs = [(RunConfig(n_heads=2, d_head=4, **_TINY), s) for s in range(2)]
+    runs = [(RunConfig(n_heads=2, d_k=4, **_TINY), s) for s in range(2)]
     res = train_runs(runs)
     store.append(res[0])
     with open(store.path, "ab") as fh:  # a writer killed mid-record
@@ -29,7 +29,7 @@ def test_append_and_torn_line_recovery(tmp_path):
 
 
 def test_resume_redoes_nothing(tmp_path):
-    runs = [(RunConfig(n_heads=h, d_head=4, **_TINY), s) for h in (1, 2) for s in range(2)]
+    runs = [(RunConfig(n_heads=h, d_k=4, **_TINY), s) for h in (1, 2) for s in range(2)]
     first, trained = ensure_runs(runs[:2], results_dir=tmp_path)  # an interrupted sweep: half the runs done
     assert trained == 2
     recs, trained = ensure_runs(runs, results_dir=tmp_path)

@@ -1,7 +1,7 @@
 """Adaptive D_K threshold search per (m, d_model, h) cell (Sec. 6 / App. A.2), as an alternative to the full ladder.
 
 A *cell* is every protocol field of a run except its per-head width: one :class:`~rgr_verify.engine.RunConfig`
-whose ``d_head`` is free, trained at several total key dimensions D_K = h d_k (a *ladder*, multiples of h) with the
+whose ``d_k`` is free, trained at several total key dimensions D_K = h d_k (a *ladder*, multiples of h) with the
 same seeds at every D_K. The ladder threshold of a cell is the App. A.2 central rule of
 :func:`rgr_verify.capacity.threshold` (used by :mod:`rgr_verify.claims.paper_sec6` and :mod:`rgr_verify.fits`)
 restricted to one head count: the smallest ladder D_K whose **mean test micro-F1 over the seeds is >= 0.99**
@@ -18,7 +18,7 @@ The search (:func:`adaptive_threshold`) has two phases:
    monotone in D_K between the two rungs: it returns the smallest passing multiple of h there under that assumption.
 
 A *probe* evaluates one D_K of a cell for all its seeds at once: it is called with a list of requests
-``[(config, seeds), ...]`` (``config`` the cell's run at that D_K: only ``d_head`` differs from the cell's ladder
+``[(config, seeds), ...]`` (``config`` the cell's run at that D_K: only ``d_k`` differs from the cell's ladder
 runs, so stored ladder results are the same keys; ``seeds`` a tuple) and returns, per request, the per-seed test
 metrics (``None`` for a seed it cannot answer) or a :class:`ProbeOutcome` that also counts the runs it trained.
 :func:`adaptive_thresholds` runs many cells in lockstep, one request per unfinished cell per call, so an engine
@@ -208,7 +208,7 @@ def _check_cell(cell, ladder, seeds) -> tuple[RunConfig, tuple, tuple]:
     seeds = tuple(check_int("seed", s, min_value=0, max_value=2**63 - 1) for s in seeds)
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be non-empty and distinct, got {list(seeds)}")
-    return dataclasses.replace(cell, d_head=rungs[0] // h), tuple(rungs), seeds
+    return dataclasses.replace(cell, d_k=rungs[0] // h), tuple(rungs), seeds
 
 
 def _outcome(raw, n: int) -> ProbeOutcome:
@@ -241,7 +241,7 @@ def adaptive_thresholds(cells: Sequence[tuple], probe: Callable, *, bracket: str
     pending = {i: s.send(None) for i, s in enumerate(searches)}  # every search probes at least one rung
     while pending:
         order = sorted(pending)
-        requests = [(dataclasses.replace(checked[i][0], d_head=pending[i][0] // checked[i][0].n_heads), checked[i][2])
+        requests = [(dataclasses.replace(checked[i][0], d_k=pending[i][0] // checked[i][0].n_heads), checked[i][2])
                     for i in order]
         answers = probe(requests)
         if isinstance(answers, (str, bytes)) or not isinstance(answers, Sequence) or len(answers) != len(requests):
@@ -267,7 +267,7 @@ def adaptive_threshold(cell: RunConfig, ladder: Sequence[int], seeds: Sequence[i
                        bracket: str = "scan", target: float = 0.99) -> AdaptiveResult:
     """Adaptive D_K* of one (m, d_model, h) cell: bracket on ``ladder``, then bisect on multiples of h.
 
-    ``cell``: any run of the cell (its ``d_head`` is ignored); ``ladder``: the D_K values of the full ladder
+    ``cell``: any run of the cell (its ``d_k`` is ignored); ``ladder``: the D_K values of the full ladder
     (multiples of ``cell.n_heads``); ``seeds``: the seeds every probe trains; ``probe``: called with a list of
     ``(config, seeds)`` requests (here one at a time), returns per request the per-seed metrics or a
     :class:`ProbeOutcome`. Pass rule, bracket modes, monotonicity and statuses: see the module docstring.
@@ -276,7 +276,7 @@ def adaptive_threshold(cell: RunConfig, ladder: Sequence[int], seeds: Sequence[i
 
 
 def cells_of(runs: Iterable[tuple[RunConfig, int]]) -> list[tuple[RunConfig, tuple, tuple]]:
-    """The (cell, ladder, seeds) triples of a preset's runs: runs that differ only in ``d_head`` form a cell (the
+    """The (cell, ladder, seeds) triples of a preset's runs: runs that differ only in ``d_k`` form a cell (the
     cell is its run at the lowest rung). Every rung of a cell must have the same seeds. Sorted by (m, d_model, h)."""
     groups: dict[RunConfig, dict[int, set]] = {}
     for item in runs:
@@ -284,7 +284,7 @@ def cells_of(runs: Iterable[tuple[RunConfig, int]]) -> list[tuple[RunConfig, tup
             raise ValueError("runs must be (RunConfig, seed) pairs")
         cfg, seed = item
         seed = check_int("seed", seed, min_value=0)
-        groups.setdefault(dataclasses.replace(cfg, d_head=1), {}).setdefault(cfg.D_K, set()).add(seed)
+        groups.setdefault(dataclasses.replace(cfg, d_k=1), {}).setdefault(cfg.D_K, set()).add(seed)
     out = []
     for key, rungs in groups.items():
         seed_sets = {frozenset(s) for s in rungs.values()}
@@ -292,7 +292,7 @@ def cells_of(runs: Iterable[tuple[RunConfig, int]]) -> list[tuple[RunConfig, tup
             raise ValueError(f"runs of the cell (m={key.m}, d_model={key.d_model}, h={key.n_heads}) have different "
                              f"seeds at different D_K")
         ladder = tuple(sorted(rungs))
-        out.append((dataclasses.replace(key, d_head=ladder[0] // key.n_heads), ladder, tuple(sorted(seed_sets.pop()))))
+        out.append((dataclasses.replace(key, d_k=ladder[0] // key.n_heads), ladder, tuple(sorted(seed_sets.pop()))))
     return sorted(out, key=lambda t: (t[0].m, t[0].d_model, t[0].n_heads, repr(t[0])))
 
 

@@ -279,7 +279,7 @@ def torchfunc_train(runs: Sequence[tuple[RunConfig, int]], steps: int, *, device
         raise ValueError("runs must be a non-empty sequence of (RunConfig, seed) with variant 'max' or 'softmax'")
     groups: dict[tuple, list[int]] = {}
     for i, (c, _) in enumerate(runs):
-        groups.setdefault(c.compat_key() + (c.d_model, c.n_heads, c.d_head), []).append(i)
+        groups.setdefault(c.compat_key() + (c.d_model, c.n_heads, c.d_k), []).append(i)
     out: list = [None] * len(runs)
     kind = None
     for idx in groups.values():

@@ -95,7 +95,7 @@ def curves(records: Iterable[dict], *, key: Callable[[dict], tuple] | None = Non
     cells: dict[tuple, dict[tuple, dict[int, float]]] = {}
     for rec in records:
         c = rec["config"]
-        cell = cells.setdefault(key(c), {}).setdefault((c["n_heads"], c["n_heads"] * c["d_head"]), {})
+        cell = cells.setdefault(key(c), {}).setdefault((c["n_heads"], c["n_heads"] * c["d_k"]), {})
         cell[int(rec["seed"])] = float(rec["metric"])
     out = {}
     for g, by_cfg in cells.items():
@@ -248,10 +248,10 @@ def per_seed_thresholds(records: Sequence[dict], *, target: float = 0.99) -> dic
         if not passing:
             out[seed] = {"D_K": math.inf, "h": None, "stopped_early": None}
             continue
-        best = min(passing, key=lambda r: (r["config"]["n_heads"] * r["config"]["d_head"], -float(r["metric"]),
+        best = min(passing, key=lambda r: (r["config"]["n_heads"] * r["config"]["d_k"], -float(r["metric"]),
                                            r["config"]["n_heads"]))
         c = best["config"]
-        out[seed] = {"D_K": c["n_heads"] * c["d_head"], "h": c["n_heads"], "stopped_early": bool(best["stopped_early"])}
+        out[seed] = {"D_K": c["n_heads"] * c["d_k"], "h": c["n_heads"], "stopped_early": bool(best["stopped_early"])}
     return out
 
 

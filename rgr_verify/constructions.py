@@ -1,7 +1,7 @@
 """Explicit QK constructions of the paper: Algorithms 1-5 (Sec. 4, Sec. 8, App. B).
 
 Every builder returns a :class:`Construction` whose ``W_Q, W_K`` use the TransformerLens layout of
-:mod:`rgr_verify.scoring` (float64 ``[n_heads, d_model, d_head]``), so constructed and trained weights are scored
+:mod:`rgr_verify.scoring` (float64 ``[n_heads, d_model, d_k]``), so constructed and trained weights are scored
 by the same code. The common recipe (Algorithm 1, step 4-9): each head k serves a matching
 ``M_k = {(s, pi_k(s)) : s in V_k}`` (sources V_k, targets T_k = pi_k(V_k)); with signature rows ``w_j`` of
 ``W_sig [m, d_k]`` the one-hot-space templates are

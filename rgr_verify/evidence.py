@@ -333,7 +333,7 @@ GOLDEN_TOLERANCE = {"metric_abs": 2e-3, "tau_rel": 2e-3, "moved_metric_abs": 1e-
 def _retrain_cost(rec: dict) -> tuple:
     """CPU cost model of retraining a run: steps x (a fixed per-step cost + one proportional to h x d_k) x m."""
     c = rec["config"]
-    return rec["steps"] * (1 + c["n_heads"] * c["d_head"] / 64) * c["m"], rec["key"]
+    return rec["steps"] * (1 + c["n_heads"] * c["d_k"] / 64) * c["m"], rec["key"]
 
 
 def golden_sample(per_kind: int = 6, directory=None) -> list[dict]:
@@ -364,7 +364,7 @@ def golden_mismatches(records: list[dict], results, tolerance: dict | None = Non
     problems, moved = [], 0
     for rec, res in zip(records, results):
         c = rec["config"]
-        where = (f"{c['variant']}/{c['graph']} m={c['m']} d_model={c['d_model']} h={c['n_heads']} d_head={c['d_head']}"
+        where = (f"{c['variant']}/{c['graph']} m={c['m']} d_model={c['d_model']} h={c['n_heads']} d_k={c['d_k']}"
                  f" seed={rec['seed']}")
         d_metric = abs(res.metric - rec["metric"])
         if res.steps == rec["steps"]:

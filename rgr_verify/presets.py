@@ -51,7 +51,7 @@ def _grid(m, d, heads, dks, seeds, **kw) -> list[tuple[RunConfig, int]]:
     for h in heads:
         for D in dks:
             if D % h == 0:
-                cfg = RunConfig(m=m, d_model=d, n_heads=h, d_head=D // h, **kw)
+                cfg = RunConfig(m=m, d_model=d, n_heads=h, d_k=D // h, **kw)
                 out.extend((cfg, s) for s in range(seeds))
     return out
 

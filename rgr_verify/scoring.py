@@ -1,7 +1,7 @@
 """Key-query scoring models of RGR, batched over runs and contexts (Sec. 3, Sec. 7.2, Sec. 8).
 
-Weights use the TransformerLens layout ``W_Q, W_K: [..., n_heads, d_model, d_head]`` (the paper's d_k is d_head,
-D_K = n_heads * d_head), multiplying on the right: q = x W_Q. An optional leading run dimension ``R`` on the
+Weights use the TransformerLens layout ``W_Q, W_K: [..., n_heads, d_model, d_k]`` (d_k the paper's per-head
+width, D_K = n_heads * d_k), multiplying on the right: q = x W_Q. An optional leading run dimension ``R`` on the
 weights is matched with a leading ``R`` on the context embeddings, so many independent runs are scored by one
 program. Score tensors are ``[..., batch, head, query_pos, key_pos]``; aggregated scores drop the head axis.
 
@@ -76,7 +76,7 @@ def concat_heads(W) -> torch.Tensor:
     """Inverse of :func:`split_heads`: ``[..., h, d_model, d_k] -> [..., d_model, h*d_k]`` (App. C's W^cat)."""
     W = as_tensor("W", W)
     if W.ndim < 3:
-        raise ValueError(f"W must have shape [..., n_heads, d_model, d_head], got {tuple(W.shape)}")
+        raise ValueError(f"W must have shape [..., n_heads, d_model, d_k], got {tuple(W.shape)}")
     h, d_model, d_k = W.shape[-3:]
     return W.movedim(-3, -2).reshape(*W.shape[:-3], d_model, h * d_k)
 
@@ -114,7 +114,7 @@ def head_scores(X_C, W_Q, W_K) -> torch.Tensor:
 
     Args:
         X_C: context embeddings ``[..., batch, ell, d_model]``.
-        W_Q, W_K: ``[..., n_heads, d_model, d_head]``; leading dims broadcast with those of X_C before batch.
+        W_Q, W_K: ``[..., n_heads, d_model, d_k]``; leading dims broadcast with those of X_C before batch.
     Returns:
         ``[..., batch, n_heads, ell, ell]``.
     """
@@ -203,7 +203,7 @@ def _check_qk(X_C, W_Q, W_K):
         raise ValueError(f"X_C must have shape [..., batch, ell, d_model], got {tuple(X_C.shape)}")
     for name, W in (("W_Q", W_Q), ("W_K", W_K)):
         if W.ndim < 3:
-            raise ValueError(f"{name} must have shape [..., n_heads, d_model, d_head], got {tuple(W.shape)}")
+            raise ValueError(f"{name} must have shape [..., n_heads, d_model, d_k], got {tuple(W.shape)}")
         if W.shape[-2] != X_C.shape[-1]:
             raise ValueError(f"{name} must have d_model={X_C.shape[-1]} rows per head, got {W.shape[-2]}")
     if W_Q.shape != W_K.shape:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 from filelock import FileLock
 
 from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, RunResult, run_key
+from .engine.config import current_config_names
 
 __all__ = ["JsonlStore", "ResultStore", "StoreTail", "parse_records", "replayable_records", "default_results_dir",
            "RESULTS_ENV", "SHARD_SUFFIX", "ensure_runs", "run_preset", "claim_records", "NEEDS_GPU"]
@@ -67,7 +68,11 @@ def _parse_line(raw: bytes) -> dict | None:
         rec = json.loads(raw.decode())
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None  # a torn line from a killed writer
-    return rec if isinstance(rec, dict) and isinstance(rec.get("key"), str) else None
+    if not isinstance(rec, dict) or not isinstance(rec.get("key"), str):
+        return None
+    if isinstance(rec.get("config"), dict):  # fields stored under earlier names are read under the current ones
+        rec["config"] = current_config_names(rec["config"])
+    return rec
 
 
 def parse_records(lines: Iterable[bytes], where: Callable[[dict], bool] | None = None) -> dict[str, dict]:

@@ -51,7 +51,7 @@ def embedding_matrices(draw, m: int, *, min_dim: int = 1, max_dim: int = 64):
 
 @st.composite
 def qk_weights(draw, d_model: int, *, max_heads: int = 8, max_head_dim: int = 8, runs: int | None = None):
-    """A pair (W_Q, W_K) of float64 arrays [(runs,) n_heads, d_model, d_head] with standard normal entries."""
+    """A pair (W_Q, W_K) of float64 arrays [(runs,) n_heads, d_model, d_k] with standard normal entries."""
     if max_heads < 1 or max_head_dim < 1:
         raise ValueError("need max_heads >= 1 and max_head_dim >= 1")
     h = draw(st.integers(1, max_heads))

@@ -55,7 +55,7 @@ def _ladder_dk(cell, ladder, seeds, have: dict):
 
     recs = []
     for D in ladder:
-        cfg = dataclasses.replace(cell, d_head=D // cell.n_heads)
+        cfg = dataclasses.replace(cell, d_k=D // cell.n_heads)
         for s in seeds:
             rec = have.get(run_key(cfg, s))
             if rec is None:

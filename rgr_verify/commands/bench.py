@@ -44,7 +44,7 @@ def run(args) -> int:
             raise ValueError(f"--threads must be >= 1, got {args.threads}")
         torch.set_num_threads(args.threads)
     preset = get_preset(args.preset, args.tier)
-    configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_head))
+    configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_k))
     seeds = sorted({s for _, s in preset.runs})
     if args.compile and not args.torchfunc:
         raise ValueError("--compile applies to the torch.func baseline; drop --no-torchfunc")

@@ -43,7 +43,7 @@ class Batch:
         self.data = [build_run_data(c, s) for c, s in runs]
         R = len(runs)
         self.H = H = max(c.n_heads for c in self.configs)
-        self.dk = dk = max(c.d_head for c in self.configs)
+        self.dk = dk = max(c.d_k for c in self.configs)
         self.d = d = max(c.d_model for c in self.configs)
         m_max = max(c.m for c in self.configs)
         kw = dict(device=self.device, dtype=dtype)
@@ -75,14 +75,14 @@ class Batch:
         theta = np.zeros((R, d, 2, H, dk))
         headmask = np.zeros((R, H), dtype=bool)
         for j, (c, dd) in enumerate(zip(self.configs, self.data)):
-            theta[j, :c.d_model, 0, :c.n_heads, :c.d_head] = dd.W_Q.reshape(c.d_model, c.n_heads, c.d_head)
-            theta[j, :c.d_model, 1, :c.n_heads, :c.d_head] = dd.W_K.reshape(c.d_model, c.n_heads, c.d_head)
+            theta[j, :c.d_model, 0, :c.n_heads, :c.d_k] = dd.W_Q.reshape(c.d_model, c.n_heads, c.d_k)
+            theta[j, :c.d_model, 1, :c.n_heads, :c.d_k] = dd.W_K.reshape(c.d_model, c.n_heads, c.d_k)
             headmask[j, :c.n_heads] = True
         flat = np.concatenate([theta.reshape(R, -1), np.zeros((R, 1))], axis=1)  # tau = 0 at start
         self.theta = torch.as_tensor(flat, **kw).contiguous()
         self.headmask = torch.as_tensor(headmask, device=self.device)
         self.uniform_heads = bool(self.headmask.all())
-        self.inv_sqrt_dk = torch.as_tensor([1.0 / math.sqrt(c.d_head) for c in self.configs], **kw)
+        self.inv_sqrt_dk = torch.as_tensor([1.0 / math.sqrt(c.d_k) for c in self.configs], **kw)
         self.W_V: torch.Tensor | None = None
         if c0.variant == "value":  # [R, d_max, d_msg_max], frozen; zero padding adds nothing to the MSE
             dm = max(c.message_dim for c in self.configs)
@@ -133,7 +133,7 @@ class Batch:
         """Row ``row``'s W_Q, W_K as ``[d_model, D_K]`` float64 arrays and its tau."""
         cfg = self.configs[self.alive[row]]
         W = self.W[row].double().cpu().numpy()  # [d, 2, H, dk]
-        out = {name: W[:cfg.d_model, k, :cfg.n_heads, :cfg.d_head].reshape(cfg.d_model, cfg.D_K)
+        out = {name: W[:cfg.d_model, k, :cfg.n_heads, :cfg.d_k].reshape(cfg.d_model, cfg.D_K)
                for k, name in enumerate(("W_Q", "W_K"))}
         out["tau"] = float(self.tau[row])
         return out

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from .._checks import check_choice, check_int, check_probability, check_real
 
-__all__ = ["ENGINE_VERSION", "EQUIVALENT_ENGINE_VERSIONS", "VARIANTS", "INITS", "RunConfig", "RunResult", "run_key"]
+__all__ = ["ENGINE_VERSION", "EQUIVALENT_ENGINE_VERSIONS", "VARIANTS", "INITS", "RunConfig", "RunResult", "run_key",
+           "KEYED_FIELD_NAMES", "current_config_names"]
 
 # The semantic engine version: store keys include it, so records made by an engine that computes something else
 # are never replayed. Bump it (and regenerate the evidence) whenever a change alters what a run computes: its
@@ -36,7 +37,7 @@ class RunConfig:
     m: int  # number of items (vertices)
     d_model: int  # embedding dimension
     n_heads: int  # h
-    d_head: int  # d_k; D_K = n_heads * d_head
+    d_k: int  # per-head width d_k (the paper's name); D_K = n_heads * d_k
     variant: str = "max"  # "max" (Sec. 6 / App. A.1), "softmax" (Sec. 7.1), "value" (Sec. 7.2)
     graph: str = "permutation"  # "permutation" (App. A.1) or "regular" (App. A.3)
     r: int = 1  # out-degree of the regular graph (1 for permutations)
@@ -59,7 +60,7 @@ class RunConfig:
         check_int("m", self.m, min_value=2)
         check_int("d_model", self.d_model, min_value=1)
         check_int("n_heads", self.n_heads, min_value=1)
-        check_int("d_head", self.d_head, min_value=1)
+        check_int("d_k", self.d_k, min_value=1)
         check_choice("variant", self.variant, VARIANTS)
         check_choice("graph", self.graph, ("permutation", "regular"))
         check_int("r", self.r, min_value=1, max_value=self.m - 1)
@@ -83,7 +84,7 @@ class RunConfig:
     @property
     def D_K(self) -> int:
         """Total key dimension h * d_k."""
-        return self.n_heads * self.d_head
+        return self.n_heads * self.d_k
 
     @property
     def pos_weight_mode(self) -> str:
@@ -108,9 +109,10 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunConfig":
-        """The config of :meth:`to_dict`'s output; unknown keys are ignored, missing ones take their defaults."""
+        """The config of :meth:`to_dict`'s output; unknown keys are ignored, missing ones take their defaults.
+        Records written before the per-head width was named ``d_k`` (``d_head``) are read too."""
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return cls(**{k: v for k, v in current_config_names(data).items() if k in names})
 
     def compat_key(self) -> tuple:
         """Runs with equal keys can share one batch: m, d_model, h and d_k may differ (zero padding)."""
@@ -144,7 +146,22 @@ class RunResult:
                 "engine_version": ENGINE_VERSION}
 
 
+# Config fields renamed since run keys were defined: a key hashes the config under the field's name of that time,
+# so the keys of the committed evidence (and of every results store) survive the rename. Stored records are read
+# under the current names (:func:`current_config_names`).
+KEYED_FIELD_NAMES = {"d_k": "d_head"}
+
+
+def current_config_names(config: dict) -> dict:
+    """A stored config dict with fields of earlier names (``d_head``) under their current ones (``d_k``)."""
+    old = {v: k for k, v in KEYED_FIELD_NAMES.items()}
+    if not any(name in config for name in old):
+        return config
+    return {old.get(k, k): v for k, v in config.items()}
+
+
 def run_key(config: RunConfig, seed: int) -> str:
-    """Store key: sha256 of (config, seed, engine version)."""
-    payload = json.dumps({"config": config.to_dict(), "seed": int(seed), "v": ENGINE_VERSION}, sort_keys=True)
+    """Store key: sha256 of (config, seed, engine version), the config under :data:`KEYED_FIELD_NAMES`."""
+    fields = {KEYED_FIELD_NAMES.get(k, k): v for k, v in config.to_dict().items()}
+    payload = json.dumps({"config": fields, "seed": int(seed), "v": ENGINE_VERSION}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]

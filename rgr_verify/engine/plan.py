@@ -21,14 +21,14 @@ def plan_batches(runs: Iterable[tuple[RunConfig, int]], *, max_batch: int = 256,
         groups.setdefault(cfg.shape_key(), []).append((cfg, int(seed)))
     batches = []
     for key in sorted(groups, key=repr):
-        items = sorted(groups[key], key=lambda cs: (cs[0].n_heads, cs[0].d_head, cs[0].max_steps, cs[1]))
+        items = sorted(groups[key], key=lambda cs: (cs[0].n_heads, cs[0].d_k, cs[0].max_steps, cs[1]))
         cur: list = []
         for item in items:
             trial = cur + [item]
             H = max(c.n_heads for c, _ in trial)
-            dk = max(c.d_head for c, _ in trial)
+            dk = max(c.d_k for c, _ in trial)
             cost = len(trial) * H * dk
-            own = sum(c.n_heads * c.d_head for c, _ in trial)
+            own = sum(c.n_heads * c.d_k for c, _ in trial)
             if cur and (len(trial) > max_batch or cost > max_waste * own):
                 batches.append(cur)
                 cur = [item]

@@ -46,7 +46,7 @@ class Unit:
         """Padded cost of training the unit to its step cap, in (run x head x d_k x d_model x step) units: an upper
         bound (runs that stop early cost less), used to order and compare units."""
         configs = [c for c, _ in self.runs]
-        return (len(configs) * max(c.n_heads for c in configs) * max(c.d_head for c in configs)
+        return (len(configs) * max(c.n_heads for c in configs) * max(c.d_k for c in configs)
                 * max(c.d_model for c in configs) * max(c.max_steps for c in configs))
 
     @property
@@ -61,7 +61,7 @@ class Unit:
 
         graph = c0.graph if c0.graph == "permutation" else f"{c0.graph} r={c0.r}"
         return (f"{c0.variant}/{graph} d_model={c0.d_model} m={span([c.m for c in configs])} "
-                f"h={span([c.n_heads for c in configs])} d_k={span([c.d_head for c in configs])} "
+                f"h={span([c.n_heads for c in configs])} d_k={span([c.d_k for c in configs])} "
                 f"cap={span([c.max_steps for c in configs])}")
 
 

@@ -48,7 +48,7 @@ def _regular(ctx, tier="full"):
     runs: dict[int, dict] = {}
     for rec in recs:
         c = rec["config"]
-        runs.setdefault(c["r"], {}).setdefault((c["n_heads"], c["n_heads"] * c["d_head"]), []).append(rec)
+        runs.setdefault(c["r"], {}).setdefault((c["n_heads"], c["n_heads"] * c["d_k"]), []).append(rec)
     ths = {r: threshold(pts) for r, pts in by_r.items()}
     ivs = {r: dk_interval([p.D_K for p in pts], ths[r].central) for r, pts in by_r.items()}
     caps = {r: cap_sensitivity(runs[r], by_r[r], ths[r].central, ths[r].h_star) for r in by_r}

@@ -117,7 +117,7 @@ def _check_eq9_bound_respected(ctx: CheckContext) -> Verdict:
         return {"bound": bound, "slice cap": cap}
 
     return property_verdict(prop, _layer_shapes(), ctx=ctx, max_examples=60,
-                            paper_value="rank(L) is bounded in terms of d_model, heads, d_head,vo and |Q| (Eq. (9))",
+                            paper_value="rank(L) is bounded in terms of d_model, heads, d_k,vo and |Q| (Eq. (9))",
                             params={"bound checked": "rank(L) <= |Q| min(d_model, 1 + H d_vo, |K|, |V|)",
                                     "certificate": "explicit factorisation of every query slice into 1 + H d_vo terms"})
 
@@ -139,7 +139,7 @@ def _check_prop35_attained(ctx: CheckContext) -> Verdict:
                          "certified": f"{lower} <= rank(L) <= {upper}" if lower_ok and upper_ok else "failed"})
             ok &= lower_ok and upper_ok
     return Verdict(Status.VERIFIED if ok else Status.REFUTED,
-                   paper_value="the rank bound depends on d_model, heads, d_head,vo and |Q| but not on d_head,qk",
+                   paper_value="the rank bound depends on d_model, heads, d_k,vo and |Q| but not on d_k,qk",
                    measured_value=rows,
                    evidence="for every d_qk in {1, 2, 4, 8}: key-flattening rank >= 1 + |Q| H d_vo (sigma gap 1e-8 "
                             "sigma_1, float64) and every query slice of numerical rank <= 1 + H d_vo, so "
@@ -255,16 +255,16 @@ CLAIMS = (
           notes="Model reading (summary's Method): keys and queries embedded by one W_E, no positional embedding, no "
                 "layer norm, the query position attends over (key, query); logits read out values only."),
     Claim(id="facts-eq9-rank-bound-respected", ref="Eq. (9)", paper=_P, kind=Kind.DETERMINISTIC, tier=Tier.QUICK,
-          statement="rank(L) <= |Q| min(d_model, 1 + H d_head,vo): a bound in d_model, heads, d_head,vo and |Q|",
+          statement="rank(L) <= |Q| min(d_model, 1 + H d_k,vo): a bound in d_model, heads, d_k,vo and |Q|",
           check=_check_eq9_bound_respected,
           notes="Eq. (9) itself is not in the summary; this is the bound any reading of it must respect, derived from "
                 "the slice structure of L and certified by an explicit factorisation of every slice."),
     Claim(id="facts-prop35-bound-free-of-dqk", ref="Proposition 3.5", paper=_P, kind=Kind.DETERMINISTIC,
           tier=Tier.QUICK,
-          statement="The rank of L is set by d_model, heads, d_head,vo and |Q|, not by d_head,qk: for every "
-                    "d_head,qk >= 1 random layers have 1 + |Q| H d_vo <= rank(L) <= |Q| (1 + H d_vo)",
+          statement="The rank of L is set by d_model, heads, d_k,vo and |Q|, not by d_k,qk: for every "
+                    "d_k,qk >= 1 random layers have 1 + |Q| H d_vo <= rank(L) <= |Q| (1 + H d_vo)",
           check=_check_prop35_attained,
-          notes="Reading: d_head,qk >= 1 (a QK circuit exists). Lower bound certified numerically (float64 singular "
+          notes="Reading: d_k,qk >= 1 (a QK circuit exists). Lower bound certified numerically (float64 singular "
                 "value gap 1e-8 on the key flattening); QK weights drawn with std 0.3 so that attention is not "
                 "saturated to exactly 0 or 1 in float64 (saturated gates coincide across predicates and hide rank)."),
     Claim(id="facts-prop36-argmax-rank2-any-permutation", ref="Proposition 3.6", paper=_P, kind=Kind.DETERMINISTIC,

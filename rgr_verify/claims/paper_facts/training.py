@@ -89,7 +89,7 @@ def _check_fig4_vo_over_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
         diffs.append(vo - qk)
     status, stats_ = _decide_paired(diffs)
     means = {f"d_qk={a},d_vo={b}": round(float(np.mean([g[s][(a, b)] for s in g])), 3) for a in dims for b in dims}
-    return Verdict(status, paper_value="accuracy grows more with d_head,vo than with d_head,qk",
+    return Verdict(status, paper_value="accuracy grows more with d_k,vo than with d_k,qk",
                    measured_value={**stats_, "mean accuracy": means},
                    evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
 
@@ -99,7 +99,7 @@ def _check_fig4_min_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
     diffs = [acc[(8, 1)] - acc[(1, 1)] for _, acc in sorted(g.items())]
     status, stats_ = _decide_paired(diffs)
     large = [acc[(8, 8)] - acc[(1, 8)] for _, acc in sorted(g.items())]
-    return Verdict(status, paper_value="at small d_head,vo a larger d_head,qk is needed (accuracy rises with d_head,qk)",
+    return Verdict(status, paper_value="at small d_k,vo a larger d_k,qk is needed (accuracy rises with d_k,qk)",
                    measured_value={**stats_, "same gain at d_vo=8 (reported, not part of the rule)":
                                    [round(float(x), 4) for x in large]},
                    evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
@@ -111,7 +111,7 @@ def _check_fig4_fixed_params(ctx: CheckContext, tier: str = "quick") -> Verdict:
     pairs = [(a, b) for a in dims for b in dims if b > a]
     diffs = [np.mean([acc[(a, b)] - acc[(b, a)] for a, b in pairs]) for _, acc in sorted(g.items())]
     status, stats_ = _decide_paired(diffs)
-    return Verdict(status, paper_value="at a fixed parameter count capacity grows with d_head,vo",
+    return Verdict(status, paper_value="at a fixed parameter count capacity grows with d_k,vo",
                    measured_value={**stats_, "pairs (d_qk, d_vo) vs (d_vo, d_qk)": pairs},
                    evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
 
@@ -231,38 +231,38 @@ CLAIMS = (
           notes="Full tier of facts-rank10-layer-memorises-rank80-quick: the same layer and database, 10 seeds, "
                 "<= 2000 epochs; same rule (holds if >= n-1 seeds memorise, contradicted if <= 1)."),
     Claim(id="facts-fig4-vo-beats-qk-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
-          statement="Accuracy grows more with d_head,vo than with d_head,qk (analogue at d_model 8, 200 triples)",
+          statement="Accuracy grows more with d_k,vo than with d_k,qk (analogue at d_model 8, 200 triples)",
           check=_check_fig4_vo_over_qk,
           notes="Analogue at 20 keys x 10 predicates, 20 values (random functional database, 200 triples), d_model 8, "
                 "one head, d_qk, d_vo in {1, 2, 4, 8}, 600 epochs, 4 seeds. Per seed: mean gain from d_vo 1 -> 8 minus "
                 "mean gain from d_qk 1 -> 8 (argmax accuracy). " + _NULL_T),
     Claim(id="facts-fig4-min-dqk-at-small-dvo-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.QUICK,
-          statement="At small d_head,vo accuracy needs d_head,qk: raising d_qk from 1 to 8 at d_vo = 1 raises "
+          statement="At small d_k,vo accuracy needs d_k,qk: raising d_qk from 1 to 8 at d_vo = 1 raises "
                     "accuracy (analogue at d_model 8)",
           check=_check_fig4_min_qk,
           notes="Same sweep as facts-fig4-vo-beats-qk-quick. Per seed: accuracy(d_qk 8, d_vo 1) - accuracy(d_qk 1, "
                 "d_vo 1). " + _NULL_T),
     Claim(id="facts-fig4-fixed-params-grows-with-dvo-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.QUICK,
-          statement="At a fixed parameter count, capacity grows with d_head,vo: (d_qk, d_vo) = (a, b) beats (b, a) "
+          statement="At a fixed parameter count, capacity grows with d_k,vo: (d_qk, d_vo) = (a, b) beats (b, a) "
                     "for b > a (analogue at d_model 8)",
           check=_check_fig4_fixed_params,
           notes="Same sweep. QK and OV parameter counts are 2 d_model d_qk and 2 d_model d_vo, so (a, b) and (b, a) "
                 "have equal counts. Per seed: mean over the 6 pairs of accuracy(a, b) - accuracy(b, a). " + _NULL_T),
     Claim(id="facts-fig4-vo-beats-qk", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
-          statement="Accuracy grows more with d_head,vo than with d_head,qk (d_model 8, 200 triples, 10 seeds, 2000 "
+          statement="Accuracy grows more with d_k,vo than with d_k,qk (d_model 8, 200 triples, 10 seeds, 2000 "
                     "epochs)",
           check=_check_fig4_vo_over_qk_full,
           notes="Full tier of facts-fig4-vo-beats-qk-quick: same grid and rule, 10 seeds, 2000 epochs. " + _NULL_T),
     Claim(id="facts-fig4-min-dqk-at-small-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
-          statement="At small d_head,vo accuracy needs d_head,qk: raising d_qk from 1 to 8 at d_vo = 1 raises accuracy "
+          statement="At small d_k,vo accuracy needs d_k,qk: raising d_qk from 1 to 8 at d_vo = 1 raises accuracy "
                     "(10 seeds, 2000 epochs)",
           check=_check_fig4_min_qk_full,
           notes="Full tier of facts-fig4-min-dqk-at-small-dvo-quick: same rule, 10 seeds, 2000 epochs. " + _NULL_T),
     Claim(id="facts-fig4-fixed-params-grows-with-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.FULL,
-          statement="At a fixed parameter count, capacity grows with d_head,vo (10 seeds, 2000 epochs)",
+          statement="At a fixed parameter count, capacity grows with d_k,vo (10 seeds, 2000 epochs)",
           check=_check_fig4_fixed_params_full,
           notes="Full tier of facts-fig4-fixed-params-grows-with-dvo-quick: same rule, 10 seeds, 2000 epochs. "
                 + _NULL_T),

@@ -138,7 +138,7 @@ def runs_by_config(recs, variant: str = "max") -> dict[tuple, dict[tuple, list]]
         c = r["config"]
         if c["variant"] != variant or c["graph"] != "permutation":
             continue
-        out.setdefault((c["m"], c["d_model"]), {}).setdefault((c["n_heads"], c["n_heads"] * c["d_head"]), []).append(r)
+        out.setdefault((c["m"], c["d_model"]), {}).setdefault((c["n_heads"], c["n_heads"] * c["d_k"]), []).append(r)
     return out
 
 
@@ -358,17 +358,17 @@ def seed_values(cell_recs, *, favour: str) -> tuple[list[float], list[float], di
     there is none. Values are kept as measured when the claim needs the cell small (an upper bound is then the least
     favourable end). A seed that never passes is +inf."""
     per = per_seed_thresholds(cell_recs)
-    lowest = min(r["config"]["n_heads"] * r["config"]["d_head"] for r in cell_recs)
+    lowest = min(r["config"]["n_heads"] * r["config"]["d_k"] for r in cell_recs)
     dk, hs = [], []
     for s in sorted(per):
         v = per[s]
         upper_only = v["stopped_early"] is False or v["D_K"] == lowest
         if upper_only and favour == "large":
             mine = [r for r in cell_recs if int(r["seed"]) == s]
-            below = sorted({r["config"]["n_heads"] * r["config"]["d_head"] for r in mine} - {v["D_K"]})
+            below = sorted({r["config"]["n_heads"] * r["config"]["d_k"] for r in mine} - {v["D_K"]})
             flat = [D for D in below if D < v["D_K"] and all(
                 float(r["metric"]) < 0.99 and not could_pass_with_longer_cap(r) for r in mine
-                if r["config"]["n_heads"] * r["config"]["d_head"] == D)]
+                if r["config"]["n_heads"] * r["config"]["d_k"] == D)]
             dk.append(max(flat) + 1e-6 if flat else 0.0)
         else:
             dk.append(float(v["D_K"]))
