@@ -6,10 +6,10 @@ import pytest
 
 from rgr_verify.engine import RunConfig, run_key, train_runs
 from rgr_verify.presets import PRESETS, TIERS, get_preset, table2_cap
-from rgr_verify.presets_sec73 import STORE_NAME, run_sec73
 from rgr_verify.store import JsonlStore, ResultStore, ensure_runs
+from rgr_verify.sweep_sec73 import STORE_NAME, run_sec73
 
-from .test_transformer import _tiny_preset  # the tiny Sec. 7.3 sweep of the sec73 store tests
+from ._fixtures import tiny_sec73_preset as _tiny_preset  # the tiny Sec. 7.3 sweep of the sec73 store tests
 
 _TINY = dict(m=20, d_model=8, ell=8, n_val=20, n_test=20, check_every=20, max_steps=40)
 

@@ -207,11 +207,6 @@ def test_sec73_no_code_path_touches_the_network(monkeypatch):
     assert len(res) == 2 and all(0 <= r.test_acc <= 1 for r in res)
 
 
-# Temporary alias: empirical/test_store.py still imports it from here (until it imports tiny_sec73_preset from
-# empirical/_fixtures.py).
-_tiny_preset = tiny_sec73_preset
-
-
 def test_sec73_store_replays_runs_and_plots(tmp_path, monkeypatch):
     first = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     assert len(first.records) == 8 and (tmp_path / STORE_NAME).is_file()

@@ -115,18 +115,3 @@ def sec73_preset(tier: str, *, source: str | None = None) -> Sec73Preset:
     if source is None and preset.name == "full" and os.environ.get(GPT2_DIR_ENV):
         source = "gpt2"
     return preset.with_source(source) if source is not None else preset
-
-
-# Names that moved to the sweep and plot modules, resolved on first use for importers not yet updated
-# (rgr_verify/claims/paper_sec73.py, empirical/test_store.py); a lazy lookup, since the sweep imports this module.
-_MOVED = {"Sec73Results": "sweep_sec73", "run_sec73": "sweep_sec73", "stored_sec73": "sweep_sec73",
-          "default_cache_dir": "sweep_sec73", "CACHE_ENV": "sweep_sec73", "STORE_NAME": "sweep_sec73",
-          "plot_fig7": "plots"}
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(f".{_MOVED[name]}", __package__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

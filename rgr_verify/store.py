@@ -14,7 +14,7 @@ by name; a later record for a key wins), and :meth:`JsonlStore.compact` (``rgr-v
 shards into the main file.
 
 :class:`ResultStore` keeps the engine's runs in ``runs.jsonl``, keyed by a hash of (config, seed, engine version);
-the Sec. 7.3 sweep (:mod:`rgr_verify.presets_sec73`) keeps its runs in ``sec73-runs.jsonl`` of the same directory.
+the Sec. 7.3 sweep (:mod:`rgr_verify.sweep_sec73`) keeps its runs in ``sec73-runs.jsonl`` of the same directory.
 Sweeps over units and executors live in :mod:`rgr_verify.sweeps`, the claims' feed in :mod:`rgr_verify.replay`;
 their public names are re-exported here (``ensure_runs``, ``run_preset``, ``claim_records``, ``NEEDS_GPU``).
 """
