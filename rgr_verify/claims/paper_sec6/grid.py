@@ -14,6 +14,7 @@ from ...capacity import compression_x, fit_through_origin, threshold
 from ...fits import LAWS, compare_designs
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..tools import (
+    with_readings,
     GRID_FULL_NOTES,
     cell_rows,
     full_grid,
@@ -143,7 +144,18 @@ def _check_law_form(ctx, strong=10.0, close=2.0):
                               ctx.out_dir / "fig3-laws.png", title="D_K* intervals and competing laws (base grid)",
                               xlabel="m ln m / d_model")
         arts = (str(p.relative_to(ctx.out_dir)),)
-    return Verdict(status, artefacts=arts,
+    def outcome(block_name: str, part: str) -> str:
+        blk = blocks[block_name][part] if part else None
+        d = blk["dAIC of m ln m / d_model"] if blk else None
+        if d is None:
+            return "not tested: no cells"
+        if d <= close:
+            return f"holds: dAIC {d:.1f} <= {close:g}"
+        if d > strong:
+            return f"fails: dAIC {d:.1f} > {strong:g} behind {blk['preferred']}"
+        return f"not tested: undecided, dAIC {d:.1f} between {close:g} and {strong:g}"
+
+    verdict = Verdict(status, artefacts=arts,
                    paper_value="D_K* follows the Theta(m log m / d_model) law (Fig. 3) rather than m / d_model or a free "
                                f"power law (tolerance: m log m / d_model within dAIC <= {close:g} of the best law)",
                    measured_value={"preferred law": main["preferred"], "dAIC to runner-up": main["dAIC to runner-up"],
@@ -152,6 +164,15 @@ def _check_law_form(ctx, strong=10.0, close=2.0):
                    params={"laws": list(LAWS), "criterion": "AIC (BIC reported)"},
                    evidence=f"full sweep ({len(recs)} runs); censored-Gaussian interval regression of log D_K* for each "
                             "law on the same cells")
+    return with_readings(verdict, [
+        "the paper's base grid m in {64, 128, 256, 512} x d_model in {16, 32, 64}, App. A.1 protocol, Table 2 caps",
+        "D_K* of a cell: the smallest ladder D_K with mean test F1 >= 0.99 over its seeds (an interval on the ladder)",
+        "log base: irrelevant (it rescales the law's constant a only)"], {
+        "all cells, censored cells as intervals": outcome("all cells", "censored cells as intervals"),
+        "all cells, uncensored cells only": outcome("all cells", "uncensored cells only"),
+        "without the d_model = 16, m > 64 cells (as Fig. 3's second fit)": outcome(
+            "excluding the d_model = 16, m > 64 cells", "censored cells as intervals"),
+    })
 
 
 def _check_single_head_fails(ctx):
