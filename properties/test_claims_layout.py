@@ -143,3 +143,23 @@ def test_claims_modules_stay_under_500_lines():
     long = {p.relative_to(CLAIMS_DIR).as_posix(): n for p in _claims_modules()
             if (n := len(p.read_text(encoding="utf-8").splitlines())) >= 500}
     assert not long, long
+
+
+def test_cross_reference_list_names_registered_claims():
+    # docs/cross-references.md (issue 12 item 3): every claim id in its tables is a registered claim.
+    import re
+    from pathlib import Path
+
+    from rgr_verify.claims.registry import all_claims
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "cross-references.md").read_text()
+    ids = {c.id for c in all_claims()}
+    prefixes = {i.split("-")[0] for i in ids}
+    named = set()
+    for row in text.splitlines():
+        if row.startswith("|") and not row.startswith("| ---"):
+            cells = row.split("|")
+            if len(cells) > 5:
+                named |= {t for t in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)+", cells[4]) if t.split("-")[0] in prefixes}
+    assert named, "no claim ids found in docs/cross-references.md"
+    assert not named - ids, f"unknown claim ids in docs/cross-references.md: {sorted(named - ids)}"
