@@ -17,7 +17,7 @@ from rgr_verify.store import ResultStore
 from rgr_verify.sweeps import SweepSpec, run_inline, run_sweep
 from rgr_verify.sweeps.worker import KILL_AFTER_ENV, KILL_ONCE_ENV
 
-from .test_sweeps import stored_lines
+from ._fixtures import stored_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 MICRO = dict(preset="micro", tier="quick", device="cpu", threads=1, unit_max_batch=2, dtype="float64")

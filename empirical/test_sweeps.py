@@ -13,22 +13,7 @@ from rgr_verify.store import JsonlStore, ResultStore, StoreTail
 from rgr_verify.sweeps import (SweepProgress, SweepSpec, format_status, format_units, plan_units, run_inline, unit_id,
                                unit_status, work_units)
 
-
-def stored_lines(directory):
-    """(complete records' keys as a Counter, torn-line count) over runs.jsonl and its shards."""
-    store = ResultStore(directory)
-    keys, torn = Counter(), 0
-    for path in store.jsonl.files():
-        if not path.exists():
-            continue
-        for raw in path.read_bytes().split(b"\n"):
-            if not raw.strip():
-                continue
-            try:
-                keys[json.loads(raw)["key"]] += 1
-            except (ValueError, KeyError):
-                torn += 1
-    return keys, torn
+from ._fixtures import stored_lines
 
 
 def test_units_are_planned_over_all_runs_with_stable_ids():

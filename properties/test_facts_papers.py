@@ -6,7 +6,7 @@ import pytest
 from rgr_verify.claims import Claim, Kind, Status, Tier, Verdict, all_claims, run_claim, select_claims
 from rgr_verify.claims.base import FACTS_PAPER, PAPERS, RGR_PAPER, paper_parts
 from rgr_verify.cli import main
-from rgr_verify.pytest_plugin import _records_by_paper
+from rgr_verify.pytest_plugin import records_by_paper
 from rgr_verify.report import audit_document, render_markdown, render_table
 
 
@@ -72,5 +72,5 @@ def test_report_groups_by_paper():
 def test_pytest_summary_groups_by_paper():
     recs = [{"id": "facts-prop21-slice-bound", "status": "verified", "ran": True},
             {"id": "sec3-linear-aggregation-equals-single-head", "status": "verified", "ran": True}]
-    groups = _records_by_paper(recs)
+    groups = records_by_paper(recs)
     assert set(groups) == {RGR_PAPER, FACTS_PAPER}

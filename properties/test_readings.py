@@ -7,7 +7,7 @@ import pytest
 
 from rgr_verify.claims.base import Status, Verdict
 from rgr_verify.claims.tools import reading_record, refutation_scope, with_readings
-from rgr_verify.report import _findings_by_scope
+from rgr_verify.report import findings_by_scope
 
 
 def test_reading_record_scopes():
@@ -38,6 +38,6 @@ def test_findings_grouped_by_scope():
     recs = [{"id": "a", "params": {"refuted_under": "every reading"}},
             {"id": "b", "params": {"refuted_under": "reading(s): X"}},
             {"id": "c", "params": {}}]
-    groups = {title: [r["id"] for r in g] for title, g in _findings_by_scope(recs)}
+    groups = {title: [r["id"] for r in g] for title, g in findings_by_scope(recs)}
     assert groups == {"Refuted under every reading": ["a"], "Refuted under a named reading": ["b"],
                       "Refuted (no reading record)": ["c"]}

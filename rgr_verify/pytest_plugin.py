@@ -112,7 +112,7 @@ class _VerdictCollector:
             key = shown_status(rec)
             counts[key] = counts.get(key, 0) + 1
         tr.write_line(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f"  ({len(self.records)} claims)")
-        by_paper = _records_by_paper(self.records.values())
+        by_paper = records_by_paper(self.records.values())
         if len(by_paper) > 1:
             for paper, recs in by_paper.items():
                 sub: dict[str, int] = {}
@@ -125,7 +125,7 @@ class _VerdictCollector:
             tr.write_line(f"  MISMATCH {rec['id']} ({rec['ref']}): computed {rec['status']}, ledger {rec['expected']}")
 
 
-def _records_by_paper(records) -> dict[str, list[dict]]:
+def records_by_paper(records) -> dict[str, list[dict]]:
     """Verdict records grouped by the paper their claim concerns (from the record, else from the registry)."""
     from .claims import all_claims
 

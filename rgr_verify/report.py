@@ -19,7 +19,7 @@ from .claims.base import PAPERS, RGR_PAPER, Status, jsonable, paper_parts
 from .claims.runner import ClaimResult
 
 __all__ = ["SCHEMA", "NOT_RUN", "shown_status", "paper_title", "group_by_paper", "result_record", "audit_document", "render_table", "render_markdown",
-           "atomic_write_text"]
+           "atomic_write_text", "findings_by_scope"]
 
 # How a claim that could not run here (no GPU, tier not selected) is shown: its status is inconclusive.
 NOT_RUN = "inconclusive (not run)"
@@ -96,7 +96,7 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
             "claims": len(records),
             "by_status": dict(sorted(counts.items())),
             "mismatches": [r["id"] for r in records if r["matches"] is False],
-            "findings_by_scope": {title: [r["id"] for r in group] for title, group in _findings_by_scope(
+            "findings_by_scope": {title: [r["id"] for r in group] for title, group in findings_by_scope(
                 [r for r in records if r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)])},
             "by_paper": {paper: dict(sorted(Counter(shown_status(r) for r in recs).items()))
                          for paper, recs in group_by_paper(records)},
@@ -153,7 +153,7 @@ def _md_cell(value, width: int = 120) -> str:
     return _short(value, width).replace("|", "\\|")
 
 
-def _findings_by_scope(findings: list[dict]) -> list[tuple[str, list[dict]]]:
+def findings_by_scope(findings: list[dict]) -> list[tuple[str, list[dict]]]:
     """Findings split by the scope their check recorded (``params["refuted_under"]``, see
     ``claims.tools.reading_record``): under every reading, under a named reading, and without a reading record."""
     groups = {"every": [], "named": [], "unrecorded": []}
@@ -208,7 +208,7 @@ def render_markdown(doc: dict) -> str:
     findings = [r for r in doc["claims"] if r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)]
     if findings:
         out += ["", "## Findings (refuted or contradicted statements)", ""]
-        for title, group in _findings_by_scope(findings):
+        for title, group in findings_by_scope(findings):
             out += [f"### {title}", ""]
             for r in group:
                 scope = (r.get("params") or {}).get("refuted_under", "")
