@@ -10,7 +10,8 @@ from rgr_verify.cli import main
 from rgr_verify.engine import ENGINE_VERSION, RunConfig, run_key
 from rgr_verify.evidence import (add_evidence, evidence_complete, evidence_records, manifests, read_evidence,
                                  verify_evidence)
-from rgr_verify.store import ResultStore, claim_records
+from rgr_verify.replay import claim_records
+from rgr_verify.store import ResultStore
 
 
 def _a3_records(n):

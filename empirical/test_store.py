@@ -6,7 +6,8 @@ import pytest
 
 from rgr_verify.engine import RunConfig, run_key, train_runs
 from rgr_verify.presets import PRESETS, TIERS, get_preset, table2_cap
-from rgr_verify.store import JsonlStore, ResultStore, ensure_runs
+from rgr_verify.store import JsonlStore, ResultStore
+from rgr_verify.sweeps import ensure_runs
 from rgr_verify.sweep_sec73 import STORE_NAME, run_sec73
 
 from ._fixtures import tiny_sec73_preset as _tiny_preset  # the tiny Sec. 7.3 sweep of the sec73 store tests

@@ -351,9 +351,10 @@ def store_probe(results_dir=None, *, stored=None, train: bool = True, device: st
                 threads: int | None = None, lock_name: str = "adaptive") -> Callable:
     """A probe backed by the results store (:class:`rgr_verify.store.ResultStore` in ``results_dir``) and by
     ``stored`` records (e.g. the committed evidence): a run found in either is reused; with ``train``, the
-    missing runs of a call are trained together by :func:`rgr_verify.store.ensure_runs` (and so stored) and
+    missing runs of a call are trained together by :func:`rgr_verify.sweeps.ensure_runs` (and so stored) and
     counted as trained; without, they are unknown."""
-    from .store import ResultStore, ensure_runs
+    from .store import ResultStore
+    from .sweeps import ensure_runs
 
     if not isinstance(train, bool):
         raise ValueError(f"train must be a bool, got {train!r}")

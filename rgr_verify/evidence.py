@@ -4,7 +4,7 @@ The top-level ``evidence/`` folder of the repository holds, per stored sweep, ``
 records, one JSON line each, as :class:`rgr_verify.store.ResultStore` writes them) and ``NAME.json``, its manifest:
 preset, tier, run count against the preset's, engine version(s), commit, torch / CUDA versions, device, date, the
 exact command(s) and the sha256 of the ``.jsonl.gz``. Full-tier claims replay it by default
-(:func:`rgr_verify.store.claim_records`): no stored run is ever retrained, and a store that lacks runs of its
+(:func:`rgr_verify.replay.claim_records`): no stored run is ever retrained, and a store that lacks runs of its
 preset trains only those, where a GPU is at hand, and says so.
 
 Records are replayed when their ``engine_version`` is :data:`rgr_verify.engine.ENGINE_VERSION` or one of

@@ -15,8 +15,8 @@ shards into the main file.
 
 :class:`ResultStore` keeps the engine's runs in ``runs.jsonl``, keyed by a hash of (config, seed, engine version);
 the Sec. 7.3 sweep (:mod:`rgr_verify.sweep_sec73`) keeps its runs in ``sec73-runs.jsonl`` of the same directory.
-Sweeps over units and executors live in :mod:`rgr_verify.sweeps`, the claims' feed in :mod:`rgr_verify.replay`;
-their public names are re-exported here (``ensure_runs``, ``run_preset``, ``claim_records``, ``NEEDS_GPU``).
+Sweeps over units and executors live in :mod:`rgr_verify.sweeps` (``ensure_runs``, ``run_preset``), the claims'
+feed in :mod:`rgr_verify.replay` (``claim_records``); this module imports neither.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from filelock import FileLock
 
@@ -34,28 +34,11 @@ from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, RunRe
 from .engine.config import current_config_names
 
 __all__ = ["JsonlStore", "ResultStore", "StoreTail", "parse_records", "replayable_records", "default_results_dir",
-           "RESULTS_ENV", "SHARD_SUFFIX", "ensure_runs", "run_preset", "claim_records", "NEEDS_GPU"]
+           "RESULTS_ENV", "SHARD_SUFFIX"]
 
 RESULTS_ENV = "RGR_VERIFY_RESULTS"
 SHARD_SUFFIX = ".shards"  # the shards of store file F live in the folder F + SHARD_SUFFIX
 _SHARD_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-# Re-exports of the sweeps and the claims' feed (resolved lazily: those modules import this one).
-if TYPE_CHECKING:  # pragma: no cover
-    from .replay import NEEDS_GPU, claim_records
-    from .sweeps.executors import run_preset
-    from .sweeps.worker import ensure_runs
-_REEXPORTS = {"ensure_runs": "sweeps.worker", "run_preset": "sweeps.executors", "claim_records": "replay",
-              "NEEDS_GPU": "replay"}
-
-
-def __getattr__(name: str):
-    if name in _REEXPORTS:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__package__}.{_REEXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 def default_results_dir() -> Path:
     """``$RGR_VERIFY_RESULTS`` if set, else ``~/.cache/rgr-verify/results``."""

@@ -173,7 +173,7 @@ class CheckContext:
         evidence_dir: the committed evidence folder to replay (None: :func:`rgr_verify.evidence.default_evidence_dir`).
         replay_only: never train: stored records decide, or the check does not run (a full-tier claim replayed in
             the quick tier's test run).
-        provenance: where the check's records came from, appended by :func:`rgr_verify.store.claim_records` and
+        provenance: where the check's records came from, appended by :func:`rgr_verify.replay.claim_records` and
             added to the verdict's evidence by the runner.
         expects: the paper's stated values the check compares against (name -> value), from the claim's
             :attr:`Claim.expects`, or a mutated copy under ``rgr-verify mutate``; read with :meth:`expect`.
@@ -259,7 +259,7 @@ class Claim:
         paper: the arXiv id of the paper it concerns (default the RGR paper), or ids joined by "+" for a
             cross-paper claim; ``ref`` must be a label of (one of) them.
         replays: the presets whose stored full-tier evidence (``evidence/``) the check reads through
-            :func:`rgr_verify.store.claim_records`; a full-tier claim that names them runs in the quick tier's test
+            :func:`rgr_verify.replay.claim_records`; a full-tier claim that names them runs in the quick tier's test
             run too, by replay alone, whenever that evidence is complete.
         expects: the values the paper states that the check compares against, name -> :class:`Stated` (a plain
             number is a "value", a string a "relation"); the check reads them with ``ctx.expect(name)``, never as

@@ -178,7 +178,7 @@ def _regular_bounds(m: int, r: int, rng) -> dict:
 
 def _regular_thresholds(ctx, tier: str):
     from ..capacity import curves, threshold
-    from ..store import claim_records
+    from ..replay import claim_records
 
     recs, why = claim_records("a3-regular", tier, ctx)
     if recs is None:
