@@ -11,8 +11,8 @@
 docs/cluster.md describes running them on many GPUs or a cluster, and what the locks need of a shared filesystem.
 """
 
-from .executors import EXECUTORS, run_inline, run_local, run_preset, run_sweep, sweep_summary
-from .progress import SweepProgress
+from .executors import EXECUTORS, run_inline, run_local, run_preset, run_sweep
+from .progress import SweepProgress, sweep_summary
 from .units import Unit, UnitStatus, format_status, format_units, plan_units, unit_id, unit_status
 from .worker import SweepSpec, ensure_runs, resolve_device, run_worker, shard_name, work_units
 

@@ -19,25 +19,13 @@ from typing import Sequence
 
 from .._checks import check_choice, check_int, check_real
 from ..store import ResultStore
-from .progress import SweepProgress
+from .progress import SweepProgress, sweep_summary
 from .units import Unit
 from .worker import PARENT_ENV, SweepSpec, resolve_device, work_units
 
-__all__ = ["EXECUTORS", "run_sweep", "run_inline", "run_local", "run_preset", "sweep_summary"]
+__all__ = ["EXECUTORS", "run_sweep", "run_inline", "run_local", "run_preset"]
 
 EXECUTORS = ("inline", "local", "slurm", "ray")
-
-
-def sweep_summary(spec: SweepSpec, units: Sequence[Unit], executor: str, before: int, **extra) -> dict:
-    """The summary every executor returns: preset, tier, executor, units, total, trained (runs stored during
-    the sweep), reused, store (the main file), complete (every run stored), plus ``extra``."""
-    store = ResultStore(spec.results_dir)
-    have = set(store.records())
-    keys = [k for u in units for k in u.keys]
-    done = sum(k in have for k in keys)
-    return {"preset": spec.preset, "tier": spec.tier, "executor": executor, "units": len(units), "total": len(keys),
-            "trained": done - before, "reused": before, "store": str(store.path), "complete": done == len(keys),
-            **extra}
 
 
 def _stored(spec: SweepSpec, units: Sequence[Unit]) -> int:

@@ -6,13 +6,16 @@ Every executor shows the same bar: its process polls the results store (main fil
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, run_key
 from ..store import ResultStore
 from .units import Unit
 
-__all__ = ["SweepProgress"]
+if TYPE_CHECKING:  # pragma: no cover
+    from .worker import SweepSpec
+
+__all__ = ["SweepProgress", "sweep_summary"]
 
 
 class SweepProgress:
@@ -95,3 +98,15 @@ def _replayed_key(rec: dict) -> str | None:
         except (KeyError, TypeError, ValueError):
             return None
     return None
+
+
+def sweep_summary(spec: "SweepSpec", units: Sequence[Unit], executor: str, before: int, **extra) -> dict:
+    """The summary every executor returns: preset, tier, executor, units, total, trained (runs stored during
+    the sweep), reused, store (the main file), complete (every run stored), plus ``extra``."""
+    store = ResultStore(spec.results_dir)
+    have = set(store.records())
+    keys = [k for u in units for k in u.keys]
+    done = sum(k in have for k in keys)
+    return {"preset": spec.preset, "tier": spec.tier, "executor": executor, "units": len(units), "total": len(keys),
+            "trained": done - before, "reused": before, "store": str(store.path), "complete": done == len(keys),
+            **extra}

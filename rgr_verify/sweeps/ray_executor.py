@@ -34,7 +34,7 @@ def run_ray(spec: SweepSpec, *, workers: int = 1, retries: int = 3, progress: bo
             poll: float = 1.0) -> dict:
     """Run ``workers`` worker tasks on Ray and wait for them, showing the store's progress; returns the summary.
     Raises RuntimeError if a task still fails after its retries or runs are missing at the end."""
-    from .executors import sweep_summary
+    from .progress import sweep_summary
 
     workers = check_int("workers", workers, min_value=1)
     retries = check_int("retries", retries, min_value=0)

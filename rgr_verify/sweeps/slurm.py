@@ -58,7 +58,7 @@ def run_slurm(spec: SweepSpec, *, workers: int = 1, retries: int = 3, progress: 
     LocalExecutor); ``folder``: submitit's logs and pickles (default ``<results>/submitit``); ``gpus``: GPUs per
     task (None: 0 with device cpu, else 1, and 0 for ``local`` without CUDA). Returns the sweep summary; raises
     RuntimeError if runs are missing when every task has ended."""
-    from .executors import sweep_summary
+    from .progress import sweep_summary
 
     check_choice("cluster", cluster, CLUSTERS)
     workers = check_int("workers", workers, min_value=1)
