@@ -175,3 +175,24 @@ def test_formula_sheet_links_only_registered_claims():
     ids = {c.id for c in all_claims()}
     missing = sorted({cid for *_, linked in sheet_entries() for cid in linked} - ids)
     assert not missing, f"formula sheet links unknown claim ids: {missing}"
+
+
+def test_limit_verdict_numeric_grid_does_not_take_slow_growth_for_a_limit(monkeypatch):
+    # When sympy cannot take the limit, the numeric grid must not read a slowly diverging ratio (log-like) as a
+    # finite limit, nor a ratio that has not settled as one (log log m), nor a slow decay (1/log m) as positive.
+    import sympy as sp
+
+    from rgr_verify.claims.base import Status
+    from rgr_verify.claims.symbolic import verdicts as V
+
+    def no_limit(*args, **kwargs):
+        raise NotImplementedError
+
+    monkeypatch.setattr(V.sp, "limit", no_limit)
+    m = sp.Symbol("m", positive=True)
+    ctx = CheckContext(seed=3)
+    assert V.limit_verdict(sp.log(m), m, expect="finite-positive", ctx=ctx).status is Status.REFUTED
+    assert V.limit_verdict(sp.log(m), m, expect="infinity", ctx=ctx).status is Status.VERIFIED
+    assert V.limit_verdict(1 / sp.log(m), m, expect="zero", ctx=ctx).status is Status.VERIFIED
+    assert V.limit_verdict(sp.log(sp.log(m)), m, expect="finite-positive", ctx=ctx).status is Status.INCONCLUSIVE
+    assert V.limit_verdict(2 + 1 / m, m, expect="finite-positive", ctx=ctx).status is Status.VERIFIED

@@ -254,12 +254,22 @@ def limit_verdict(
             return Verdict(Status.INCONCLUSIVE, paper_value=paper_value, evidence="limit not computable",
                            params=params or {}, details=details)
         last, prev = vals[-1], vals[-2]
+        settled = abs(last - prev) <= 1e-3 * max(abs(last), abs(prev))
         if abs(last) > 1e12 and abs(last) > abs(prev):
             lim = sp.oo if last > 0 else -sp.oo
         elif abs(last) < 1e-9:
             lim = sp.Integer(0)
-        else:
+        elif settled:
             lim = sp.Float(last, 6)
+        elif last * prev > 0 and abs(last) >= 1.5 * abs(prev):  # still growing by half from 1e16 to 1e32: log-like
+            lim = sp.oo if last > 0 else -sp.oo
+        elif last * prev > 0 and abs(last) <= abs(prev) / 1.5:  # still shrinking by a third: 1/log-like decay
+            lim = sp.Integer(0)
+        else:  # neither settled nor clearly diverging or vanishing on the grid: a grid cannot decide
+            return Verdict(Status.INCONCLUSIVE, paper_value=paper_value,
+                           measured_value=f"values of {expr} at {var} = {list(numeric_at)}: {vals}",
+                           evidence="limit not computable; numeric values not settled",
+                           params={"evidence_level": level, "expect": expect, **(params or {})}, details=details)
     finite = lim.is_finite
     if expect == "zero":
         ok = lim == 0
