@@ -258,3 +258,12 @@ def test_cli_bad_usage_exits_2(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("rgr-verify: error:") and err.count("\n") == 1
+
+
+def test_sweep_adaptive_is_a_preset_option(tmp_path, capsys):
+    # `rgr-verify sweep PRESET --adaptive` runs the adaptive search over the preset's cells (inline only)
+    from rgr_verify.cli import main
+
+    assert main(["sweep", "micro", "--adaptive", "--results", str(tmp_path), "--device", "cpu"]) == 0
+    assert "adaptive search" in capsys.readouterr().out
+    assert main(["sweep", "micro", "--adaptive", "--executor", "local", "--workers", "2"]) == 2

@@ -46,6 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--worker", action="store_true",
                       help="be one executor-free worker (own shard of the store, one lock per unit); job scripts "
                            "may start any number")
+    mode.add_argument("--adaptive", action="store_true",
+                      help="train only what the adaptive D_K* search needs: per (m, d_model, h) cell, scan the "
+                           "preset's ladder up to the first passing D_K, then bisect on multiples of h (inline; the "
+                           "same as `rgr-verify adaptive PRESET`, whose options give more control)")
     ex = parser.add_argument_group("executors")
     ex.add_argument("--executor", choices=EXECUTORS, default="inline",
                     help="inline (this process, the default), local (worker processes here), slurm (submitit job "
@@ -120,6 +124,16 @@ def run(args) -> int:
     from ..sweeps import SweepSpec, format_status, format_units, run_sweep, run_worker, unit_status
 
     _check(args)
+    if args.adaptive:
+        if args.executor != "inline":
+            raise ValueError(f"--adaptive trains inline; --executor must be inline, got {args.executor!r}")
+        from argparse import Namespace
+
+        from .adaptive import run as run_adaptive
+
+        return run_adaptive(Namespace(preset=args.preset, tier=args.tier, cells=None, results=args.results,
+                                      device=args.device, threads=args.threads, bracket="scan", replay_only=False,
+                                      json_path=None))
     spec = SweepSpec(args.preset, args.tier, results_dir=args.results, device=args.device, threads=args.threads,
                      unit_max_batch=args.unit_max_batch or args.max_batch, max_batch=args.max_batch,
                      max_waste=args.max_waste)
