@@ -11,7 +11,7 @@ import sympy as sp
 from .. import formulas as F
 from .base import CheckContext, Status, Verdict
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
-from .tools import VAR_D_MODEL, VAR_M, symbolic_claim
+from .tools import VAR_D_MODEL, VAR_M, symbolic_claim, with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -33,14 +33,24 @@ def _intro_general_graphs(ctx: CheckContext) -> Verdict:
     ratio = F.DK_construction_iv_rate() / F.DK_construction_iv_rate(log_of=F.mp)
     v = limit_verdict(ratio.subs({F.mp: 2, F.Delta: 1, F.d_model: 1}), F.m, expect="bounded", ctx=ctx,
                       paper_value="Sec. 1: D_K = O((m'/d_model + Delta) log m'), as Theorem B.9")
+    # The regime where the two agree: m' >= m^eps (here eps = 1/2), ratio log m / log m' -> 1/eps.
+    lim_half = sp.limit(ratio.subs({F.Delta: 1, F.d_model: 1}).subs(F.mp, sp.sqrt(F.m)), F.m, sp.oo)
+    half = (f"holds: ratio log m / log m' -> {lim_half} (bounded) at m' = m^(1/2)" if lim_half.is_finite
+            else f"fails: ratio -> {lim_half} at m' = m^(1/2)")
+    fixed = (f"fails: m' = 2, Delta = 1, d_model = 1, m -> oo: ratio {v.measured_value} ({v.status.value})"
+             if v.status is Status.REFUTED else f"holds: ratio bounded ({v.measured_value})")
+    hyps = ["general graph with m' edges on m vertices, max degree Delta >= 1, d_model >= 1 (Theorem B.9's setting)",
+            "m' = 2 <= m (m - 1) and Delta = 1 for every m >= 2 in the family"]
+    readings = {"for every m' (as printed, uniform in m')": fixed,
+                "only for m' >= m^eps, eps > 0 fixed": half}
     if v.status is Status.REFUTED:
-        return Verdict(Status.REFUTED, paper_value=v.paper_value, measured_value=v.measured_value,
+        return with_readings(Verdict(Status.REFUTED, paper_value=v.paper_value, measured_value=v.measured_value,
                        witness={"m'": 1, "Sec. 1 bound": "(1/d_model + Delta) log 1 = 0",
                                 "Theorem B.9": "(1/d_model + Delta) log m > 0", "family": "m' = 2, m -> oo: ratio log m / log 2"},
                        params=v.params, evidence=v.evidence,
                        details="Theorem B.9 proves log m; Sec. 1 prints log m'. They agree up to constants only when "
-                               "m' >= m^eps for a fixed eps > 0.")
-    return v
+                               "m' >= m^eps for a fixed eps > 0."), hyps, readings)
+    return with_readings(v, hyps, readings)
 
 
 def _softmax_restated(ctx: CheckContext) -> Verdict:

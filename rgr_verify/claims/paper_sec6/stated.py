@@ -16,7 +16,7 @@ from ... import formulas as F
 from ...presets import table2_cap
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import combine_verdicts, exhaustive_verdict, identity_verdict, values_verdict
-from ..tools import BASE_GRID, DIAGONAL, EXTRA, TABLE1, VAR_M, symbolic_claim
+from ..tools import BASE_GRID, DIAGONAL, EXTRA, TABLE1, VAR_M, symbolic_claim, with_readings
 
 __all__ = ["CLAIMS", "ORDER", "FIT_FACTOR", "FIT_RTOL"]
 
@@ -41,7 +41,15 @@ def _fits_r1(ctx: CheckContext) -> Verdict:
     both = v_ln.status is Status.REFUTED and v_l2.status is Status.REFUTED
     status = Status.REFUTED if both else Status.VERIFIED
     closer = "natural log" if abs(ln - a3) < abs(l2 - a3) else "log2"
-    return Verdict(status, paper_value="Sec. 6: D_K* ~ 1.19 m log m / d_model; App. A.3: D_K* ~ 0.46 (r m/d_model) log2 m",
+
+    def _outcome(v, x):
+        word = "fails" if v.status is Status.REFUTED else "holds"
+        return f"{word}: ratio {x / a3:.3f} vs App. A.3's {a3:.2f} (factor {FIT_FACTOR} allowed)"
+
+    hyps = [f"m = {mm}, d_model = {dd}, r = 1 (App. A.3's setting; a permutation graph, as in Sec. 6)",
+            f"agreement read as within a factor {FIT_FACTOR} (fixed in advance)"]
+    readings = {"Sec. 6 log = natural log": _outcome(v_ln, ln), "Sec. 6 log = log2": _outcome(v_l2, l2)}
+    return with_readings(Verdict(status, paper_value="Sec. 6: D_K* ~ 1.19 m log m / d_model; App. A.3: D_K* ~ 0.46 (r m/d_model) log2 m",
                    measured_value={"Sec. 6 (ln)": ln, "Sec. 6 (log2)": l2, "App. A.3 at r = 1": a3,
                                    "ratio ln/A.3": ln / a3, "ratio log2/A.3": l2 / a3,
                                    "Table 1 floor D_K* >= d_k*": floor},
@@ -52,7 +60,8 @@ def _fits_r1(ctx: CheckContext) -> Verdict:
                    details=f"Both fits describe the permutation graph at (128, 32). They disagree under either reading "
                            f"of Sec. 6's log; the {closer} reading is closer. In natural-log units App. A.3's slope is "
                            f"0.46/ln 2 = {0.46 / 0.6931471805599453:.3f} vs Sec. 6's 1.19. App. A.3's value is also below "
-                           f"the floor D_K* >= d_k* = 21 that Table 1 implies at this point (one head at least).")
+                           f"the floor D_K* >= d_k* = 21 that Table 1 implies at this point (one head at least)."),
+                         hyps, readings)
 
 
 def _diagonal(ctx: CheckContext) -> Verdict:
@@ -78,10 +87,19 @@ def _table1_range(ctx: CheckContext) -> Verdict:
 def _table1_median(ctx: CheckContext) -> Verdict:
     vals = sorted(TABLE1.values())
     med = statistics.median(vals)
-    return values_verdict({"Sec. 6 (stated median)": 11, "Table 1 (computed median)": med}, rtol=0,
+    lower, upper = vals[(len(vals) - 1) // 2], vals[len(vals) // 2]
+
+    def _outcome(x):
+        return f"{'holds' if x == 11 else 'fails'}: {x} {'=' if x == 11 else '!='} 11"
+
+    hyps = [f"Table 1's {len(vals)} base-grid values d_k* (as transcribed in TABLE1)", "exact comparison (rtol 0)"]
+    readings = {"median = mean of the two middle values": _outcome(med), "lower median": _outcome(lower),
+                "upper median": _outcome(upper)}
+    return with_readings(values_verdict({"Sec. 6 (stated median)": 11, "Table 1 (computed median)": med}, rtol=0,
                           paper_value="Sec. 6: median d_k* = 11 on the base grid",
                           details=f"Table 1's twelve values sorted: {vals}; the median is the mean of the 6th and 7th "
-                                  f"({vals[5]}, {vals[6]}). 11 is not the lower, upper or middle median.")
+                                  f"({vals[5]}, {vals[6]}). 11 is not the lower, upper or middle median."),
+                         hyps, readings)
 
 
 def _excluded_count(ctx: CheckContext) -> Verdict:
