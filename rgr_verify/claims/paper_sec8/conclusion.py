@@ -22,6 +22,7 @@ from ..tools import (
     monte_carlo_verdict,
     reading_record,
     symbolic_claim,
+    with_readings,
 )
 from .common import FALSE_ALARM, PAPER_DIAGONAL, PAPER_ELL, algorithm2_instance, softmax_dk
 
@@ -144,7 +145,18 @@ def _check_large_dk(ctx: CheckContext) -> Verdict:
     refuted = [v for v in verdicts if v.status is Status.REFUTED]
     status = Status.REFUTED if refuted else (Status.VERIFIED if all(v.status is Status.VERIFIED for v in verdicts)
                                              else Status.INCONCLUSIVE)
-    return Verdict(
+    hyps, outcomes = [], []
+    for v in verdicts:
+        p = v.params
+        hf = p["hypotheses_hold_for"]
+        hyps.append(f"m = {p['m']}, d_model = {p['d_model']} (h = {p['h']}), d_k = {p['d_k']} >= C (ln m)^2 for every "
+                    f"C <= {hf['C <=']:.1f}; c0 = d_model / ln m = {hf['c0 <=']:.1f}; context C = V (ell = m, "
+                    f"C_ell <= {hf['C_ell <=']:.1f}); Algorithm 2 weights, tau = 1/2")
+        outcomes.append(f"m = {p['m']}: {v.measured_value} (claimed rate <= m^-3 = {p['claimed_failure_rate']:.3g}, "
+                        f"{v.status.value})")
+    readings = {"'d_k >= C (log m)^2' as a lower bound (every larger d_k allowed), fixed context C = V":
+                (FAILS if refuted else HOLDS) + ": " + "; ".join(outcomes)}
+    return with_readings(Verdict(
         status=status,
         paper_value="w.p. >= 1 - m^-3: A_{i,pi(i)} > 1/2 > A_ij (j != pi(i)) whenever d_k >= C (log m)^2",
         measured_value=[v.measured_value for v in verdicts],
@@ -157,7 +169,7 @@ def _check_large_dk(ctx: CheckContext) -> Verdict:
                  "and no constant C makes 'd_k >= C (log m)^2' sufficient at a given m. For any (C, c0, C_ell) the same "
                  "happens at any m with h >= 2 once d_k is large. The full tier adds (2048, 1024) at C = 64, the value "
                  "Step 5 asks for (gamma = 3), where C = 8 can succeed."),
-    )
+    ), hyps, readings)
 
 
 def _check_constants(ctx: CheckContext) -> Verdict:

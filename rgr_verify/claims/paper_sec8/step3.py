@@ -21,7 +21,7 @@ from ...softmax_analysis import (
 from ...stats import t_interval
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict, prove_nonnegative
-from ..tools import FAILS, HOLDS, VAR_ELL, VAR_M, reading_record, symbolic_claim, with_readings
+from ..tools import FAILS, HOLDS, NOT_TESTED, VAR_ELL, VAR_M, reading_record, symbolic_claim, with_readings
 from .common import FALSE_ALARM, PAPER_ELL, algorithm2_instance, softmax_dk, theorem81_length
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -44,7 +44,17 @@ def _check_eq14(ctx: CheckContext) -> Verdict:
     dev = np.abs(mean - 1.0 / ell)
     t = int(np.argmax(dev))
     refuted = bool(dev[t] > radius)
-    return Verdict(
+    outcome = (f"{FAILS if refuted else NOT_TESTED}: max_j |E[p_j | X, C] - 1/ell| = {float(dev[t]):.3g} "
+               f"{'>' if refuted else '<='} Hoeffding radius {radius:.3g} (1/ell = {1.0 / ell:.3g}, item {int(context[t])})")
+    hyps = [f"m = {m}, d_model = {d_model} (h = {c.n_heads}), d_k = {c.d_k} = ceil({C:g} ln^2 m); Step 3(i) puts no "
+            "size condition on C", f"head k = {k} is a non-owner head of source i = {i} (k != k*)",
+            f"a fixed context C of length ell = {ell} containing i; X, pi, C fixed, expectation over the signatures"]
+    readings = {"(14) as printed: conditional on X and C, randomness of the signatures only": outcome,
+                "expectation also over X (the embeddings)": f"{NOT_TESTED}: X is held fixed in this check",
+                "only at Theorem 8.1's constants (C >= 64 for gamma >= 3, large c0)":
+                    f"{NOT_TESTED}: witness outside hypothesis C >= 64 (C = {C:g}, c0 = d_model / ln m = "
+                    f"{d_model / math.log(m):.1f}); Step 3(i)'s symmetry argument does not use C"}
+    return with_readings(Verdict(
         status=Status.REFUTED if refuted else Status.INCONCLUSIVE,
         paper_value="(14): E[p^(k)_ij | X, C] = 1/ell for every non-owner head k and j in C",
         measured_value={"1/ell": 1.0 / ell, "max |mean - 1/ell|": float(dev[t]), "hoeffding_radius": radius,
@@ -58,7 +68,7 @@ def _check_eq14(ctx: CheckContext) -> Verdict:
                  "X X^T), which differs across t (items of T_k carry their own signature); permuting the i.i.d. "
                  "signature rows does not change that law, so the 'symmetry trick' cannot make the logits "
                  "exchangeable."),
-    )
+    ), hyps, readings)
 
 
 @functools.lru_cache(maxsize=16)
@@ -103,7 +113,13 @@ def _check_lem83_application(ctx: CheckContext) -> Verdict:
     mask = np.ones(L.shape, dtype=bool)
     mask[own, np.arange(c.m), :] = False
     std = float(L[mask].std())
-    return Verdict(
+    worst = min(r["log_lower_bound"] for r in results)
+    hyps = ["L ~ N(0, 1): sub-Gaussian with an absolute psi_2 norm (the lemma's hypothesis on the logit)",
+            "Z = exp(L) positive, as Lemma 8.3 asks of Z_t"]
+    readings = {"as printed: ||exp(L)||_psi1 bounded by an absolute constant":
+                (f"{FAILS}: log E exp(e^L / t) >= {worst:.3g} > log 2 for every t in [1e-2, 1e6]" if all_exceed else
+                 f"{NOT_TESTED}: the certified lower bound did not exceed log 2 at every t")}
+    return with_readings(Verdict(
         status=Status.REFUTED if all_exceed else Status.INCONCLUSIVE,
         paper_value="Z_t = exp(L_it) has psi_1 norm bounded by an absolute constant since L_it is sub-Gaussian",
         measured_value={"t": ts, "log E exp(e^L/t) >=": [r["log_lower_bound"] for r in results],
@@ -115,7 +131,7 @@ def _check_lem83_application(ctx: CheckContext) -> Verdict:
         details=("exp of a Gaussian is log-normal, whose tail exp(-(log x)^2 / 2) is heavier than any e^{-x/t}: "
                  "its psi_1 norm is infinite, so the hypothesis of Lemma 8.3 fails for Z_t = exp(L_it) with "
                  "sub-Gaussian logits; the logits of the construction have O(1)-and-growing spread (measured std)."),
-    )
+    ), hyps, readings)
 
 
 def _check_eq16(ctx: CheckContext) -> Verdict:

@@ -20,7 +20,7 @@ from ...softmax_analysis import (
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict
-from ..tools import VAR_D_K, VAR_ELL, VAR_M, property_verdict, symbolic_claim
+from ..tools import FAILS, HOLDS, NOT_TESTED, VAR_D_K, VAR_ELL, VAR_M, property_verdict, symbolic_claim, with_readings
 from .common import PAPER_DIAGONAL, algorithm2_instance, softmax_dk, theorem81_length
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -129,11 +129,29 @@ def _check_eq11_absent(ctx: CheckContext) -> Verdict:
                                   f"e^(-sqrt(d_k)/2) = {bound:.3g} in a context without pi(i)")
         return {"max_owner_mass": float(p.max()), "bound": bound}
 
-    return property_verdict(
+    v = property_verdict(
         prop, _absent_cases(), ctx=ctx, max_examples=30,
         paper_value="(11): p^(k*)_ij <= e^{-sqrt(d_k)/2} <= m^-gamma for every j != pi(i)",
         describe=lambda case: {**case, "d_k": softmax_dk(case["C"], case["m"])},
     )
+    w = v.witness if isinstance(v.witness, dict) and "m" in v.witness else None
+    if w is None:
+        return v
+    gamma = math.sqrt(w["C"]) / 2 - 1
+    hyps = [f"m = {w['m']}, d_model = {w['d_model']} (h = {w['m'] // w['d_model']}), C = {w['C']:g} "
+            f"(gamma = sqrt(C)/2 - 1 = {gamma:g} >= 1), d_k = ceil(C ln^2 m) = {w['d_k']}",
+            f"a context of length ell = {w['ell']} <= m - 1 holding i but not pi(i); j != pi(i); Algorithm 2 weights"]
+    long_enough = theorem81_length(w)
+    sizes = (f"{FAILS}: {v.measured_value}" if long_enough else
+             f"{NOT_TESTED}: witness outside hypothesis ell >= C_ell max{{h, ln m}} >= 8 max{{1, ln m}} "
+             f"(ell = {w['ell']}; also c0 = d_model / ln m = {w['d_model'] / math.log(w['m']):.1f}); at any length the absent target leaves owner-head masses summing to 1, so the "
+             f"largest is >= 1/ell = {1 / w['ell']:.3g} > e^(-sqrt(d_k)/2) = {math.exp(-0.5 * math.sqrt(w['d_k'])):.3g} "
+             "here, and eq11-sym-target-absent checks Theorem 8.1's own lengths")
+    readings = {"(11) for every context, also without pi(i) (Step 4 uses it for all j != pi(i)), any sizes":
+                f"{FAILS}: {v.measured_value}",
+                "(11) at Theorem 8.1's context lengths (ell >= C_ell max{h, ln m})": sizes,
+                "(11) only for contexts holding pi(i) (its derivation)": f"{NOT_TESTED}: see eq11-sym-owner-head-nontarget"}
+    return with_readings(v, hyps, readings)
 
 
 def _check_eq10(ctx: CheckContext) -> Verdict:
@@ -249,7 +267,7 @@ def _eq11_target_absent(ctx: CheckContext) -> Verdict:
     # -sqrt(d_k)/4 (|S_ij| < d_k/4 in App. B.2). Theorem 8.1's own constants: C = 64 (gamma = 3), d_k = C (ln m)^2.
     dk = 64 * sp.log(F.m) ** 2
     p_top = 1 / (1 + (F.ell - 1) * sp.exp(-sp.sqrt(dk) / 2))
-    return inequality_verdict(p_top, "<", sp.Rational(1, 2), variables=[VAR_M, VAR_ELL], ctx=ctx,
+    v = inequality_verdict(p_top, "<", sp.Rational(1, 2), variables=[VAR_M, VAR_ELL], ctx=ctx,
                               constraints=[_target_can_be_absent, theorem81_length],
                               paper_value="(8) => p_ij^(k*) <= e^{-sqrt(d_k)/2} < 1/2 for j != pi(i), also when pi(i) is not in C",
                               details="Eq. (11) divides by the target's own term e^{L_{i,pi(i)}}, present only when "
@@ -257,6 +275,15 @@ def _eq11_target_absent(ctx: CheckContext) -> Verdict:
                                       "1/(1 + (ell-1) e^{-sqrt(d_k)/2}) > 1/2 on one distractor, so A_ij > 1/2: the "
                                       "theorem's 'if pi(i) is not in the context, no edge is identified' is not "
                                       "established by Steps 1-5.")
+    refuted = v.status is Status.REFUTED
+    hyps = ["C = 64 (gamma = sqrt(C)/2 - 1 = 3, Step 5's choice), d_k = C (ln m)^2",
+            "8 max{1, ln m} <= ell <= m - 1 (Theorem 8.1's length at C_ell >= 8; room for a context without pi(i))",
+            "pi(i) not in C; owner-head logits within (8): one distractor at sqrt(d_k)/4, the other ell - 1 at "
+            "-sqrt(d_k)/4"]
+    readings = {"as printed: A_ij < 1/2 also when pi(i) is not in the context":
+                (f"{FAILS}: top distractor mass 1/(1 + (ell-1) e^(-sqrt(d_k)/2)) >= 1/2 at {v.witness}" if refuted
+                 else f"{HOLDS}: {v.status.value}")}
+    return with_readings(v, hyps, readings)
 
 
 _GAP_EXPECTS = {"a_coeff": Stated(0.75, "constant", "Eq. (8): owner logit >= 3/4 sqrt(d_k)"),
