@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict
+from .common import outcome, recorded
 from ..tools import (
     VAR_D_K,
     VAR_M,
@@ -232,7 +233,14 @@ CLAIMS = (
                          "thmb1-sym-chernoff-exponents; here they bound tails from above, so a smaller (weaker) "
                          "exponent would hold a fortiori."),
     symbolic_claim("thmb1-sym-union-constant", "Theorem B.1", "C > max{3/c_1, 2/c_2} with d_k = C log m makes the union bound "
-                   "m e^{-c_1 d_k} + m^2 e^{-c_2 d_k} at most m^-3.", _b1_union),
+                   "m e^{-c_1 d_k} + m^2 e^{-c_2 d_k} at most m^-3.",
+                   recorded(_b1_union, ["p in (0, 1/2) (grid 0.01..0.49)", "C = f max{3/c_1, 2/c_2} with f in "
+                                        "(1, 1.5] (C strictly above the stated max)", "d_k = C log m (natural log), "
+                                        "m integer in [2, 1e4]"],
+                            lambda v: {"as printed": outcome(
+                                v, f"at {v.witness} the union bound is {(v.measured_value or {}).get('lhs')} > m^-3 = "
+                                   f"{(v.measured_value or {}).get('rhs')} "
+                                   f"({(v.measured_value or {}).get('failing_points')} failing grid points)")})),
     symbolic_claim("thmb1-sym-union-constant-corrected", "Theorem B.1", "A corrected constant C >= max{(4 + log2/log m)/c_1, "
                    "(5 + log2/log m)/c_2} gives failure probability <= m^-3.", _b1_union_fixed,
                    notes="Our correction, recorded so the repaired statement is checked too."),
