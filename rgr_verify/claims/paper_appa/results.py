@@ -32,6 +32,7 @@ from ..tools import (
     sweep_records,
     symbolic_claim,
     threshold_table,
+    with_readings,
 )
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -202,10 +203,22 @@ def _check_table2_caps(ctx):
 
 def _table2_coverage(ctx: CheckContext) -> Verdict:
     configs = sorted(BASE_GRID | set(DIAGONAL) | set(EXTRA))
-    return exhaustive_verdict(lambda c: (c["m"], c["d_model"]) in TABLE2, ({"m": a, "d_model": b} for a, b in configs),
+
+    def _outcome(cells) -> str:
+        missing = sorted(k for k in cells if k not in TABLE2)
+        return (f"fails: {len(missing)} of {len(cells)} missing from Table 2: {missing}" if missing
+                else f"holds: all {len(cells)} listed")
+
+    hyps = [f"Sec. 6.1's configurations: base grid ({len(BASE_GRID)}), diagonal ({len(DIAGONAL)}), r = 32 points "
+            f"({len(EXTRA)}), {len(configs)} distinct (m, d_model)",
+            "Table 2 as transcribed in TABLE2; a configuration counts when its (m, d_model) row is listed"]
+    readings = {"every configuration = base grid only": _outcome(sorted(BASE_GRID)),
+                "every configuration = base grid and diagonal": _outcome(sorted(BASE_GRID | set(DIAGONAL))),
+                "every configuration of Sec. 6.1 (base grid, diagonal, r = 32 points; as printed)": _outcome(configs)}
+    return with_readings(exhaustive_verdict(lambda c: (c["m"], c["d_model"]) in TABLE2, ({"m": a, "d_model": b} for a, b in configs),
                               domain="every (m, d_model) of Sec. 6.1 (base grid, diagonal, r = 32 points)",
                               paper_value="Table 2 lists the training-step cutoff of every configuration",
-                              details="Sec. 6.1 says per-config step limits are in App. A.2.")
+                              details="Sec. 6.1 says per-config step limits are in App. A.2."), hyps, readings)
 
 
 CLAIMS = (

@@ -15,7 +15,7 @@ from ...graphs import random_permutation_graph, random_regular_graph
 from ...stats import t_interval
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
-from ..tools import property_verdict
+from ..tools import property_verdict, with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -57,7 +57,19 @@ def _check_positive_rate(ctx: CheckContext) -> Verdict:
     # The paper's procedure is the literal one; the verdict is about it. The protected reading is reported beside it.
     lit = status_by_reading["literal"]
     status = {"holds": Status.VERIFIED, "fails": Status.REFUTED, "undecided": Status.INCONCLUSIVE}[lit]
-    return Verdict(
+
+    def _outcome(reading: str) -> str:
+        word = {"holds": "holds", "fails": "fails", "undecided": "not tested"}[status_by_reading[reading]]
+        got = [(r["m"], r["mean_rate"]) for r in rows if r["reading"] == reading]
+        return (f"{word}: (m, mean rate) {got} vs rho = 0.5 +- {_TOLERANCE}"
+                + ("" if word != "not tested" else " (interval straddles the tolerance band: undecided)"))
+
+    hyps = [f"(m, ell, rho) in {settings} (ell = 16, rho = 0.5 as in all experiments), random permutation graphs",
+            f"positive rate = share of a context's sources whose target is in it; |mean - rho| <= {_TOLERANCE} "
+            f"fixed in advance; {_N_CONTEXTS} contexts per setting"]
+    readings = {"step 3 literal (a replacement may overwrite any slot; the paper's procedure)": _outcome("literal"),
+                "step 3 protected (never overwrite sources of U or placed targets)": _outcome("protected")}
+    return with_readings(Verdict(
         status=status,
         paper_value="per-context positive rate rho = 0.5 (share of sources whose target is in the context)",
         measured_value="; ".join(f"{r['reading']} m={r['m']}: {r['mean_rate']} {r['interval']}" for r in rows),
@@ -69,7 +81,7 @@ def _check_positive_rate(ctx: CheckContext) -> Verdict:
                 "U or a target placed earlier; with ell = 16 at most about ell/2 sources can keep their targets. "
                 "The protected reading (never overwrite sources of U or placed targets) gets closer but is still "
                 "capped by the 2 slots each positive needs.",
-    )
+    ), hyps, readings)
 
 
 def _check_distinct(ctx: CheckContext) -> Verdict:
