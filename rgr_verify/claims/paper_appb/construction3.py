@@ -24,7 +24,7 @@ from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import FAILS, VAR_D_K, VAR_M, VAR_P, property_verdict, symbolic_claim, with_readings
-from .common import stated_symbolic_claim
+from .common import outcome, recorded, stated_symbolic_claim
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -323,6 +323,17 @@ CLAIMS = (
                                    "noise_fraction": Stated(0.25, "constant", "Theorem B.5 proof: noise < 1/4 of the gap")}),
     symbolic_claim("thmb5-sym-budget", "Theorem B.5", "ceil(m/B) C log m = Theta(m log m / B).", _b5_budget),
     symbolic_claim("thmb5-sym-bernoulli-noise-mean", "Theorem B.5", "Under Definition B.4's conditions with rho, gamma <= "
-                   "c/log m, Bernoulli(p) signatures keep every non-edge below tau.", _b5_bernoulli_mean,
+                   "c/log m, Bernoulli(p) signatures keep every non-edge below tau.",
+                   recorded(_b5_bernoulli_mean, ["eps_d = 0 <= c_1 (Gram / mu = (1 - e) I + e J is PSD, realisable "
+                                                 "with d_model = m)", "rho = B e^2 = c / log m <= c_2 / log m and "
+                                                 "gamma <= B e^2 = c / log m <= c_3 / log m with c = 1/100",
+                                                 "Bernoulli(p) signatures, p = 1/20 in (0, 1/2)",
+                                                 "tau = (p + p^2) d_k / 2 as stated, one head B = m"],
+                            lambda v: {"as printed (c = 1/100, p = 1/20)": outcome(
+                                v, "E[S_ij]/d_k - tau/d_k = "
+                                   f"{(v.measured_value or {}).get('at m = 1e7') if isinstance(v.measured_value, dict) else v.measured_value} "
+                                   "> 0 at m = 1e7, -> oo"),
+                                "Rademacher signatures instead of Bernoulli(p)": "not tested: the statement names "
+                                "Bernoulli(p); zero-mean signatures avoid the shift (details)"}),
                    notes="Witness: an explicit PSD Gram matrix with uniform positive leakage; any c > 0."),
 )

@@ -30,7 +30,7 @@ from ..tools import (
     symbolic_claim,
     with_readings,
 )
-from .common import bound_verdict, stated_symbolic_claim
+from .common import bound_verdict, outcome, recorded, stated_symbolic_claim
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -262,6 +262,19 @@ def _lemb3_leakage_identity(ctx: CheckContext) -> Verdict:
                                       "1 + (|S|-1)/d_model, about 2 = C_2 at |S| = d_model. The bound is right for delta.")
 
 
+def _leakage_readings(v: Verdict) -> dict:
+    """Readings of lemb3-sym-leakage-identity: S = T_k containing i (the witness) against S = V_k minus i (the
+    failures counted against the 4 x 8 subsets of [4] that contain their source i)."""
+    w = v.witness or {}
+    contains = isinstance(w, dict) and w.get("i") in list(w.get("S", []))
+    n_fail = str(v.measured_value).split(" of ")[0]
+    with_i = 4 * 2 ** 3
+    only_with_i = contains and n_fail == str(with_i)
+    return {"S = T_k containing i": outcome(v, f"witness {w}: extra term <x_i, x_i>^2 = 1"),
+            "S = V_k minus i (i not in S)": (f"holds: the {n_fail} failing cases are the {with_i} subsets containing i"
+                                             if only_with_i else outcome(v, str(v.measured_value)))}
+
+
 def _lemb3_second_moment(ctx: CheckContext) -> Verdict:
     dd = F.d_model
     # E[x_a^2] = 1/d by symmetry of the unit sphere; cross terms vanish by sign symmetry.
@@ -350,7 +363,11 @@ CLAIMS = (
                 "Stated value: the bound's direction.",
           expects={"dir": Stated("<=", "relation", "Lemma B.3 item 3: <= C3 sqrt(log m / d_model)")}),
     symbolic_claim("lemb3-sym-leakage-identity", "Lemma B.3", "||delta_{i,S}||^2 equals sum_{s in S} <x_i, x_s>^2 for both "
-                   "S = V_k minus i and S = T_k.", _lemb3_leakage_identity),
+                   "S = V_k minus i and S = T_k.",
+                   recorded(_lemb3_leakage_identity, ["Gaussian unit-norm X (m = 4, d_model = 2, seeded), delta_i = "
+                                                      "e_i X X^T - e_i as defined", "S = T_k = pi(V_k) may contain i "
+                                                      "(pi^-1(i) in V_k; always at h = 1)"],
+                            _leakage_readings)),
     stated_symbolic_claim("lemb3-sym-second-moment", "Lemma B.3", "<x_i, x_s>^2 has mean 1/d_model, so the leakage mass "
                           "over d_model items has mean 1 < C_2 = 2.", _lemb3_second_moment,
                           expects={"dmodel_exponent": Stated(-1, "exponent", "Lemma B.3 proof: E<x_i, x_s>^2 = 1/d_model"),
