@@ -14,7 +14,7 @@ import sympy as sp
 from ... import formulas as F
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
-from ..tools import symbolic_claim
+from ..tools import FAILS, NOT_TESTED, symbolic_claim, with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -70,15 +70,22 @@ def _rate_equivalence(ctx: CheckContext) -> Verdict:
     near_complete = sp.log(N) / ((N - 1) * sp.log(F.m**2 / (N - 1)))  # m' = N - 1: log binom = log N
     v_omega = limit_verdict(near_complete, F.m, expect="positive", ctx=ctx,
                             paper_value="log binom(m(m-1), m') = Omega(m' log(m^2/m'))")
-    w = {"m": 2, "m'": 2, "log_binom": 0.0, "m'_log(m^2/m')": float(2 * math.log(2))}
+    w = {"m": 2, "m'": 2, "log_binom": math.log(math.comb(2, 2)), "m'_log(m^2/m')": float(2 * math.log(2))}
     if v_omega.status is Status.REFUTED:
-        return Verdict(Status.REFUTED, paper_value="Omega(log binom(m(m-1), m') / d_model) = Omega((m'/d_model) log(m^2/m'))",
+        hyps = ["m' = m(m-1) - 1 lies in the stated domain 1 <= m' <= m(m-1) for every m >= 2",
+                f"m = 2, m' = 2 = m(m-1) lies in Theorem 9.2's m' in {{0, ..., m(m-1)}}"]
+        readings = {"equivalence on the whole stated domain 1 <= m' <= m(m-1)":
+                    f"{FAILS}: along m' = m(m-1) - 1 the ratio log binom / (m' log(m^2/m')) has limit "
+                    f"{v_omega.measured_value}; at (m, m') = (2, 2) log binom = {w['log_binom']:g} vs "
+                    f"m' log(m^2/m') = {2 * math.log(2):.3g}",
+                    "equivalence for m' <= m(m-1)/2 only": f"{NOT_TESTED}: see sec9-sym-binomial-rate-half-domain"}
+        return with_readings(Verdict(Status.REFUTED, paper_value="Omega(log binom(m(m-1), m') / d_model) = Omega((m'/d_model) log(m^2/m'))",
                        measured_value={"along m' = m(m-1) - 1": v_omega.measured_value},
                        witness={"smallest": w, "family": "m' = m(m-1) - 1: ratio log binom / rate -> 0"},
                        params={"evidence_level": "symbolic-proof"}, evidence="sympy limit along m' = m(m-1) - 1, exact value at (2, 2)",
                        details="The two forms agree up to constants only away from the complete graph (see "
                                "sec9-sym-binomial-rate-half-domain); at m' = m(m-1) the binomial bound is 0 while "
-                               "the asymptotic form is about m.")
+                               "the asymptotic form is about m."), hyps, readings)
     return v_omega
 
 
@@ -161,9 +168,18 @@ def _regime_dense(ctx: CheckContext) -> Verdict:
                "dense specialisation holds only for m' <= c m(m-1) with a fixed c < 1, where the ratio tends to "
                f"H(c)/c = {entropy} > 0 (in nats). At m' = m(m-1) (the complete graph) the bound is 0.")
     if v.status is Status.REFUTED:
-        return Verdict(Status.REFUTED, paper_value=v.paper_value, measured_value=v.measured_value,
+        hyps = ["m' = m(m-1) - m = Theta(m^2) (m'/m^2 -> 1)", "(23) with log binom(m(m-1), m') / d_model, bounded "
+                "above by m log(m(m-1)) / d_model"]
+        readings = {"from (23), the theorem's bound, for every Theta(m^2) family":
+                    f"{FAILS}: along m' = m(m-1) - m the upper bound m log N / (N - m) of bound / (m'/d_model) has "
+                    f"limit {v.measured_value}",
+                    "only for m' <= c m(m-1) with a fixed c < 1": f"{NOT_TESTED}: no limit computed here; the ratio "
+                    "tends to H(c)/c > 0 by the entropy bound (details)",
+                    "from the asymptotic rewrite (m'/d_model) log(m^2/m')": f"{NOT_TESTED}: this check reads (23)"}
+        return with_readings(Verdict(Status.REFUTED, paper_value=v.paper_value, measured_value=v.measured_value,
                        witness={"family": "m' = m(m-1) - m", "ratio_limit": "0", "smallest": {"m": 2, "m'": 2}},
-                       params=v.params, evidence=v.evidence + " of an upper bound of the ratio", details=details)
+                       params=v.params, evidence=v.evidence + " of an upper bound of the ratio", details=details),
+                             hyps, readings)
     return v
 
 

@@ -24,7 +24,7 @@ from ...softmax_analysis import all_head_logits, decision_function, nuclear_norm
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict
-from ..tools import property_verdict, symbolic_claim
+from ..tools import FAILS, HOLDS, NOT_TESTED, property_verdict, symbolic_claim, with_readings
 from .worstcase import lipschitz_verdict
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -244,7 +244,17 @@ def _check_def91(ctx: CheckContext) -> Verdict:
 
     half = float(tdist.ppf(0.995, len(ms) - 2)) * se
     status = Status.CONTRADICTED_EMPIRICALLY if slope + half < 0 else Status.INCONCLUSIVE
-    return Verdict(
+    hyps = [f"Algorithm 1 on the paper's r = m/d_model = 8 diagonal, m = {sizes[0][0]}..{sizes[-1][0]}, "
+            "d_k = ceil(4 ln m), h = d_model",
+            "margin granted as d_k/4 around tau = d_k/2 (Theorem 4.1's proof), normalised to (26) ||U||_F, ||V||_F <= 1 "
+            "by the best factorisation (sum of nuclear norms)", "pairs u != v (Definition 9.1)"]
+    trend = (f"fitted exponent of gamma in m = {float(slope):.3g}, 99% interval [{float(slope - half):.3g}, "
+             f"{float(slope + half):.3g}]")
+    readings = {"'constant margin' = gamma bounded below independently of m under (26)":
+                f"{FAILS if status is Status.CONTRADICTED_EMPIRICALLY else NOT_TESTED}: {trend}",
+                "margin as the construction actually separates (not granted)":
+                f"{NOT_TESTED}: Algorithm 1 does not separate at these sizes (thm41 claims); the proof's d_k/4 is granted"}
+    return with_readings(Verdict(
         status=status,
         paper_value="'All of our upper bounds achieve constant margins under the same model' (normalisation (26))",
         measured_value={"fitted_exponent_of_gamma_in_m": float(slope),
@@ -257,7 +267,7 @@ def _check_def91(ctx: CheckContext) -> Verdict:
                  "||U||_F, ||V||_F <= 1 divides it by sum_k ||A_k||_*, which grows like m d_k: the normalised margin "
                  "decays like 1/m, so Theorem 9.2's constant-margin hypothesis does not cover the paper's constructions "
                  "(its bound then carries a log(1/gamma) = O(log m) loss)."),
-    )
+    ), hyps, readings)
 
 
 def _check_length2_construction(ctx: CheckContext) -> Verdict:
@@ -284,7 +294,18 @@ def _check_length2_construction(ctx: CheckContext) -> Verdict:
             i, j = map(int, np.argwhere(wrong_non)[0])
             witness = {"m": m, "d_model": d_model, "d_k": c.d_k, "pair": [i, j], "target_of_i": int(graph.perm[i]),
                        "A_ij_on_context_(i,j)": float(A[i, j])}
-    return Verdict(
+    hyps = [f"Algorithm 2 weights (Theorem 8.1's construction), (m, d_model, C) in {configs}, d_k = ceil(C ln^2 m), "
+            "h = m / d_model = 2", "pairs i != j, context C = (i, j) of length 2; A_ij by Eq. (28), tau = 1/2"]
+    found = (f"{FAILS}: A_ij = {witness['A_ij_on_context_(i,j)']:.3g} > 1/2 on the non-edge {tuple(witness['pair'])} "
+             f"(m = {witness['m']}), non-edges declared: " +
+             ", ".join(f"{r['fraction_non_edges_declared']:.3g} at m = {r['m']}" for r in rows)) if witness else \
+        f"{HOLDS}: no non-edge declared on any length-2 context"
+    readings = {"recovery on contexts of every length >= 2 (the premise of Sec. 9's softmax comparison)": found,
+                "Theorem 8.1's own claim, contexts with ell >= C_ell max{h, log m}":
+                    f"{NOT_TESTED}: length 2 is below C_ell max{{h, ln m}} (see thm81-* claims)",
+                "at Step 5's constant C >= 64 (gamma >= 3)":
+                    f"{NOT_TESTED}: witness at C = {configs[0][2]:g}, outside hypothesis C >= 64"}
+    return with_readings(Verdict(
         status=Status.REFUTED if witness is not None else Status.VERIFIED,
         paper_value="Sec. 9 (softmax): uniform recovery => correct on the length-2 context (i, j); Sec. 8 aims to match "
                     "that lower bound with Theorem 8.1's construction",
@@ -296,7 +317,7 @@ def _check_length2_construction(ctx: CheckContext) -> Verdict:
                  "non-edges. The softmax construction meets only contexts with ell >= C_ell max{h, log m}, so it is "
                  "not a setting the Sec. 9 softmax lower bound (which assumes recovery on every length >= 2) applies "
                  "to: Sec. 8 compares an upper bound for a weaker task with a lower bound for a stronger one."),
-    )
+    ), hyps, readings)
 
 
 def _lipschitz_split(ctx: CheckContext) -> Verdict:
