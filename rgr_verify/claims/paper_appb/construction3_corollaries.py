@@ -20,7 +20,7 @@ from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import (FAILS, HOLDS, VAR_D_MODEL, VAR_M, exponent_verdict, full_tier, relation_holds, symbolic_claim,
                      with_readings)
-from .common import bound_verdict, stated_symbolic_claim
+from .common import bound_verdict, outcome, recorded, stated_symbolic_claim
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -243,6 +243,31 @@ def _check_b6_b_dmodel(ctx: CheckContext) -> Verdict:
     return _incoherence_sweep(ctx, family="gun-bd", param="rho")
 
 
+def _fit(v: Verdict) -> dict:
+    return (v.witness or {}).get("fit", {}) if isinstance(v.witness, dict) else {}
+
+
+def _log_factor(v: Verdict, what: str) -> str:
+    """The reading "<~ rate up to a factor ln m": the fitted exponent in ln m (the sweep's own fit) is at most 1."""
+    f = _fit(v)
+    if "lo" not in f:
+        return "not tested: no fit"
+    word = "holds" if f["lo"] <= 1.0 else "fails"
+    return f"{word}: {what} fitted exponent in ln m {f['slope']:.3f}, 95% CI [{f['lo']:.3f}, {f['hi']:.3f}] vs 1"
+
+
+def _rate_readings(what: str):
+    return lambda v: {"absolute constant (ratio bounded in m, as printed)": outcome(v, str(v.measured_value)),
+                      "constant allowed a factor ln m": _log_factor(v, what)}
+
+
+def _limit_outcome(v: Verdict, key: str, reason: str) -> str:
+    got = str((v.measured_value or {}).get(key)) if isinstance(v.measured_value, dict) else ""
+    if got.endswith("= oo"):
+        return f"fails: {reason}: {got}"
+    return outcome(v, f"{reason}: {got}")
+
+
 def _check_b7_epsd(ctx: CheckContext) -> Verdict:
     return _incoherence_sweep(ctx, family="rbce", param="eps_d")
 
@@ -254,7 +279,9 @@ def _check_b7_rho(ctx: CheckContext) -> Verdict:
 CLAIMS = (
     Claim(id="corb6-rho-rate", ref="Corollary B.6",
           statement="Gaussian unit-norm embeddings: rho <~ B / d_model with an absolute constant (ratio bounded in m)",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b6_rho,
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK,
+          check=recorded(_check_b6_rho, ["Gaussian unit-norm X (Corollary B.6's embedding)", "rho, gamma as in Definition B.4 (max over |S| <= B)", "B = 4, d_model = 64 fixed, m from 64 to 2048 (m >= d_model)"],
+                         _rate_readings("rho / (B / d_model)")),
           notes="rho is a max over all subsets |S| <= B (Definition B.4), so it picks the B largest leakages, which "
                 "grow like ln m / d_model each. Stated value: the bound's direction (the refuted rate's exponent is "
                 "not declared: a refutation of rho <~ B/d_model refutes every stronger rate).",
@@ -262,18 +289,29 @@ CLAIMS = (
     Claim(id="corb6-gamma-rate", ref="Corollary B.6",
           statement="Gaussian unit-norm embeddings: gamma <~ sqrt(B / d_model) with an absolute constant",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK,
-          check=_check_b6_gamma,
+          check=recorded(_check_b6_gamma, ["Gaussian unit-norm X (Corollary B.6's embedding)", "rho, gamma as in Definition B.4 (max over |S| <= B)", "gamma over i != j (charitable)",
+                                           "B = 4, d_model = 64 fixed, m from 64 to 256 (m >= d_model)"],
+                         _rate_readings("gamma / sqrt(B / d_model)")),
           notes="Measured with i != j (charitable; i = j makes gamma >= rho). Stated value: the bound's direction.",
           expects={"dir": Stated("<=", "relation", "Corollary B.6: gamma <~ sqrt(B / d_model)")}),
     Claim(id="corb6-b-dmodel-meets-hypothesis", ref="Corollary B.6",
           statement="Choosing B = Theta(d_model) keeps Theorem B.5's hypothesis rho <= c2 / log m (rho ln m bounded)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK,
-          check=_check_b6_b_dmodel,
+          check=recorded(_check_b6_b_dmodel, ["Gaussian unit-norm X (Corollary B.6's embedding)", "rho, gamma as in Definition B.4 (max over |S| <= B)", "B = d_model (Theta(d_model) as stated), m = 4 d_model, "
+                                              "d_model from 16 to 256"],
+                         lambda v: {"as printed (rho ln m bounded at B = Theta(d_model))": outcome(v, str(v.measured_value))}),
           notes="The corollary itself requires B <= c d_model / log m one sentence earlier. Stated value: the "
                 "direction of Theorem B.5's hypothesis rho <= c2 / log m.",
           expects={"dir": Stated("<=", "relation", "Theorem B.5 hypothesis rho <= c2/log m, used by Corollary B.6 at B = Theta(d_model)")}),
     symbolic_claim("corb6-sym-hypotheses", "Corollary B.6", "The stated GUN bounds rho <~ B/d, gamma <~ sqrt(B/d) meet Theorem "
-                   "B.5's hypotheses at B <= c d_model/log m, and B = Theta(d_model) is admissible.", _b6_conditions),
+                   "B.5's hypotheses at B <= c d_model/log m, and B = Theta(d_model) is admissible.",
+                   recorded(_b6_conditions, ["the corollary's own bounds rho ~ B/d_model, gamma ~ sqrt(B/d_model)",
+                                             "Theorem B.5's hypotheses rho <= c_2/log m, gamma <= c_3/log m",
+                                             "constants c = c_2 = c_3 = 1, m -> oo"],
+                            lambda v: {"B <= c d_model / log m (gamma condition)": _limit_outcome(
+                                v, "gamma / (c_3/log m) at B = d/log m", "gamma / (c_3/log m)"),
+                                "B = Theta(d_model) (rho condition)": _limit_outcome(
+                                v, "rho / (c_2/log m) at B = d_model", "rho / (c_2/log m)")})),
     symbolic_claim("corb6-sym-budget", "Corollary B.6", "With B = d_model, D_K = ceil(m/d_model) C log m = Theta(m log m/d_model).",
                    _b6_budget),
     Claim(id="corb7-epsd-rate", ref="Corollary B.7",
@@ -311,12 +349,22 @@ CLAIMS = (
                 "against B p_B^2 = B (c log m)^2 / d_model^2: unbounded once d_model >> log^2 m, for any c).",
           expects={"dir": Stated("<=", "relation", "Corollary B.7: gamma <~ B p_B^2")}),
     symbolic_claim("corb7-sym-block-conditions", "Corollary B.7", "B = Theta(d_model/log m) gives rho <~ 1/log m and gamma <~ "
-                   "log m/d_model, which meet Theorem B.5's hypotheses.", _b7_block,
+                   "log m/d_model, which meet Theorem B.5's hypotheses.",
+                   recorded(_b7_block, ["p_B = log m / d_model <= 1 (the only size condition stated)",
+                                        "B = d_model / log m, d_model = K log m with K >= 1 constant"],
+                            lambda v: {"as printed (any d_model with p_B <= 1)": _limit_outcome(
+                                v, "gamma / (c_3/log m) along d_model = K log m", "gamma / (c_3/log m)"),
+                                "with an added d_model >= (log m)^2 / c_3": "not tested: an assumption the corollary "
+                                "does not state (details)"}),
                    notes="The corollary states no lower bound on d_model beyond p_B <= 1."),
     symbolic_claim("corb7-sym-budget", "Corollary B.7", "h = Theta(m log m/d_model) and D_K = Theta(m log^2 m / d_model).",
                    _b7_budget),
     stated_symbolic_claim("corb7-sym-square-le-sum", "Corollary B.7", "For binary embeddings sum <x_i,x_s>^2 <= sum "
-                          "<x_i,x_s>.", _b7_square_le_sum,
+                          "<x_i,x_s>.",
+                          recorded(_b7_square_le_sum, ["binary rows: <x_i, x_s> a nonnegative integer n (0..64)"],
+                                   lambda v: {"as printed (a one-term sum, n^2 <= n)": outcome(
+                                       v, f"n = {(v.witness or {}).get('n') if isinstance(v.witness, dict) else v.witness}: "
+                                          f"n^2 > n ({v.measured_value})")}),
                           expects={"dir": Stated("<=", "relation", "Corollary B.7 proof: sum <x_i,x_s>^2 <= sum <x_i,x_s>")}),
     symbolic_claim("corb7-sym-expectations", "Corollary B.7", "E<x_i,x_s> = d p_B^2 and the cross-leakage expectation factorises "
                    "into a product of means.", _b7_means,
