@@ -25,6 +25,7 @@ from scipy.stats import t as tdist
 
 from ..graphs import random_permutation_graph
 from .base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from .tools import with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -82,7 +83,19 @@ def _check_trend(ctx: CheckContext) -> Verdict:
     se = math.sqrt(float(resid @ resid) / (len(x) - 2) / float(np.sum((x - x.mean()) ** 2)))
     half = float(tdist.ppf(0.995, len(x) - 2)) * se
     status = Status.CONTRADICTED_EMPIRICALLY if slope + half < 0 else Status.INCONCLUSIVE
-    return Verdict(
+    below = [r["m"] for r in rows if r["ratio"] < 1]
+    hyps = [f"m in {list(sizes)}, random permutation graphs; one head, D_K = d = ceil({_CODE_FACTOR:g} ln m), "
+            "d_model = 2d",
+            "normalisation (26): unit-norm embeddings, ||U||_F = ||V||_F = 1, |tau| <= 1 (max tau "
+            f"{max(r['tau'] for r in rows):.3g}); Definition 9.1 margin gamma > 0 for every permutation graph "
+            f"(min {min(r['gamma_all_permutations'] for r in rows):.3g})", f"C' = {_NET_CONSTANT:g}"]
+    dep = (f"{'fails' if status is Status.CONTRADICTED_EMPIRICALLY else 'not tested'}: covering ratio ~ "
+           f"m^{slope:.2f} (99% interval [{slope - half:.2f}, {slope + half:.2f}]), so it drops below 1 at large m; "
+           f"ratio < 1 at tested m: {below or 'none (min ' + format(min(r['ratio'] for r in rows), '.3g') + ')'}")
+    readings = {"learned = graph-dependent embeddings, not counted as parameters (the claim's reading)": dep,
+                "learned embeddings counted as parameters, or graph-independent": "not tested: the witness's "
+                "embedding depends on the graph and is not counted; Theorem 9.2's counting stands there"}
+    return with_readings(Verdict(
         status=status,
         paper_value="Sec. 10: the lower bounds (23)-(24) still apply with learned embeddings",
         measured_value={"fitted_exponent_of_ratio_in_m": float(slope), "99%_interval": [slope - half, slope + half],
@@ -96,14 +109,25 @@ def _check_trend(ctx: CheckContext) -> Verdict:
                  "and D_K = d_model/2 the ratio falls like m^-1 (up to logs), so it drops below 1 at large m "
                  "(sec10-learned-embeddings-violation shows m = 16384); the D_K lower bound does not survive "
                  "learned embeddings unless they are counted as parameters."),
-    )
+    ), hyps, readings)
 
 
 def _check_violation(ctx: CheckContext) -> Verdict:
     m = 16384
     row = _learned_point(m, ctx.rng(0))
     violated = row["gamma_all_permutations"] > 0 and row["ratio"] < 1
-    return Verdict(
+    hyps = [f"m = {m}, a random permutation graph; one head, D_K = {row['D_K']} = ceil({_CODE_FACTOR:g} ln m), "
+            f"d_model = {row['d_model']}",
+            f"normalisation (26): unit-norm embeddings, ||U||_F = ||V||_F = 1, |tau| = {row['tau']:.3g} <= 1; "
+            f"Definition 9.1 margin gamma = {row['gamma_all_permutations']:.3g} > 0 for every permutation graph "
+            f"(this graph: {row['gamma_this_graph']:.3g})", f"C' = {_NET_CONSTANT:g}"]
+    dep = (f"{'fails' if violated else 'not tested'}: (2 d_model D_K + 1) log(C'/gamma) = {row['covering_lhs']:.4g} "
+           f"{'<' if row['ratio'] < 1 else '>='} log m! = {row['log_num_permutation_graphs']:.4g} "
+           f"(ratio {row['ratio']:.3g})" + ("" if violated else "; gamma <= 0 or ratio >= 1: no witness"))
+    readings = {"learned = graph-dependent embeddings, not counted as parameters (the claim's reading)": dep,
+                "learned embeddings counted as parameters, or graph-independent": "not tested: the witness's "
+                "embedding depends on the graph and is not counted; Theorem 9.2's counting stands there"}
+    return with_readings(Verdict(
         status=Status.REFUTED if violated else Status.INCONCLUSIVE,
         paper_value="Sec. 10: the lower bounds still apply with learned embeddings: (2 d_model D_K + 1) log(C'/gamma) "
                     ">= log m! for a setting recovering every permutation graph",
@@ -116,7 +140,7 @@ def _check_violation(ctx: CheckContext) -> Verdict:
                  "that, with the graph's own embedding, recovers every permutation graph with margin gamma but has "
                  "fewer covering bits than log m!: the "
                  "proof's counting cannot bound D_K when embeddings depend on the graph."),
-    )
+    ), hyps, readings)
 
 
 CLAIMS = (
