@@ -24,6 +24,7 @@ def check_location(claim) -> tuple[str, str]:
     fn = getattr(claim, "check", None)
     if fn is None or not callable(fn):
         raise ValueError(f"claim must have a callable check, got {claim!r}")
+    fn = inspect.unwrap(fn)  # a check wrapped (functools.wraps) to add a record is indexed where it is defined
     path = Path(inspect.getsourcefile(fn)).resolve()
     try:
         rel = path.relative_to(_REPO)

@@ -3,6 +3,8 @@ direction (so that ``rgr-verify mutate`` can flip it)."""
 
 from __future__ import annotations
 
+import functools
+
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..tools import exponent_verdict, with_readings
 
@@ -22,12 +24,12 @@ def recorded(check, hypotheses, readings):
     """``check`` whose verdict carries the refutation record (:func:`~rgr_verify.claims.tools.with_readings`):
     ``hypotheses`` a list of the statement's hypotheses the witness satisfies, ``readings(verdict)`` the outcome
     under each reading computed from the verdict's own measurements. Errors are passed through unrecorded."""
+    @functools.wraps(check)
     def check_with_readings(ctx) -> Verdict:
         v = check(ctx)
         if v.status is Status.ERROR:
             return v
         return with_readings(v, hypotheses, readings(v))
-    check_with_readings.__doc__ = check.__doc__
     return check_with_readings
 
 
