@@ -136,3 +136,18 @@ def test_verdicts_reproducible_in_process_and_across_processes():
     verdicts = {i: run_claim(next(c for c in all_claims() if c.id == i), root_seed=7).verdict for i in REPRO_IDS}
     here = {i: [v.status.value, str(v.witness)] for i, v in verdicts.items()}
     assert here == _statuses_in_subprocess(7) == _statuses_in_subprocess(7)
+
+
+def test_monte_carlo_verdict_exact_bars_and_clean_runs():
+    # Exact Clopper-Pearson decisions: a clean run cannot certify a tiny rate (inconclusive, or holds-empirically
+    # with clean_holds, reporting the draws it would take); failures far above the rate refute; a loose rate verifies.
+    from rgr_verify.claims.tools import monte_carlo_verdict
+
+    clean = lambda i: (True, {"draw": i})  # noqa: E731
+    assert monte_carlo_verdict(clean, n_trials=20, claimed_failure_rate=1e-6).status is Status.INCONCLUSIVE
+    v = monte_carlo_verdict(clean, n_trials=20, claimed_failure_rate=1e-6, clean_holds=True)
+    assert v.status is Status.HOLDS_EMPIRICALLY and v.params["draws_needed_to_certify"] > 1e6
+    bad = lambda i: (i % 2 == 0, {"draw": i})  # noqa: E731
+    v = monte_carlo_verdict(bad, n_trials=40, claimed_failure_rate=1e-6, clean_holds=True)
+    assert v.status is Status.REFUTED and v.witness[0] == 1
+    assert monte_carlo_verdict(clean, n_trials=40, claimed_failure_rate=0.5).status is Status.VERIFIED

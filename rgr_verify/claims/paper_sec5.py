@@ -21,7 +21,6 @@ from ..constructions import algorithm1
 from ..embeddings import gaussian_unit_norm_embeddings
 from ..graphs import random_permutation_graph
 from ..measurements import limit_score_matrix, noise_terms, separation_margins
-from ..stats import failure_rate_upper_bound, zero_failure_sample_size
 from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from .symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
 from .tools import (
@@ -187,16 +186,7 @@ def _whp_verdict(oks, infos, *, m: int, paper_value: str, params: dict) -> Verdi
     """
     rate = float(m) ** -_WHP_EXPONENT
     v = monte_carlo_verdict(lambda i: (oks[i], infos[i]), n_trials=len(oks), claimed_failure_rate=rate,
-                            false_alarm=_FALSE_ALARM, paper_value=paper_value, params=params)
-    k = len(oks) - sum(oks)
-    if v.status is Status.INCONCLUSIVE and k == 0:
-        need = zero_failure_sample_size(rate, false_alarm=_FALSE_ALARM)
-        upper = failure_rate_upper_bound(0, len(oks), false_alarm=_FALSE_ALARM)
-        return Verdict(status=Status.HOLDS_EMPIRICALLY, paper_value=v.paper_value, measured_value=v.measured_value,
-                       params={**v.params, "draws_needed_to_certify": need}, evidence=v.evidence,
-                       details=f"0 of {len(oks)} draws fail; the exact upper bound {upper:.3g} is far above the "
-                               f"statement's m^-{_WHP_EXPONENT} = {rate:.3g}, which only about {need:.3g} draws could "
-                               f"certify; any failure rate above m^-3 would have been refuted from 2 failures.")
+                            false_alarm=_FALSE_ALARM, paper_value=paper_value, params=params, clean_holds=True)
     return v
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings, strategies as st
 
-from ...stats import failure_rate_upper_bound
+from ...stats import failure_rate_upper_bound, zero_failure_sample_size
 from ..base import CheckContext, Status, Verdict, jsonable
 
 __all__ = ["property_verdict", "monte_carlo_verdict", "relation_holds", "DEFAULT_MAX_EXAMPLES", "profile_scale", "register_profiles",
@@ -121,6 +121,7 @@ def monte_carlo_verdict(
     false_alarm: float = 1e-6,
     paper_value: Any = None,
     params: dict | None = None,
+    clean_holds: bool = False,
 ) -> Verdict:
     """Certify P(failure) <= claimed_failure_rate by Monte Carlo with an exact bound.
 
@@ -128,7 +129,9 @@ def monte_carlo_verdict(
     - verified when the one-sided upper bound at ``false_alarm`` is <= the claimed rate;
     - refuted when the lower bound (k >= 1, one-sided at ``false_alarm``) exceeds the claimed rate, with the
       first failing draw as witness;
-    - inconclusive otherwise (n too small to decide at this false-alarm level).
+    - inconclusive otherwise (n too small to decide at this false-alarm level); with ``clean_holds``, a run with
+      no failure at all is holds-empirically instead: the rate cannot be certified at a feasible n (the draws it
+      would take are reported), but any rate far above the claimed one would have shown failures.
     """
     failures = []
     for i in range(n_trials):
@@ -147,13 +150,22 @@ def monte_carlo_verdict(
         status = Status.REFUTED
     else:
         status = Status.INCONCLUSIVE
+    details, extra = "", {}
+    if status is Status.INCONCLUSIVE and clean_holds and k == 0:
+        status = Status.HOLDS_EMPIRICALLY
+        need = zero_failure_sample_size(claimed_failure_rate, false_alarm=false_alarm)
+        extra = {"draws_needed_to_certify": need}
+        details = (f"0 of {n_trials} draws fail; the exact upper bound {upper:.3g} is above the claimed "
+                   f"{claimed_failure_rate:.3g}, which only about {need:.3g} draws could certify; a failure rate well "
+                   f"above it would have been refuted from a few failures, hence holds-empirically.")
     return Verdict(
         status=status,
+        details=details,
         paper_value=paper_value if paper_value is not None else f"failure probability <= {claimed_failure_rate:g}",
         measured_value=f"{k}/{n_trials} failures; exact bounds [{lower:.3g}, {upper:.3g}] at false-alarm {false_alarm:g}",
         witness=jsonable(failures[0]) if failures else None,
         params={"n_trials": n_trials, "false_alarm": false_alarm, "claimed_failure_rate": claimed_failure_rate,
-                **(params or {})},
+                **extra, **(params or {})},
         evidence=f"Monte Carlo, {n_trials} independent draws, exact Clopper-Pearson one-sided bounds",
     )
 
