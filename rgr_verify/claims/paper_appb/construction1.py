@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict
-from .common import outcome, recorded
+from ..tools import outcome, recorded
 from ..tools import (
     VAR_D_K,
     VAR_M,

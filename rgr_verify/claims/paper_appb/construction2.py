@@ -23,8 +23,8 @@ from ...measurements import noise_terms
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, prove_by_monotonicity
+from ..tools import outcome, recorded
 from ..tools import VAR_D_MODEL, VAR_M, exponent_verdict, property_verdict, symbolic_claim
-from .common import outcome, recorded
 
 __all__ = ["CLAIMS", "ORDER"]
 

@@ -23,8 +23,8 @@ from ...measurements import limit_score_matrix, noise_terms, restricted_self_inc
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
+from ..tools import outcome, recorded
 from ..tools import FAILS, VAR_D_K, VAR_M, VAR_P, property_verdict, symbolic_claim, with_readings
-from .common import outcome, recorded, stated_symbolic_claim
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -317,7 +317,7 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b5_rademacher,
           notes="Same X and reading (c2 = c3 = 1) as thmb5-limit-separation. Rademacher signatures are centred, so the "
                 "mean shift that refutes thmb5-sym-bernoulli-noise-mean does not arise."),
-    stated_symbolic_claim("thmb5-sym-signal-gap", "Theorem B.5", "mu_1 - mu_2 = (p - p^2) d_k, and 3/4 gap of signal minus "
+    symbolic_claim("thmb5-sym-signal-gap", "Theorem B.5", "mu_1 - mu_2 = (p - p^2) d_k, and 3/4 gap of signal minus "
                           "1/4 gap of noise lands exactly on tau.", _b5_gap,
                           expects={"signal_fraction": Stated(0.75, "constant", "Theorem B.5 proof: signal > 3/4 of the gap"),
                                    "noise_fraction": Stated(0.25, "constant", "Theorem B.5 proof: noise < 1/4 of the gap")}),

@@ -18,9 +18,10 @@ from ...embeddings import binary_compressive_embeddings, gaussian_unit_norm_embe
 from ...measurements import restricted_self_incoherence
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
+from ..tools import outcome, recorded
 from ..tools import (FAILS, HOLDS, VAR_D_MODEL, VAR_M, exponent_verdict, full_tier, relation_holds, symbolic_claim,
                      with_readings)
-from .common import bound_verdict, outcome, recorded, stated_symbolic_claim
+from .common import bound_verdict
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -359,7 +360,7 @@ CLAIMS = (
                    notes="The corollary states no lower bound on d_model beyond p_B <= 1."),
     symbolic_claim("corb7-sym-budget", "Corollary B.7", "h = Theta(m log m/d_model) and D_K = Theta(m log^2 m / d_model).",
                    _b7_budget),
-    stated_symbolic_claim("corb7-sym-square-le-sum", "Corollary B.7", "For binary embeddings sum <x_i,x_s>^2 <= sum "
+    symbolic_claim("corb7-sym-square-le-sum", "Corollary B.7", "For binary embeddings sum <x_i,x_s>^2 <= sum "
                           "<x_i,x_s>.",
                           recorded(_b7_square_le_sum, ["binary rows: <x_i, x_s> a nonnegative integer n (0..64)"],
                                    lambda v: {"as printed (a one-term sum, n^2 <= n)": outcome(

@@ -27,6 +27,7 @@ from ...stats import zero_failure_sample_size
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
+from ..tools import outcome, recorded
 from ..tools import (
     FAILS,
     HOLDS,
@@ -40,7 +41,7 @@ from ..tools import (
     whp_constant_sweep,
     with_readings,
 )
-from .common import bound_verdict, outcome, recorded, stated_symbolic_claim
+from .common import bound_verdict
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -349,9 +350,9 @@ CLAIMS = (
                     "Delta matchings of size <= d_model",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b8,
           expects={"dir": Stated("<=", "relation", "Lemma B.8: a partition of E into H = ceil(m'/d_model) + Delta matchings")}),
-    stated_symbolic_claim("lemb8-sym-counting", "Lemma B.8", "sum_c ceil(|F_c|/d_model) <= ceil(m'/d_model) + Delta.",
+    symbolic_claim("lemb8-sym-counting", "Lemma B.8", "sum_c ceil(|F_c|/d_model) <= ceil(m'/d_model) + Delta.",
                           _lemb8_counting, expects={"dir": Stated("<=", "relation", "Lemma B.8 proof: the counting inequality")}),
-    stated_symbolic_claim("lemb8-sym-budget", "Lemma B.8", "H = ceil(m'/d_model) + Delta <= 2(m'/d_model + Delta), so D_K = "
+    symbolic_claim("lemb8-sym-budget", "Lemma B.8", "H = ceil(m'/d_model) + Delta <= 2(m'/d_model + Delta), so D_K = "
                           "O(m' log m/d_model + Delta log m).", _lemb8_budget,
                           expects={"dir": Stated("<=", "relation", "Theorem B.9: D_K = O(m' log m/d_model + Delta log m)")}),
     Claim(id="alg5-weights-layout", ref="Algorithm 5",
@@ -363,7 +364,7 @@ CLAIMS = (
           statement="Proof step: sum_k |M_k|^2 <= d_model m' for the Lemma B.8 matchings",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b9_events,
           expects={"dir": Stated("<=", "relation", "Theorem B.9 proof: sum_k |M_k|^2 <= d_model m'")}),
-    stated_symbolic_claim("thmb9-sym-event-count", "Theorem B.9", "The printed arithmetic sum_k |M_k|^2 <= d_model m' holds "
+    symbolic_claim("thmb9-sym-event-count", "Theorem B.9", "The printed arithmetic sum_k |M_k|^2 <= d_model m' holds "
                           "(the event count the proof's union bound needs is thmb9-sym-union-event-count).", _b9_events,
                           expects={"dir": Stated("<=", "relation", "Theorem B.9 proof: sum_k |M_k|^2 <= d_model m'")}),
     Claim(id="thmb9-limit-separation", ref="Theorem B.9",
@@ -395,7 +396,7 @@ CLAIMS = (
                 "(de Werra), which the paper does not describe but which exists. No stated value declared: the "
                 "direction |class| <= d_model is the only one, and equitable classes have size ceil(m'/h_0) or "
                 "floor(m'/h_0), which is d_model itself in most generated instances, so '>=' holds there too."),
-    stated_symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "Under (33), Theorem B.9's decomposition "
+    symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "Under (33), Theorem B.9's decomposition "
                           "needs only h_0 = ceil(m'/d_model) heads.", _b10_heads,
                           notes="Bookkeeping refutation, kept deliberately: the corollary says h_0 = ceil(m'/d_model) "
                                 "heads and 'immediate from Theorem B.9', whose decomposition (Lemma B.8) has "

@@ -17,6 +17,7 @@ from ...stats import zero_failure_sample_size
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict
+from ..tools import outcome, recorded
 from ..tools import (
     FAILS,
     HOLDS,
@@ -30,7 +31,7 @@ from ..tools import (
     symbolic_claim,
     with_readings,
 )
-from .common import bound_verdict, outcome, recorded, stated_symbolic_claim
+from .common import bound_verdict
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -368,16 +369,16 @@ CLAIMS = (
                                                       "e_i X X^T - e_i as defined", "S = T_k = pi(V_k) may contain i "
                                                       "(pi^-1(i) in V_k; always at h = 1)"],
                             _leakage_readings)),
-    stated_symbolic_claim("lemb3-sym-second-moment", "Lemma B.3", "<x_i, x_s>^2 has mean 1/d_model, so the leakage mass "
+    symbolic_claim("lemb3-sym-second-moment", "Lemma B.3", "<x_i, x_s>^2 has mean 1/d_model, so the leakage mass "
                           "over d_model items has mean 1 < C_2 = 2.", _lemb3_second_moment,
                           expects={"dmodel_exponent": Stated(-1, "exponent", "Lemma B.3 proof: E<x_i, x_s>^2 = 1/d_model"),
                                    "dir": Stated("<", "relation", "Lemma B.3 proof: mean leakage mass below C_2")}),
-    stated_symbolic_claim("lemb3-sym-union-bounds", "Lemma B.3", "The union bounds of Lemma B.3 (item 2) and of the Signal "
+    symbolic_claim("lemb3-sym-union-bounds", "Lemma B.3", "The union bounds of Lemma B.3 (item 2) and of the Signal "
                           "term close with explicit constants (c_0 = 7/c, C_star = sqrt(18)).", _lemb3_union,
                           notes="Stated value: the direction. The rates m^-4, m^-5 are not declared: they are upper "
                                 "bounds, so a weaker rate holds a fortiori.",
                           expects={"dir": Stated("<=", "relation", "Lemma B.3 item 2 (1 - m^-4) and the Signal bound")}),
-    stated_symbolic_claim("lemb3-sym-item3-union-bound", "Lemma B.3", "Item 3's proof step: Bernstein's tail at t = C3 "
+    symbolic_claim("lemb3-sym-item3-union-bound", "Lemma B.3", "Item 3's proof step: Bernstein's tail at t = C3 "
                           "sqrt(log m / d_model) and a union bound over all (i, j, k) give probability >= 1 - m^-4 for "
                           "absolute C3 and c0 large enough.", _lemb3_item3_union,
                           notes="Stated value: the direction. The rate m^-4 is an upper bound (a weaker one holds a "

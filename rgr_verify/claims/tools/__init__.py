@@ -47,7 +47,7 @@ from .cells import (
     threshold_table,
     thresholds_plot,
 )
-from .readings import FAILS, HOLDS, NOT_TESTED, reading_record, refutation_scope, with_readings
+from .readings import FAILS, HOLDS, NOT_TESTED, outcome, reading_record, recorded, refutation_scope, with_readings
 from .sweeps import exponent_verdict, fit_exponent, full_tier, onehot_montecarlo, whp_constant_sweep
 from .verdicts import (
     DEFAULT_MAX_EXAMPLES,
@@ -62,12 +62,15 @@ from .verdicts import (
 __all__ = [
     "property_verdict",
     "monte_carlo_verdict",
+    "relation_holds",
     "DEFAULT_MAX_EXAMPLES",
     "profile_scale",
     "register_profiles",
     "relative_error",
     "reading_record",
     "with_readings",
+    "outcome",
+    "recorded",
     "refutation_scope",
     "HOLDS",
     "FAILS",

@@ -4,9 +4,11 @@ outcome under each reading of an ambiguity (merged into a verdict's params, grou
 
 from __future__ import annotations
 
-from ..base import Verdict
+import functools
 
-__all__ = ["reading_record", "with_readings", "refutation_scope", "HOLDS", "FAILS", "NOT_TESTED"]
+from ..base import Status, Verdict
+
+__all__ = ["reading_record", "with_readings", "refutation_scope", "outcome", "recorded", "HOLDS", "FAILS", "NOT_TESTED"]
 
 
 # Outcome words of a reading in :func:`reading_record` (the record keeps a short reason after them).
@@ -57,3 +59,25 @@ def with_readings(verdict: Verdict, hypotheses: list[str] | tuple[str, ...], rea
     import dataclasses
 
     return dataclasses.replace(verdict, params={**verdict.params, **reading_record(hypotheses, readings)})
+
+
+def outcome(v: Verdict, fails: str, holds: str = "no witness found") -> str:
+    """"fails: ..." when ``v`` refutes (refuted or contradicted), "holds: ..." when it verifies, else "not tested"."""
+    if v.status in (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY):
+        return f"fails: {fails}"
+    if v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY):
+        return f"holds: {holds}"
+    return f"not tested: verdict {v.status}"
+
+
+def recorded(check, hypotheses, readings):
+    """``check`` whose verdict carries the refutation record (:func:`~rgr_verify.claims.tools.with_readings`):
+    ``hypotheses`` a list of the statement's hypotheses the witness satisfies, ``readings(verdict)`` the outcome
+    under each reading computed from the verdict's own measurements. Errors are passed through unrecorded."""
+    @functools.wraps(check)
+    def check_with_readings(ctx) -> Verdict:
+        v = check(ctx)
+        if v.status is Status.ERROR:
+            return v
+        return with_readings(v, hypotheses, readings(v))
+    return check_with_readings
