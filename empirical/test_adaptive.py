@@ -267,3 +267,17 @@ def test_sweep_adaptive_is_a_preset_option(tmp_path, capsys):
     assert main(["sweep", "micro", "--adaptive", "--results", str(tmp_path), "--device", "cpu"]) == 0
     assert "adaptive search" in capsys.readouterr().out
     assert main(["sweep", "micro", "--adaptive", "--executor", "local", "--workers", "2"]) == 2
+
+
+def test_candidate_runs_are_the_multiples_of_h_between_the_rungs():
+    from rgr_verify.adaptive import CandidateRuns
+    from rgr_verify.engine import RunConfig
+
+    base = RunConfig(m=32, d_model=16, n_heads=2, d_k=2)
+    runs = [(RunConfig(**{**base.to_dict(), "d_k": D // 2}), s) for D in (4, 8, 12) for s in (0, 1)]
+    cands = CandidateRuns(runs)
+    at = lambda D, s=0: (RunConfig(**{**base.to_dict(), "d_k": D // 2}), s)  # noqa: E731
+    assert [at(D) in cands for D in (2, 4, 6, 10, 12, 14)] == [True, False, True, True, False, False]
+    assert at(6, 2) not in cands and (base, 0, 1) not in cands and "x" not in cands
+    assert (RunConfig(m=64, d_model=16, n_heads=2, d_k=3), 0) not in cands  # another cell
+    assert len(cands) == (12 // 2 - 3) * 2  # D_K in {2, 6, 10}, two seeds

@@ -147,3 +147,58 @@ def test_store_evidence_is_read_under_its_store(tmp_path, monkeypatch):
     assert JsonlStore(tmp_path / "fresh", "other.jsonl").read() == {}
     assert [r["ok"] for r in verify_evidence(ev)] == [True]
     assert evidence_records("toy", "full", ev) == ({}, [])  # not an engine store
+
+
+def _adaptive_store(tmp_path):
+    """A results store holding one sec6-grid ladder run and, made from it, two runs between its cell's rungs
+    (candidate widths of an adaptive search) and one width above the cell's top rung (no candidate)."""
+    import dataclasses
+
+    man = next(m for m in manifests() if m.preset == "sec6-grid" and not m.adaptive)
+    rec = next(r for r in read_evidence(man).values() if r["config"]["n_heads"] == 2)
+    cfg = RunConfig.from_dict(rec["config"])
+    made = []
+    for d_k in (cfg.d_k + 1, cfg.d_k - 1, 10_000):  # a rung is a multiple of 4 or 6 here: +-1 is between rungs
+        new = dataclasses.replace(cfg, d_k=d_k)
+        made.append({**rec, "config": new.to_dict(), "engine_version": ENGINE_VERSION,
+                     "key": run_key(new, rec["seed"])})
+    return _store_with(tmp_path, [rec, *made], legacy=False), made
+
+
+def test_adaptive_evidence_is_kept_apart_from_the_presets(tmp_path, capsys):
+    from rgr_verify.adaptive import CandidateRuns
+    from rgr_verify.presets import preset_runs
+
+    src, made = _adaptive_store(tmp_path)
+    cands = CandidateRuns(preset_runs("sec6-grid", "full"))
+    assert [(RunConfig.from_dict(r["config"]), r["seed"]) in cands for r in made] == [True, True, False]
+    ev = tmp_path / "ev"
+    man = add_evidence(src, "sec6-grid", directory=ev, adaptive=True, commands=["rgr-verify adaptive sec6-grid"])
+    assert (man.name, man.runs, man.runs_of, man.adaptive, man.preset_runs) == (
+        "sec6-grid-adaptive-full", 2, "adaptive", True, len(cands))
+    assert [r["ok"] for r in verify_evidence(ev)] == [True]
+    assert evidence_records("sec6-grid", "full", ev)[0] == {}  # the claims never see them
+    assert set(evidence_records("sec6-grid", "full", ev, adaptive=True)[0]) == {r["key"] for r in made[:2]}
+    assert not evidence_complete("sec6-grid", "full", ev)
+    with pytest.raises(ValueError, match="adaptive must be a bool"):
+        evidence_records("sec6-grid", "full", ev, adaptive="yes")
+    # a record that is no candidate, slipped into the stored file, is found by verify
+    path = ev / man.records_path_name
+    lines = gzip.decompress(path.read_bytes()) + (json.dumps(made[2]) + "\n").encode()
+    path.write_bytes(gzip.compress(lines))
+    meta = json.loads((ev / f"{man.name}.json").read_text())
+    import hashlib
+
+    meta["sha256"], meta["runs"] = hashlib.sha256(path.read_bytes()).hexdigest(), 3
+    (ev / f"{man.name}.json").write_text(json.dumps(meta))
+    assert "not adaptive-search runs" in verify_evidence(ev)[0]["problem"]
+    # the command
+    assert main(["evidence", "add", str(src), "--preset", "sec6-grid", "--adaptive", "--evidence",
+                 str(tmp_path / "ev2"), "--command", "rgr-verify adaptive sec6-grid --tier full"]) == 0
+    assert "adaptive-search runs between the rungs" in capsys.readouterr().out
+    assert main(["evidence", "add", str(src), "--preset", "sec6-grid", "--adaptive", "--store", "x-runs.jsonl"]) == 2
+    (tmp_path / "l").mkdir()
+    only_ladder = _store_with(tmp_path / "l", [next(r for r in read_evidence(
+        next(m for m in manifests() if m.preset == "a3-regular")).values())])
+    with pytest.raises(ValueError, match="no adaptive-search run"):
+        add_evidence(only_ladder, "a3-regular", directory=ev, adaptive=True)

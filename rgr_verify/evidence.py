@@ -71,6 +71,9 @@ class Manifest:
     notes: str = ""  # anything a reader must know (resumed runs, batching options, ...)
     schema: str = MANIFEST_SCHEMA
     store: str = ENGINE_STORE  # the results-store file the records belong to ("runs.jsonl": the engine's)
+    # "preset": runs of the preset (its ladder); "adaptive": the runs an adaptive D_K* search trained beyond it
+    # (multiples of h between rungs, rgr_verify.adaptive.CandidateRuns), never replayed by the claims
+    runs_of: str = "preset"
 
     @property
     def engine(self) -> bool:
@@ -80,8 +83,13 @@ class Manifest:
 
     @property
     def complete(self) -> bool:
-        """Every run of the preset is stored."""
+        """Every run of the preset is stored (for adaptive evidence: every candidate run, which no search needs)."""
         return self.runs == self.preset_runs
+
+    @property
+    def adaptive(self) -> bool:
+        """Runs of an adaptive D_K* search beyond the preset's ladder (read by ``rgr-verify adaptive`` only)."""
+        return self.runs_of == "adaptive"
 
     @property
     def records_path_name(self) -> str:
@@ -101,6 +109,8 @@ class Manifest:
         kw = {k: v for k, v in data.items() if k in names}
         kw["engine_versions"] = tuple(kw.get("engine_versions", ()))
         kw["commands"] = tuple(kw.get("commands", ()))
+        if kw.get("runs_of", "preset") not in ("preset", "adaptive"):
+            raise ValueError(f"runs_of must be 'preset' or 'adaptive', got {kw['runs_of']!r}")
         return cls(**kw)
 
 
@@ -153,13 +163,16 @@ def store_evidence(store: str, directory=None) -> dict[str, dict]:
     return recs
 
 
-def evidence_records(preset: str, tier: str, directory=None) -> tuple[dict[str, dict], list[Manifest]]:
+def evidence_records(preset: str, tier: str, directory=None, *, adaptive: bool = False
+                     ) -> tuple[dict[str, dict], list[Manifest]]:
     """The union of the stored records of ``preset`` at ``tier`` (by key; a later store wins) and the manifests
-    they came from."""
+    they came from. ``adaptive``: also the adaptive-search evidence of the preset (runs between its rungs)."""
+    if not isinstance(adaptive, bool):
+        raise ValueError(f"adaptive must be a bool, got {adaptive!r}")
     recs: dict[str, dict] = {}
     used = []
     for man in manifests(directory):
-        if man.engine and man.preset == preset and man.tier == tier:
+        if man.engine and man.preset == preset and man.tier == tier and (adaptive or not man.adaptive):
             recs.update(read_evidence(man, directory))
             used.append(man)
     return recs, used
@@ -171,8 +184,8 @@ def evidence_complete(preset: str, tier: str, directory=None) -> bool:
     from .presets import preset_runs
 
     total = len(preset_runs(preset, tier))
-    return any(m.engine and m.preset == preset and m.tier == tier and m.runs == total == m.preset_runs
-               for m in manifests(directory))
+    return any(m.engine and not m.adaptive and m.preset == preset and m.tier == tier
+               and m.runs == total == m.preset_runs for m in manifests(directory))
 
 
 def verify_evidence(directory=None) -> list[dict]:
@@ -186,14 +199,24 @@ def verify_evidence(directory=None) -> list[dict]:
         problem = ""
         try:
             recs = read_evidence(man, directory)
-            keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)} if man.engine else set(recs)
-            stray = set(recs) - keys
+            if man.adaptive:
+                from .adaptive import CandidateRuns
+
+                cands = CandidateRuns(preset_runs(man.preset, man.tier))
+                n_keys, what = len(cands), "adaptive-search runs"
+                stray = {k for k, r in recs.items()
+                         if (_record_config(r), r.get("seed")) not in cands
+                         or run_key(_record_config(r), r["seed"]) != k}
+            else:
+                keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)} if man.engine else set(recs)
+                n_keys, what = len(keys), "runs"
+                stray = set(recs) - keys
             if stray:
-                problem = f"{len(stray)} records are not runs of {man.preset} [{man.tier}]"
+                problem = f"{len(stray)} records are not {what} of {man.preset} [{man.tier}]"
             elif len(recs) != man.runs:
                 problem = f"{len(recs)} (replayable) records, manifest says {man.runs}"
-            elif len(keys) != man.preset_runs:
-                problem = f"the preset now has {len(keys)} runs, the manifest {man.preset_runs}"
+            elif n_keys != man.preset_runs:
+                problem = f"the preset now has {n_keys} {what}, the manifest {man.preset_runs}"
             elif not set(man.engine_versions) <= {ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS}:
                 problem = f"engine versions {list(man.engine_versions)} are not replayed by {ENGINE_VERSION}"
         except ValueError as exc:
@@ -202,6 +225,14 @@ def verify_evidence(directory=None) -> list[dict]:
                      "preset_runs": man.preset_runs, "complete": man.complete, "ok": not problem,
                      "problem": problem})
     return rows
+
+
+def _record_config(record: dict):
+    """The :class:`~rgr_verify.engine.RunConfig` of a stored record (None when it has none)."""
+    from .engine import RunConfig
+
+    cfg = record.get("config")
+    return RunConfig.from_dict(cfg) if isinstance(cfg, dict) else None
 
 
 def _default_commit() -> str:
@@ -225,9 +256,13 @@ def _environment() -> tuple[str, str | None, str]:
 
 def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None, name: str | None = None,
                  commands: tuple | list = (), notes: str = "", replace: bool = False,
-                 provenance: dict | None = None) -> Manifest:
+                 provenance: dict | None = None, adaptive: bool = False) -> Manifest:
     """Copy the records of ``preset`` at ``tier`` from the results store in ``results_dir`` into the evidence
     folder as ``NAME.jsonl.gz`` (records as stored, sorted by key, gzip without a timestamp) with its manifest.
+
+    ``adaptive``: copy instead the runs an adaptive D_K* search trained beyond the preset's ladder
+    (:class:`rgr_verify.adaptive.CandidateRuns`; default name ``PRESET-adaptive-TIER``). They are read only by
+    ``rgr-verify adaptive`` (:func:`evidence_records` with ``adaptive=True``), never by the claims.
 
     ``commands``: the exact commands that trained them (recorded, not run). ``provenance``: overrides of the
     manifest's commit / torch / cuda / device / date (default: this checkout's HEAD and this machine, today).
@@ -243,21 +278,35 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
     src = Path(results_dir)
     if not (src / ResultStore.FILENAME).is_file():
         raise ValueError(f"results_dir must hold a results store ({ResultStore.FILENAME}), none in {str(src)!r}")
-    name = name if name is not None else f"{preset}-{tier}"
+    if not isinstance(adaptive, bool):
+        raise ValueError(f"adaptive must be a bool, got {adaptive!r}")
+    name = name if name is not None else f"{preset}-adaptive-{tier}" if adaptive else f"{preset}-{tier}"
     runs = preset_runs(preset, tier)
-    keys = {run_key(c, s) for c, s in runs}
     raw = ResultStore(src).raw_records()
-    chosen = sorted((k, rec) for k, rec in raw.items() if k in keys)
+    if adaptive:
+        from .adaptive import CandidateRuns
+
+        cands = CandidateRuns(runs)
+        n_keys = len(cands)
+        chosen = sorted((k, rec) for k, rec in raw.items()
+                        if _record_config(rec) is not None and (_record_config(rec), rec.get("seed")) in cands
+                        and k == run_key(_record_config(rec), rec["seed"]))
+        what = "adaptive-search run beyond the ladder"
+    else:
+        keys = {run_key(c, s) for c, s in runs}
+        n_keys = len(keys)
+        chosen = sorted((k, rec) for k, rec in raw.items() if k in keys)
+        what = "record"
     if not chosen:
-        raise ValueError(f"results_dir {str(src)!r} holds no record of {preset} [{tier}] for this engine version")
-    return _write_evidence(chosen, name=name, preset=preset, tier=tier, preset_runs=len(keys),
+        raise ValueError(f"results_dir {str(src)!r} holds no {what} of {preset} [{tier}] for this engine version")
+    return _write_evidence(chosen, name=name, preset=preset, tier=tier, preset_runs=n_keys,
                            engine_versions=tuple(sorted({rec.get("engine_version") for _, rec in chosen})),
                            store=ENGINE_STORE, directory=directory, commands=commands, notes=notes, replace=replace,
-                           provenance=provenance)
+                           provenance=provenance, runs_of="adaptive" if adaptive else "preset")
 
 
 def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions, store, directory, commands, notes,
-                    replace, provenance) -> Manifest:
+                    replace, provenance, runs_of: str = "preset") -> Manifest:
     if name is None or not isinstance(name, str) or not _NAME_RE.match(name):
         raise ValueError(f"name must match [a-z0-9][a-z0-9.-]*, got {name!r}")
     if isinstance(commands, str) or not all(isinstance(c, str) and c for c in commands):
@@ -281,7 +330,7 @@ def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions,
         commit=provenance.get("commit", _default_commit()), torch=provenance.get("torch", torch_v),
         cuda=provenance.get("cuda", cuda_v), device=provenance.get("device", device),
         date=provenance.get("date", _dt.date.today().isoformat()), commands=tuple(commands),
-        sha256=hashlib.sha256(data).hexdigest(), notes=notes)
+        sha256=hashlib.sha256(data).hexdigest(), notes=notes, runs_of=runs_of)
     dest.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(dest / man.records_path_name, data)
     atomic_write_text(dest / f"{name}.json", json.dumps(man.to_dict(), indent=2) + "\n")

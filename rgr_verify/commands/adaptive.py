@@ -95,7 +95,7 @@ def run(args) -> int:
             raise ValueError(f"--cells {','.join(map(str, unknown[0]))} is not a cell of {args.preset} [{args.tier}]; "
                              f"cells (m,d_model): {sorted({k[:2] for k in keys})}")
         cells = [t for t in cells if any((t[0].m, t[0].d_model, t[0].n_heads)[:len(w)] == w for w in wanted)]
-    stored, _ = evidence_records(args.preset, args.tier)
+    stored, _ = evidence_records(args.preset, args.tier, adaptive=True)  # the ladder's and earlier searches' runs
     store = ResultStore(args.results)
     probe = store_probe(args.results, stored=stored, train=not args.replay_only, device=args.device,
                         threads=args.threads, lock_name=f"adaptive-{args.preset}-{args.tier}")

@@ -3,10 +3,11 @@
 - ``rgr-verify evidence list [--json]``: every stored sweep with its preset, runs, completeness and provenance, each
   checked against its manifest (sha256) and its preset (run keys, engine version);
 - ``rgr-verify evidence add DIR --preset P [--tier full] [--command CMD ...] [--notes TEXT] [--name NAME]
-  [--replace] [--store FILE]``: copy the preset's records from the results store in DIR (e.g. from a GPU machine, after
+  [--replace] [--store FILE] [--adaptive]``: copy the preset's records from the results store in DIR (e.g. from a GPU machine, after
   ``rgr-verify sweep P --tier full --device cuda --results DIR``) into ``evidence/`` with a manifest of this
   checkout's commit and this machine's torch / CUDA / device; with ``--store FILE``, every record of another
-  results store in DIR (``facts-runs.jsonl``, ``sec73-runs.jsonl``), read under that store wherever it is opened.
+  results store in DIR (``facts-runs.jsonl``, ``sec73-runs.jsonl``), read under that store wherever it is opened;
+  with ``--adaptive``, the runs ``rgr-verify adaptive`` trained between the preset's rungs.
 
 Exit status 0, 1 when ``list`` finds a store that does not verify, 2 on bad usage.
 """
@@ -40,6 +41,10 @@ def add_arguments(parser) -> None:
     add.add_argument("--notes", default="", help="anything a reader must know about the runs")
     add.add_argument("--name", default=None, help="file stem in evidence/ (default PRESET-TIER)")
     add.add_argument("--replace", action="store_true", help="overwrite a stored sweep of the same name")
+    add.add_argument("--adaptive", action="store_true",
+                     help="copy the runs an adaptive D_K* search (rgr-verify adaptive) trained between the preset's "
+                          "rungs instead of the preset's runs (default name PRESET-adaptive-TIER); read by "
+                          "rgr-verify adaptive only, never by the claims")
     add.add_argument("--evidence", metavar="DIR", help="evidence folder (default: $RGR_VERIFY_EVIDENCE or evidence/)")
 
 
@@ -58,12 +63,16 @@ def run(args) -> int:
             writable_dir_target(args.evidence, "--evidence")
         if args.store is None or args.store == "runs.jsonl":
             man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
-                               commands=args.commands, notes=args.notes, replace=args.replace)
+                               commands=args.commands, notes=args.notes, replace=args.replace,
+                               adaptive=args.adaptive)
         else:
+            if args.adaptive:
+                raise ValueError("--adaptive copies engine runs (runs.jsonl); it cannot be combined with --store")
             man = add_store_evidence(src, args.store, name=args.name or f"{args.preset}-{args.tier}",
                                      label=args.preset, tier=args.tier, directory=args.evidence,
                                      commands=args.commands, notes=args.notes, replace=args.replace)
-        state = "complete" if man.complete else f"partial: {man.preset_runs - man.runs} runs missing"
+        state = ("adaptive-search runs between the rungs" if man.adaptive else
+                 "complete" if man.complete else f"partial: {man.preset_runs - man.runs} runs missing")
         print(f"evidence {man.name}: {man.runs} of {man.preset_runs} runs of {man.preset} [{man.tier}] ({state}), "
               f"sha256 {man.sha256[:12]}..., device {man.device}, commit {man.commit[:12]}")
         if not args.commands:
@@ -78,7 +87,8 @@ def run(args) -> int:
             print("no committed evidence")
         for r in rows:
             m = by_name[r["name"]]
-            state = "complete" if r["complete"] else f"partial ({r['preset_runs'] - r['runs']} missing)"
+            state = ("adaptive" if m.adaptive else "complete" if r["complete"]
+                     else f"partial ({r['preset_runs'] - r['runs']} missing)")
             check = "ok" if r["ok"] else f"FAILS: {r['problem']}"
             print(f"{r['name']:<22} {r['preset'][:14]:<14} {r['tier']:<5} {r['runs']:>5}/{r['preset_runs']:<5} {state:<12} "
                   f"{m.device[:28]:<28} {m.date or 'date n/a':<10} {m.commit[:10]}  {check}")
