@@ -170,6 +170,10 @@ def test_sweep_cli_dry_run_status_worker_and_compact(tmp_path, capsys):
     (["--unit-max-batch", "0"], "--unit-max-batch must be >= 1"),
     (["--retries", "-1"], "--retries must be >= 0"),
     (["--dry-run", "--status"], "not allowed with"),
+    (["--stop-after", "0"], "--stop-after must be a finite real number in (0, inf)"),
+    (["--stop-after", "nan"], "--stop-after must be"),
+    (["--stop-after", "5", "--executor", "local", "--workers", "1"], "--stop-after is for an inline sweep"),
+    (["--stop-after", "5", "--dry-run"], "--stop-after is for an inline sweep"),
 ])
 def test_sweep_cli_rejects_bad_options(argv, message, tmp_path, capsys):
     assert main(["sweep", "micro", "--results", str(tmp_path), *argv]) == 2
@@ -183,3 +187,27 @@ def test_store_cli_rejects_bad_usage(tmp_path, capsys):
     assert main(["store", "compact", "--results", str(tmp_path / "none")]) == 2
     assert "not a directory" in capsys.readouterr().err
     assert main(["store", "compact", "--results", str(tmp_path)]) == 0 and "no shards" in capsys.readouterr().out
+
+
+def test_stop_after_starts_no_unit_past_its_deadline_and_resumes(tmp_path, capsys, monkeypatch):
+    # A deadline already past when the sweep starts: no unit is started, nothing is lost, the same command resumes.
+    res = str(tmp_path / "r")
+    spec = SweepSpec("micro", results_dir=res, unit_max_batch=2)
+    summary = run_inline(spec, progress=False, stop_after=1e-9)
+    assert (summary["complete"], summary["trained"]) == (False, 0)
+    assert main(["sweep", "micro", "--worker", "--results", res, "--unit-max-batch", "2", "--stop-after", "1e-9"]) == 0
+    assert "misses 16 of 16 runs" in capsys.readouterr().out
+    assert main(["sweep", "micro", "--results", res, "--unit-max-batch", "2", "--stop-after", "1e-9",
+                 "--no-progress"]) == 0
+    assert "stopped after --stop-after: 16 runs left" in capsys.readouterr().out
+    # a deadline that passes while the first unit trains: that unit finishes and is stored, no other is started
+    from rgr_verify.sweeps import worker
+
+    clock = iter([0.0, 0.0, 10.0])  # start (deadline 5 s), the check before unit 1, the check after it
+    monkeypatch.setattr(worker, "_clock", lambda: next(clock, 10.0))
+    trained = work_units(spec.units(), ResultStore(res), stop_after=5.0)
+    assert trained == len(spec.units()[0].runs) and len(ResultStore(res).records()) == trained
+    monkeypatch.undo()
+    assert run_inline(spec, progress=False)["complete"]
+    with pytest.raises(ValueError, match="stop_after must be"):
+        work_units(spec.units(), ResultStore(res), stop_after=-1)

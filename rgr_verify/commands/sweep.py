@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="most runs in a unit, the work one worker takes at a time (default: --max-batch); "
                              "keep it the same across resumes, unit ids depend on it")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
+                        help="inline or --worker: start no new unit after this many seconds; the unit in training "
+                             "finishes and is stored, the rest is left for the same command run again (for a job's "
+                             "time limit; nothing is lost)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true",
                       help="list the units (id, runs, capped cost, shape); train nothing")
@@ -109,6 +113,13 @@ def _check(args) -> None:
         raise ValueError(f"{given[0]} is for --executor slurm")
     if args.ray_address is not None and executor != "ray":
         raise ValueError("--ray-address is for --executor ray")
+    if args.stop_after is not None:
+        from .._checks import check_real
+
+        check_real("--stop-after", args.stop_after, low=0.0, low_open=True)
+        if executor != "inline" or args.dry_run or args.status or args.adaptive:
+            raise ValueError("--stop-after is for an inline sweep or --worker (not --executor local/slurm/ray, "
+                             "--dry-run, --status or --adaptive)")
     if (args.dry_run or args.status) and executor != "inline":
         raise ValueError("--dry-run and --status read the plan and the store; they take no --executor")
     if args.tier == "full" and args.device is None and executor in ("inline", "local") and not args.dry_run \
@@ -145,9 +156,11 @@ def run(args) -> int:
         return 0
     t0 = time.perf_counter()
     if args.worker:
-        summary = run_worker(spec)
-        print(f"worker {summary['shard']}: {summary['trained']} runs trained; {args.preset} [{args.tier}] has all "
-              f"{summary['runs']} runs in {spec.results_dir} ({time.perf_counter() - t0:.1f} s)")
+        summary = run_worker(spec, stop_after=args.stop_after)
+        has = (f"has all {summary['runs']} runs" if not summary["missing"] else
+               f"misses {summary['missing']} of {summary['runs']} runs (stopped after --stop-after; run it again)")
+        print(f"worker {summary['shard']}: {summary['trained']} runs trained; {args.preset} [{args.tier}] {has} in "
+              f"{spec.results_dir} ({time.perf_counter() - t0:.1f} s)")
         return 0
     options = {}
     if args.executor == "slurm":
@@ -159,7 +172,7 @@ def run(args) -> int:
     devices = args.devices.split(",") if args.devices is not None else None
     try:
         summary = run_sweep(spec, args.executor, workers=args.workers, devices=devices, retries=args.retries,
-                            progress=not args.no_progress, **options)
+                            progress=not args.no_progress, stop_after=args.stop_after, **options)
     except RuntimeError as exc:
         print(f"rgr-verify: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -167,4 +180,7 @@ def run(args) -> int:
     print(f"{args.preset} [{args.tier}]: {summary['total']} runs in {summary['units']} units, {summary['trained']} "
           f"trained now, {summary['reused']} reused from {summary['store']}{how} ({time.perf_counter() - t0:.1f} s)",
           file=sys.stdout)
+    if not summary["complete"]:
+        missing = summary["total"] - summary["reused"] - summary["trained"]
+        print(f"stopped after --stop-after: {missing} runs left; the same command resumes", file=sys.stdout)
     return 0

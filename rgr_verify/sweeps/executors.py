@@ -33,9 +33,11 @@ def _stored(spec: SweepSpec, units: Sequence[Unit]) -> int:
     return sum(k in have for u in units for k in u.keys)
 
 
-def run_inline(spec: SweepSpec, *, progress: bool = True) -> dict:
+def run_inline(spec: SweepSpec, *, progress: bool = True, stop_after: float | None = None) -> dict:
     """The inline executor: one worker in this process (torch threads ``spec.threads``), appending to the main
-    store file; concurrent sweeps of the same store split the units between them."""
+    store file; concurrent sweeps of the same store split the units between them. ``stop_after``: seconds after
+    which no unit is started (:func:`~rgr_verify.sweeps.worker.work_units`); the summary's ``complete`` says
+    whether every run is stored."""
     import torch
 
     if spec.threads is not None:
@@ -46,7 +48,7 @@ def run_inline(spec: SweepSpec, *, progress: bool = True) -> dict:
     bar = SweepProgress(store, units, desc=f"{spec.preset} [{spec.tier}]", enabled=progress)
     try:
         work_units(units, store, device=resolve_device(spec.device), dtype=spec.dtype, max_batch=spec.max_batch,
-                   max_waste=spec.max_waste, on_record=bar.update)
+                   max_waste=spec.max_waste, on_record=bar.update, stop_after=stop_after)
     finally:
         bar.close()
     return sweep_summary(spec, units, "inline", before)
@@ -128,16 +130,20 @@ def run_local(spec: SweepSpec, *, workers: int | None = None, devices: Sequence[
 
 
 def run_sweep(spec: SweepSpec, executor: str = "inline", *, workers: int | None = None,
-              devices: Sequence[str] | None = None, retries: int = 3, progress: bool = True, **options) -> dict:
+              devices: Sequence[str] | None = None, retries: int = 3, progress: bool = True,
+              stop_after: float | None = None, **options) -> dict:
     """Run a sweep with ``executor`` (one of :data:`EXECUTORS`); ``options`` are the executor's own (slurm:
-    partition, time_min, array_parallelism, cluster, folder; ray: address). Returns the summary dict."""
+    partition, time_min, array_parallelism, cluster, folder; ray: address). ``stop_after``: inline only (see
+    :func:`run_inline`). Returns the summary dict."""
     if not isinstance(spec, SweepSpec):
         raise ValueError(f"spec must be a SweepSpec, got {type(spec).__name__}")
     check_choice("executor", executor, EXECUTORS)
     if executor == "inline":
         if workers not in (None, 1) or devices is not None or options:
             raise ValueError("the inline executor takes no workers, devices or executor options")
-        return run_inline(spec, progress=progress)
+        return run_inline(spec, progress=progress, stop_after=stop_after)
+    if stop_after is not None:
+        raise ValueError(f"stop_after is for the inline executor (and --worker), not {executor}")
     if executor == "local":
         if options:
             raise ValueError(f"the local executor takes no options {sorted(options)}")

@@ -123,17 +123,24 @@ def resolve_device(device: str | None) -> str:
 
 def work_units(units: Sequence[Unit], store: ResultStore, *, device: str = "cpu", dtype: str = "float32",
                max_batch: int = 256, max_waste: float = 4.0, append: Callable[[RunResult], object] | None = None,
-               on_record: Callable[[], None] | None = None, poll: float = 0.5) -> int:
+               on_record: Callable[[], None] | None = None, poll: float = 0.5,
+               stop_after: float | None = None) -> int:
     """Train the missing runs of ``units`` into ``store``, taking each unit's lock; returns the runs trained here.
 
     Returns once every unit is complete in the store (waiting, polling every ``poll`` seconds, for units that other
-    workers hold). ``append`` (default ``store.append``) stores a result; ``on_record`` is called after each."""
+    workers hold). ``append`` (default ``store.append``) stores a result; ``on_record`` is called after each.
+    ``stop_after`` (seconds from the call): start no unit after it, and stop waiting for units other workers hold;
+    the unit in training finishes and is stored, the rest is left for a later call (a deadline for a job's time
+    limit that loses nothing; the unit boundary, not the second, is where it stops)."""
     import torch
 
     from ..engine import train_runs
 
     check_choice("dtype", dtype, DTYPES)
     poll = check_real("poll", poll, low=0.0, low_open=True)
+    if stop_after is not None:
+        stop_after = check_real("stop_after", stop_after, low=0.0, low_open=True)
+    deadline = None if stop_after is None else _clock() + stop_after
     append = store.append if append is None else append
     torch_dtype = torch.float64 if dtype == "float64" else torch.float32
     have = set(store.records())
@@ -148,6 +155,8 @@ def work_units(units: Sequence[Unit], store: ResultStore, *, device: str = "cpu"
             on_record()
 
     while pending:
+        if deadline is not None and _clock() >= deadline:
+            break
         for unit in pending:
             lock = store.jsonl.lock(f"unit-{unit.id}")
             if not _try_acquire(lock):
@@ -165,6 +174,11 @@ def work_units(units: Sequence[Unit], store: ResultStore, *, device: str = "cpu"
         else:  # every unit left is held by another worker: wait for one to finish (or die)
             time.sleep(poll)
     return trained
+
+
+def _clock() -> float:
+    """The clock of ``stop_after`` deadlines (seconds, monotonic)."""
+    return time.monotonic()
 
 
 def _try_acquire(lock) -> bool:
@@ -234,10 +248,12 @@ class _FaultHook:
             self._die()
 
 
-def run_worker(spec: SweepSpec, *, shard: str | None = None, poll: float = 0.5) -> dict:
+def run_worker(spec: SweepSpec, *, shard: str | None = None, poll: float = 0.5, stop_after: float | None = None
+               ) -> dict:
     """Work through ``spec``'s units until all are stored (see the module docstring), appending to the store's
-    shard ``shard`` (default :func:`shard_name`). Sets torch's CPU threads to ``spec.threads``. Returns a summary:
-    preset, tier, shard, units, runs, trained (runs trained by this worker)."""
+    shard ``shard`` (default :func:`shard_name`). Sets torch's CPU threads to ``spec.threads``. ``stop_after``: as in
+    :func:`work_units`. Returns a summary: preset, tier, shard, units, runs, trained (runs trained by this worker),
+    missing (runs of the preset not in the store when it returns)."""
     import torch
 
     if not isinstance(spec, SweepSpec):
@@ -248,9 +264,11 @@ def run_worker(spec: SweepSpec, *, shard: str | None = None, poll: float = 0.5) 
     hook = _FaultHook(store)
     units = spec.units()
     trained = work_units(units, store, device=resolve_device(spec.device), dtype=spec.dtype, max_batch=spec.max_batch,
-                         max_waste=spec.max_waste, append=hook.append, poll=poll)
+                         max_waste=spec.max_waste, append=hook.append, poll=poll, stop_after=stop_after)
+    have = set(store.records())
     return {"preset": spec.preset, "tier": spec.tier, "shard": store.shard, "units": len(units),
-            "runs": sum(len(u.runs) for u in units), "trained": trained}
+            "runs": sum(len(u.runs) for u in units), "trained": trained,
+            "missing": sum(k not in have for u in units for k in u.keys)}
 
 
 def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, device: str | None = None,
