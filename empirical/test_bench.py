@@ -1,7 +1,10 @@
 # The torch.func baseline of `rgr-verify bench` (rgr_verify.bench.torchfunc_train, RunModel): it trains exactly the
 # engine's runs (weights, tau, validation history and test F1 against the engine; per-step losses against a plain
 # single-run autograd loop on the same contexts), and the bench reports its rate and the engine's ratio against it.
+# The profile's phase breakdown and the floor of a stacked step (rgr_verify.floor) are checked at the end (names
+# contain "floor" or "phase": `pytest empirical/test_bench.py -k "floor or phase"`).
 import json
+import math
 
 import numpy as np
 import pytest
@@ -9,9 +12,10 @@ import torch
 import torch.nn.functional as F
 
 import rgr_verify.presets as presets
-from rgr_verify.bench import RunModel, run_bench, torchfunc_train
+from rgr_verify.bench import PHASES, RunModel, engine_floor, profile_engine, run_bench, torchfunc_train
 from rgr_verify.cli import main
 from rgr_verify.engine import RunConfig, build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch, train_runs
+from rgr_verify.floor import bytes_per_stacked_step, dispatch_floor, memory_bandwidth, step_floor
 from rgr_verify.scoring import max_over_heads_scores, softmax_sum_scores, split_heads
 
 _KW = dict(m=20, d_model=8, ell=8, n_val=30, n_test=30, check_every=10, max_steps=30, patience=10**6)
@@ -135,3 +139,99 @@ def test_bench_command_prints_and_writes_both_ratios(tmp_path, monkeypatch, caps
 def test_bench_bad_usage_exits_2(argv, capsys):
     assert main(argv) == 2
     assert capsys.readouterr().err.startswith("rgr-verify: error:")
+
+
+_TINY = [RunConfig(m=20, d_model=8, n_heads=h, d_k=4, ell=8, n_val=10, n_test=10, check_every=10) for h in (1, 2)]
+
+
+def test_profile_phases_cover_the_wall_clock():
+    prof = profile_engine(_TINY, [0, 1], steps=40)
+    ph = prof["phases"]
+    assert set(ph) == set(PHASES) | {"other"}
+    for name in PHASES:
+        d = ph[name]
+        assert d["ms_per_step"] > 0 and math.isfinite(d["ms_per_step"]) and 0 < d["share"] < 1
+        assert d["device_ms_per_step"] is None and d["host_syncs_per_step"] is None  # CPU
+    assert ph["train"]["ops_per_step"] > 0 and ph["sample"]["ops_per_step"] > 0
+    labelled = sum(ph[p]["ms_per_step"] for p in PHASES)
+    wall = prof["wall_ms_per_step"]
+    # Labels do not nest and lie inside the timed call (profiler and perf_counter clocks: 1 % slack).
+    assert labelled <= 1.01 * wall and labelled >= 0.8 * wall
+    assert sum(ph[p]["share"] for p in PHASES) + ph["other"]["share"] == pytest.approx(1.0, abs=0.01)
+    assert prof["dispatch_ops_per_step"] == prof["aten_ops_per_step"] > 0
+    assert prof["host_syncs_per_step"] is None and prof["kernel_launches_per_step"] == 0
+    json.dumps({k: v for k, v in prof.items() if k != "table"})
+
+
+def test_floor_is_positive_and_below_the_engine_step():
+    steps = 40
+    prof = profile_engine(_TINY, [0, 1], steps=steps)
+    res = run_bench(_TINY, [0, 1], steps=steps, naive_runs=1, torchfunc=False)
+    engine_ms = 1e3 * res.engine_seconds / steps
+    fl = engine_floor(_TINY, [0, 1], steps=steps, ops_per_step=prof["dispatch_ops_per_step"],
+                      engine_ms_per_step=engine_ms, repeats=3)
+    for key in ("dispatch_eager_ms", "dispatch_ms", "bytes_ms", "floor_ms", "bandwidth_gb_s", "ratio",
+                "ops_per_step", "bytes", "optimiser_bytes", "context_bytes"):
+        assert fl[key] > 0 and math.isfinite(fl[key]), key
+    assert fl["dispatch_graph_ms"] is None and fl["dispatch_ms"] == fl["dispatch_eager_ms"]  # CPU: no graphs
+    assert fl["floor_ms"] == max(fl["dispatch_ms"], fl["bytes_ms"]) and fl["bound"] in ("dispatch", "bytes")
+    assert fl["floor_ms"] <= engine_ms and fl["ratio"] == pytest.approx(engine_ms / fl["floor_ms"])
+    json.dumps(fl)
+
+
+def test_floor_bytes_follow_the_stated_model():
+    # One batch (same compat key and d_model): R = 4, H = 2, d_k = 4, d_model = 8, ell = 8, float32.
+    got = bytes_per_stacked_step([(c, s) for c in _TINY for s in (0, 1)])
+    P = 2 * 2 * 8 * 4 + 1
+    assert got == {"batches": 1, "optimiser_bytes": 7 * 4 * P * 4, "context_bytes": 4 * 8 * 8 * 4,
+                   "bytes": 7 * 4 * P * 4 + 4 * 8 * 8 * 4}
+    assert bytes_per_stacked_step([(_TINY[0], 0)], dtype=torch.float64)["bytes"] == 7 * (2 * 8 * 4 + 1) * 8 + 8 * 8 * 8
+    assert memory_bandwidth(mib=4, repeats=2) > 0
+    d = dispatch_floor(50, repeats=2)
+    assert d["n_ops"] == 50 and d["eager_ms"] > 0 and d["graph_ms"] is None
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: dispatch_floor(0), "n_ops"), (lambda: dispatch_floor(10, "tpu"), "device"),
+    (lambda: dispatch_floor(10, repeats=0), "repeats"), (lambda: dispatch_floor(10, graph="yes"), "graph"),
+    (lambda: memory_bandwidth(mib=0), "mib"), (lambda: memory_bandwidth(repeats=-1), "repeats"),
+    (lambda: bytes_per_stacked_step([]), "runs"), (lambda: bytes_per_stacked_step([(_TINY[0], 0)],
+                                                                                  dtype=torch.float16), "dtype"),
+    (lambda: step_floor([(_TINY[0], 0)], 0), "ops_per_step"), (lambda: step_floor([(_TINY[0], 0)], True),
+                                                                "ops_per_step"),
+    (lambda: step_floor([(_TINY[0], 0)], float("nan")), "ops_per_step"),
+    (lambda: engine_floor(_TINY, [0], steps=10, ops_per_step=10, engine_ms_per_step=-1.0), "engine_ms_per_step"),
+    (lambda: engine_floor(_TINY, [0], steps=0, ops_per_step=10), "steps")])
+def test_floor_validates_its_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_bench_command_floor_and_both_tiers(tmp_path, monkeypatch, capsys):
+    runs = tuple((c, s) for c in _TINY for s in (0, 1))
+    monkeypatch.setattr(presets, "get_preset", lambda name, tier: presets.Preset(name, tier, "tiny", runs))
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--steps", "20", "--naive-runs", "1", "--no-torchfunc", "--tier", "both", "--floor",
+                 "--profile-steps", "10", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "x engine step" in text and "floor      :" in text and "  train    :" in text
+    d = json.loads(out.read_text())
+    assert set(d) == {"quick", "full"}
+    for tier in ("quick", "full"):
+        assert d[tier]["tier"] == tier and d[tier]["profile"]["steps"] == 10
+        assert d[tier]["floor"]["ratio"] > 0 and d[tier]["floor"]["floor_ms"] > 0
+    assert main(["bench", "--profile-steps", "0"]) == 2
+
+
+@pytest.mark.gpu
+def test_cuda_floor_replays_a_graph_and_profiles_phases():
+    d = dispatch_floor(200, "cuda", repeats=3)
+    assert d["graph_ms"] > 0 and math.isfinite(d["graph_ms"]) and d["eager_ms"] > 0
+    assert memory_bandwidth("cuda", mib=64, repeats=2) > 1e10  # any GPU copies faster than 10 GB/s
+    prof = profile_engine(_TINY, [0, 1], steps=200, device="cuda")
+    assert prof["kernel_launches_per_step"] > 0 and prof["dispatch_ops_per_step"] == prof["kernel_launches_per_step"]
+    assert prof["phases"]["train"]["device_ms_per_step"] >= 0 and prof["host_syncs_per_step"] > 0
+    fl = engine_floor(_TINY, [0, 1], steps=200, device="cuda", ops_per_step=prof["dispatch_ops_per_step"],
+                      engine_ms_per_step=prof["wall_ms_per_step"], repeats=3)
+    assert fl["dispatch_graph_ms"] is not None and fl["dispatch_ms"] == fl["dispatch_graph_ms"]
+    assert 0 < fl["floor_ms"] <= fl["engine_ms_per_step"]

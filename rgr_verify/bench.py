@@ -36,7 +36,8 @@ from .engine import RunConfig, build_run_data, contexts_from_uniforms, draw_unif
 from .metrics import micro_f1
 from .scoring import max_over_heads_scores, softmax_sum_scores, split_heads
 
-__all__ = ["BenchResult", "RunModel", "naive_train", "profile_engine", "run_bench", "torchfunc_train"]
+__all__ = ["BenchResult", "PHASES", "RunModel", "engine_floor", "naive_train", "profile_engine", "run_bench",
+           "torchfunc_train"]
 
 
 @dataclass(frozen=True)
@@ -344,13 +345,71 @@ def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int 
                        torchfunc_optimizer=tf.get("optimizer"))
 
 
+PHASES = ("setup", "sample", "train", "validate", "finish")  # the engine's profiler labels, "rgr." + phase
+_SYNC_CALLS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
+
+
+def _phase_of(event) -> str:
+    """The engine phase (label without "rgr.") an event ran under, "other" outside every label."""
+    e = event.cpu_parent
+    while e is not None:
+        if e.name.startswith("rgr."):
+            return e.name[4:]
+        e = e.cpu_parent
+    return "other"
+
+
+def _breakdown(prof, steps: int, wall: float, cuda: bool) -> dict:
+    """Per stacked step, from the profiler's raw events: per phase the host (CPU) time inside its label, its
+    share of the wall clock, the device time of the kernels it launched (CUDA), the top-level aten operators
+    (dispatcher calls not made from inside another aten operator) and the host synchronisations (CUDA runtime
+    sync calls and synchronous copies); and the totals."""
+    from torch.autograd import DeviceType
+
+    ph = {p: {"ms_per_step": 0.0, "share": 0.0, "device_ms_per_step": 0.0 if cuda else None, "ops_per_step": 0.0,
+              "host_syncs_per_step": 0.0 if cuda else None} for p in PHASES + ("other",)}
+    syncs = sync_us = 0.0
+    for e in prof.events():
+        if e.device_type != DeviceType.CPU:
+            continue
+        name = e.name
+        if name.startswith("rgr.") and name[4:] in PHASES:
+            d = ph[name[4:]]
+            d["ms_per_step"] += 1e-3 * e.cpu_time_total / steps
+            d["share"] += 1e-6 * e.cpu_time_total / wall
+            if cuda:
+                d["device_ms_per_step"] += 1e-3 * e.device_time_total / steps
+        elif name.startswith("aten::") and (e.cpu_parent is None or not e.cpu_parent.name.startswith("aten::")):
+            ph[_phase_of(e)]["ops_per_step"] += 1.0 / steps
+        elif cuda and name.startswith(_SYNC_CALLS) and not name.startswith("cudaMemcpyAsync"):
+            ph[_phase_of(e)]["host_syncs_per_step"] += 1.0 / steps
+            syncs += 1
+            sync_us += e.cpu_time_total
+    labelled = sum(ph[p]["ms_per_step"] for p in PHASES)
+    ph["other"]["ms_per_step"] = max(0.0, 1e3 * wall / steps - labelled)
+    ph["other"]["share"] = max(0.0, 1.0 - sum(ph[p]["share"] for p in PHASES))
+    return {"phases": ph, "aten_ops_per_step": sum(d["ops_per_step"] for d in ph.values()),
+            "host_syncs_per_step": syncs / steps if cuda else None,
+            "host_sync_ms_per_step": 1e-3 * sync_us / steps if cuda else None}
+
+
 def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int = 1000, device: str = "cpu",
                    row_limit: int = 15) -> dict:
     """Where the engine's time goes: train the runs of :func:`run_bench` (``steps`` each) under
     :mod:`torch.profiler` and return wall time, device-kernel time and launches per optimisation step (run-steps /
     runs), the fraction of the wall clock the device is busy, and the top ``row_limit`` operators by self device
     time (self CPU time on a CPU) as a text table. The profiler adds overhead: compare the wall time with
-    :func:`run_bench`'s, which runs unprofiled."""
+    :func:`run_bench`'s, which runs unprofiled.
+
+    Also, from the engine's profiler labels (:mod:`rgr_verify.engine.loop`), ``phases``: for each of
+    :data:`PHASES` and "other" (outside every label: planning, threads), ``ms_per_step`` (host time inside the
+    label per stacked step; CPU time on a CPU), ``share`` (of the profiled wall clock), ``device_ms_per_step``
+    (CUDA: kernel time the profiler attributes to the label; None on a CPU), ``ops_per_step`` (top-level aten
+    operators) and ``host_syncs_per_step`` (CUDA: runtime sync calls and synchronous copies; None on a CPU);
+    ``aten_ops_per_step``, ``host_syncs_per_step``, ``host_sync_ms_per_step`` (totals) and
+    ``dispatch_ops_per_step`` (kernel launches on CUDA, top-level aten operators on a CPU: the N of
+    :func:`rgr_verify.floor.dispatch_floor`). With concurrent batches (CUDA, ``streams > 1``) the labels of
+    different threads overlap in time, so the shares can sum past 1."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
@@ -367,13 +426,33 @@ def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps:
             torch.cuda.synchronize()
         wall = time.perf_counter() - t0
     events = prof.key_averages()
-    kernels = [e for e in events if getattr(e, "device_type", None) == DeviceType.CUDA]
+    kernels = [e for e in events  # kernels only: the labels' device-side spans are not kernels
+               if getattr(e, "device_type", None) == DeviceType.CUDA and not e.key.startswith("rgr.")]
     kernel_us = sum(getattr(e, "self_device_time_total", 0.0) for e in kernels)
     launches = sum(e.count for e in kernels)
     sort_by = "self_cuda_time_total" if cuda else "self_cpu_time_total"
+    br = _breakdown(prof, steps, wall, cuda)
     return {"device": device, "runs": len(runs), "steps": steps, "wall_s": wall,
             "wall_ms_per_step": 1e3 * wall / steps, "kernel_ms_per_step": 1e-3 * kernel_us / steps,
             "kernel_launches_per_step": launches / steps,
             "device_busy_fraction": (1e-6 * kernel_us / wall) if cuda and wall > 0 else None,
-            "cuda_graph_replays": int(stats.get("cuda_graph_replays", 0)),
+            "cuda_graph_replays": int(stats.get("cuda_graph_replays", 0)), **br,
+            "dispatch_ops_per_step": launches / steps if cuda else br["aten_ops_per_step"],
             "table": events.table(sort_by=sort_by, row_limit=row_limit)}
+
+
+def engine_floor(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int, device: str = "cpu",
+                 ops_per_step: float, engine_ms_per_step: float | None = None, repeats: int = 5) -> dict:
+    """:func:`rgr_verify.floor.step_floor` for the runs :func:`run_bench` trains (``steps`` each), given the
+    profile's ``dispatch_ops_per_step``; with ``engine_ms_per_step`` (the engine's wall time per stacked step)
+    also ``engine_ms_per_step`` and ``ratio`` = that / ``floor_ms``."""
+    from .floor import step_floor
+
+    steps = check_int("steps", steps, min_value=1)
+    if engine_ms_per_step is not None and (isinstance(engine_ms_per_step, bool) or not isinstance(
+            engine_ms_per_step, (int, float)) or not 0 < engine_ms_per_step < math.inf):
+        raise ValueError(f"engine_ms_per_step must be a positive finite number or None, got {engine_ms_per_step!r}")
+    out = step_floor(_fixed_length_runs(configs, seeds, steps), ops_per_step, device=device, repeats=repeats)
+    if engine_ms_per_step is not None:
+        out.update(engine_ms_per_step=float(engine_ms_per_step), ratio=engine_ms_per_step / out["floor_ms"])
+    return out

@@ -15,7 +15,9 @@ ORDER = 41
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
     parser.add_argument("--preset", default="sec6-grid", help="preset whose configurations are benchmarked")
-    parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier")
+    parser.add_argument("--tier", choices=("quick", "full", "both"), default="quick",
+                        help="preset tier; 'both' benches the quick shapes, then the full ones (JSON: one entry "
+                             "per tier)")
     parser.add_argument("--steps", type=int, default=2000, help="training steps per run (both sides)")
     parser.add_argument("--naive-runs", type=int, default=3, help="runs timed with the naive loop")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, every side (default 1)")
@@ -25,15 +27,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run the torch.func baseline's loss under torch.compile (compile time included; off by "
                              "default: slow to compile, and on a CPU it needs a C++ compiler)")
     parser.add_argument("--profile", action="store_true",
-                        help="also profile the engine (torch.profiler): time and kernel launches per step, top operators")
+                        help="also profile the engine (torch.profiler): time and kernel launches per stacked step, "
+                             "time per phase (setup, sample, train, validate, finish), host syncs (CUDA), top "
+                             "operators")
+    parser.add_argument("--floor", action="store_true",
+                        help="also measure the floor of a stacked step (implies --profile): N trivial ops issued "
+                             "(N = kernel launches on CUDA, replayed as a CUDA graph; top-level aten ops on a CPU, "
+                             "eager) and the bytes the AdamW update and the contexts must move at the copy "
+                             "bandwidth measured here; prints engine step time / floor (see rgr_verify.floor)")
+    parser.add_argument("--profile-steps", type=int, default=None,
+                        help="steps per run of the profiled run (default: --steps; fewer keep the full grid's "
+                             "profile small)")
     parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
 
 
 def run(args) -> int:
     import torch
-
-    from ..bench import run_bench
-    from ..presets import get_preset
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError("--device cuda requested but CUDA is not available")
@@ -43,15 +52,35 @@ def run(args) -> int:
         if args.threads < 1:
             raise ValueError(f"--threads must be >= 1, got {args.threads}")
         torch.set_num_threads(args.threads)
-    preset = get_preset(args.preset, args.tier)
-    configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_k))
-    seeds = sorted({s for _, s in preset.runs})
     if args.compile and not args.torchfunc:
         raise ValueError("--compile applies to the torch.func baseline; drop --no-torchfunc")
+    if args.profile_steps is not None and args.profile_steps < 1:
+        raise ValueError(f"--profile-steps must be >= 1, got {args.profile_steps}")
+    tiers = ("quick", "full") if args.tier == "both" else (args.tier,)
+    out = {tier: _bench_tier(args, tier) for tier in tiers}
+    if args.json_path:
+        path = Path(args.json_path)
+        try:
+            path.write_text(json.dumps(out if args.tier == "both" else out[args.tier], indent=2))
+        except OSError as exc:
+            raise ValueError(f"--json path {str(path)!r} is not writable: {exc}") from None
+    return 0
+
+
+def _bench_tier(args, tier: str) -> dict:
+    import torch
+
+    from ..bench import run_bench
+    from ..presets import get_preset
+
+    preset = get_preset(args.preset, tier)
+    configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_k))
+    seeds = sorted({s for _, s in preset.runs})
     res = run_bench(configs, seeds, steps=args.steps, naive_runs=args.naive_runs, device=args.device,
                     torchfunc=args.torchfunc, compile=args.compile)
-    print(f"device {res.device} ({torch.get_num_threads()} threads), {res.steps} steps per run")
-    print(f"naive loop : {res.naive_steps_per_s:12.1f} run-steps/s  ({res.n_naive_runs} runs, {res.naive_seconds:.1f} s)")
+    print(f"{args.preset} {tier}: device {res.device} ({torch.get_num_threads()} threads), {res.steps} steps per run")
+    print(f"naive loop : {res.naive_steps_per_s:12.1f} run-steps/s  ({res.n_naive_runs} runs, "
+          f"{res.naive_seconds:.1f} s)")
     if res.torchfunc_steps_per_s is not None:
         how = f"{res.torchfunc_optimizer} AdamW" + (", torch.compile" if res.torchfunc_compiled else "")
         print(f"torch.func : {res.torchfunc_steps_per_s:12.1f} run-steps/s  ({res.n_torchfunc_runs} runs, "
@@ -61,21 +90,39 @@ def run(args) -> int:
     if res.ratio_torchfunc is not None:
         print(f"ratio      : {res.ratio_torchfunc:12.1f}x engine / torch.func")
     print(f"cuda graphs: {'used' if res.cuda_graphs else 'not used'}")
-    prof = None
-    if args.profile:
-        from ..bench import profile_engine
+    prof = floor = None
+    if args.profile or args.floor:
+        from ..bench import PHASES, profile_engine
 
-        prof = profile_engine(configs, seeds, steps=args.steps, device=args.device)
+        psteps = args.steps if args.profile_steps is None else args.profile_steps
+        prof = profile_engine(configs, seeds, steps=psteps, device=args.device)
         busy = prof["device_busy_fraction"]
-        print(f"profile    : {prof['wall_ms_per_step']:.3f} ms wall per stacked step (profiled), "
+        print(f"profile    : {prof['wall_ms_per_step']:.3f} ms wall per stacked step (profiled, {psteps} steps), "
               f"{prof['kernel_ms_per_step']:.3f} ms of device kernels, {prof['kernel_launches_per_step']:.1f} kernel "
-              f"launches per step" + (f", device busy {100 * busy:.1f} % of the wall clock" if busy is not None else ""))
+              f"launches, {prof['aten_ops_per_step']:.1f} top-level aten ops per stacked step"
+              + (f", device busy {100 * busy:.1f} % of the wall clock" if busy is not None else ""))
+        for name in PHASES + ("other",):
+            d = prof["phases"][name]
+            extra = "" if d["device_ms_per_step"] is None else (
+                f", device {d['device_ms_per_step']:.3f} ms, {d['host_syncs_per_step']:.3f} host syncs")
+            print(f"  {name:9s}: {d['ms_per_step']:8.3f} ms host per stacked step ({100 * d['share']:5.1f} %), "
+                  f"{d['ops_per_step']:7.1f} aten ops{extra}")
+        if prof["host_syncs_per_step"] is not None:
+            print(f"host syncs : {prof['host_syncs_per_step']:.3f} per stacked step, "
+                  f"{prof['host_sync_ms_per_step']:.3f} ms waiting")
         print(prof["table"])
-    if args.json_path:
-        path = Path(args.json_path)
-        try:
-            path.write_text(json.dumps({**res.to_dict(), "threads": torch.get_num_threads(),
-                                        "preset": args.preset, "tier": args.tier, "profile": prof}, indent=2))
-        except OSError as exc:
-            raise ValueError(f"--json path {str(path)!r} is not writable: {exc}") from None
-    return 0
+    if args.floor:
+        from ..bench import engine_floor
+
+        floor = engine_floor(configs, seeds, steps=args.steps, device=args.device,
+                             ops_per_step=prof["dispatch_ops_per_step"],
+                             engine_ms_per_step=1e3 * res.engine_seconds / res.steps)
+        graph = "" if floor["dispatch_graph_ms"] is None else f", graph replay {floor['dispatch_graph_ms']:.3f} ms"
+        print(f"floor      : dispatch {floor['ops_per_step']:.0f} trivial ops: eager "
+              f"{floor['dispatch_eager_ms']:.3f} ms"
+              f"{graph}; bytes {floor['bytes'] / 1e6:.2f} MB at {floor['bandwidth_gb_s']:.1f} GB/s: "
+              f"{floor['bytes_ms']:.3f} ms; floor {floor['floor_ms']:.3f} ms per stacked step ({floor['bound']}-bound)")
+        print(f"ratio      : {floor['ratio']:12.1f}x engine step ({floor['engine_ms_per_step']:.3f} ms, "
+              "unprofiled) / floor")
+    return {**res.to_dict(), "threads": torch.get_num_threads(), "preset": args.preset, "tier": tier,
+            "profile": prof, "floor": floor}

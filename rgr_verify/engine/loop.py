@@ -9,6 +9,12 @@ is computed at once (:mod:`~rgr_verify.engine.evaluate`); runs that stop are eva
 the batch, so their parameters freeze. On CUDA the steps count on the device and run in chunks captured as
 CUDA graphs (:mod:`~rgr_verify.engine.capture`), and batches of different shapes train concurrently on their own
 CUDA streams (:func:`train_runs` ``streams``).
+
+Profiler labels (``torch.profiler.record_function``; labels only, results unchanged): ``rgr.setup`` (a batch's
+state), ``rgr.sample`` (uniforms to the device, contexts, labels, embeddings, coefficients), ``rgr.train`` (a
+chunk's optimisation steps, graph replay included), ``rgr.validate`` (validation metric and stopping rule),
+``rgr.finish`` (test evaluation of the runs that stop, stop mask); :func:`rgr_verify.bench.profile_engine` reports
+time per label.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from contextlib import nullcontext
 from typing import Callable, Sequence
 
 import torch
+from torch.profiler import record_function
 
 from .._checks import check_int
 from .batch import Batch
@@ -77,29 +84,38 @@ class BatchTrainer:
         the rows of runs that leave in between; their streams are never read again)."""
         b = self.batch
         c = b.c0
-        u = tuple(x.to(b.device) for x in self.uniforms.take(n_steps))
-        if pool is not None and next_steps > 0:
-            self.uniforms.prefetch(pool, next_steps)
-        ctx = contexts_from_uniforms(b.nbrs, *u, rho=c.rho, m=b.m_run)  # [R, n_steps, ell]
+        with record_function("rgr.sample"):
+            u = tuple(x.to(b.device) for x in self.uniforms.take(n_steps))
+            if pool is not None and next_steps > 0:
+                self.uniforms.prefetch(pool, next_steps)
+            ctx = contexts_from_uniforms(b.nbrs, *u, rho=c.rho, m=b.m_run)  # [R, n_steps, ell]
         for s0 in range(0, n_steps, sub):
-            cs = ctx[:, s0:s0 + sub]
-            y = labels_torch(b.nbrs, cs)  # [R, sub, ell, ell]
-            Xc = b.embed(cs)  # [R, sub, ell, d]
-            A, negB = logistic_coefs(b, y, 1) if c.variant != "value" else (None, None)
-            if self.device_step:
-                self._device_chunk(self._chunk_inputs(Xc, y, A, negB))
-                continue
-            if c.variant == "max":
-                for t in range(cs.shape[1]):
-                    grad = grad_max_step(b, self.buffers, Xc[:, t], A[:, t], negB[:, t])
-                    self.step += 1
-                    self.optimiser.step(b.theta, grad, self.step)
-                continue
-            for t in range(cs.shape[1]):
-                coef = None if A is None else (A[:, t:t + 1], negB[:, t:t + 1])
-                _, grad = grads(b, self.buffers, Xc[:, t:t + 1], y[:, t:t + 1], with_loss=False, coef=coef)
+            with record_function("rgr.sample"):
+                cs = ctx[:, s0:s0 + sub]
+                y = labels_torch(b.nbrs, cs)  # [R, sub, ell, ell]
+                Xc = b.embed(cs)  # [R, sub, ell, d]
+                A, negB = logistic_coefs(b, y, 1) if c.variant != "value" else (None, None)
+            with record_function("rgr.train"):
+                self._train_chunk(Xc, y, A, negB)
+
+    def _train_chunk(self, Xc: torch.Tensor, y: torch.Tensor, A, negB) -> None:
+        """The optimisation steps of one chunk (one per context of ``Xc [R, K, ell, d]``): on the device (graph
+        replay where captured) or with the host step count."""
+        b = self.batch
+        if self.device_step:
+            self._device_chunk(self._chunk_inputs(Xc, y, A, negB))
+            return
+        if b.c0.variant == "max":
+            for t in range(Xc.shape[1]):
+                grad = grad_max_step(b, self.buffers, Xc[:, t], A[:, t], negB[:, t])
                 self.step += 1
                 self.optimiser.step(b.theta, grad, self.step)
+            return
+        for t in range(Xc.shape[1]):
+            coef = None if A is None else (A[:, t:t + 1], negB[:, t:t + 1])
+            _, grad = grads(b, self.buffers, Xc[:, t:t + 1], y[:, t:t + 1], with_loss=False, coef=coef)
+            self.step += 1
+            self.optimiser.step(b.theta, grad, self.step)
 
     def _chunk_inputs(self, Xc: torch.Tensor, y: torch.Tensor, A, negB) -> tuple[torch.Tensor, ...]:
         """The tensors a chunk of device steps reads: (Xc, A, -B) for the max variant (its gradient needs no
@@ -147,13 +163,15 @@ class BatchTrainer:
         """A check: validation metric of the live runs, the stopping rule, the test results of the runs that
         stop (as (original index, result) pairs, early stoppers first), which then leave the batch."""
         b = self.batch
-        keep, done_stop, done_cap = self.stopping.check(b.alive, validate(b), self.step)
+        with record_function("rgr.validate"):
+            keep, done_stop, done_cap = self.stopping.check(b.alive, validate(b), self.step)
         out = []
-        for rows, stopped in ((done_stop, True), (done_cap, False)):
-            out += finish(b, rows, stopped=stopped, step=self.step, history=self.stopping.history,
-                          keep_weights=keep_weights)
-        if len(keep) < len(b.alive):
-            self.keep(keep)
+        with record_function("rgr.finish"):
+            for rows, stopped in ((done_stop, True), (done_cap, False)):
+                out += finish(b, rows, stopped=stopped, step=self.step, history=self.stopping.history,
+                              keep_weights=keep_weights)
+            if len(keep) < len(b.alive):
+                self.keep(keep)
         return out
 
 
@@ -178,8 +196,9 @@ def train_batch(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", d
     if stats is not None and not isinstance(stats, dict):
         raise ValueError(f"stats must be a dict or None, got {type(stats).__name__}")
     graphs = cuda_graphs_enabled() if cuda_graphs is None else cuda_graphs  # validates the variable everywhere
-    trainer = BatchTrainer(runs, device=device, dtype=dtype, optimiser=optimiser, cuda_graphs=graphs,
-                           concurrent=concurrent)
+    with record_function("rgr.setup"):
+        trainer = BatchTrainer(runs, device=device, dtype=dtype, optimiser=optimiser, cuda_graphs=graphs,
+                               concurrent=concurrent)
     b = trainer.batch
     results: dict[int, RunResult] = {}
     c0 = b.c0
