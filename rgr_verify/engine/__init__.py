@@ -51,7 +51,7 @@ steps), :mod:`.loop` (the training loop, :func:`train_batch`, :func:`train_runs`
 from .capture import cuda_graphs_enabled
 from .config import EQUIVALENT_ENGINE_VERSIONS, ENGINE_VERSION, INITS, VARIANTS, RunConfig, RunResult, run_key
 from .loop import BatchTrainer, train_batch, train_runs
-from .optim import Optimiser, StackedAdamW, stacked_adamw_step
+from .optim import FusedAdamW, Optimiser, StackedAdamW, stacked_adamw_step
 from .plan import plan_batches
 from .sampler import (
     RunData,
@@ -79,6 +79,7 @@ __all__ = [
     "stacked_adamw_step",
     "Optimiser",
     "StackedAdamW",
+    "FusedAdamW",
     "cuda_graphs_enabled",
     "BatchTrainer",
     "train_batch",

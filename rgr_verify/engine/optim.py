@@ -12,9 +12,13 @@ and calls :meth:`~Optimiser.step` (host step count), or, on CUDA,
 :meth:`~Optimiser.prepare_device` / :meth:`~Optimiser.set_device_step` / :meth:`~Optimiser.step_on_device`
 (device step count, captured in CUDA graphs), and :meth:`~Optimiser.keep` when runs leave the batch. So another
 optimiser is one class with these five methods, passed as ``train_runs(..., optimiser=MyOptimiser)``
-(``empirical/test_engine.py`` trains plain SGD this way). :class:`StackedAdamW` is the default. The store keys
-(:func:`~rgr_verify.engine.config.run_key`) do not name the optimiser: results of another optimiser must not be
-written to a results store.
+(``empirical/test_engine.py`` trains plain SGD this way). :class:`StackedAdamW` is the default.
+:class:`FusedAdamW` is an opt-in alternative: the same AdamW in one fused kernel per step (``torch._fused_adamw_``,
+what ``torch.optim.AdamW(fused=True)`` runs: on CUDA one kernel plus the step increment, not about a dozen); it
+is not bitwise :class:`StackedAdamW` (on CPU its moments are, its parameters differ by roundings of a square root:
+``empirical/test_fused_adamw.py``). The store keys
+(:func:`~rgr_verify.engine.config.run_key`) do not name the optimiser: results of another optimiser (FusedAdamW
+included) must not be written to a results store.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import torch
 from .._checks import check_int, check_real
 
 __all__ = ["BETAS", "EPS", "stacked_adamw_step", "adamw_scalar_tables", "stacked_adamw_step_on_device",
-           "Optimiser", "StackedAdamW"]
+           "Optimiser", "StackedAdamW", "FusedAdamW"]
 
 BETAS = (0.9, 0.999)  # torch.optim.AdamW's defaults
 EPS = 1e-8
@@ -182,3 +186,79 @@ class StackedAdamW:
         self.exp_avg = self.exp_avg[idx].contiguous()
         self.exp_avg_sq = self.exp_avg_sq[idx].contiguous()
         self.denom = torch.empty_like(self.exp_avg)
+
+
+# The fused kernel reads the step count from a float32 tensor (what torch.optim.AdamW(fused=True) keeps), exact for
+# integers up to 2**24.
+_FUSED_MAX_STEP = 2**24
+
+
+class FusedAdamW:
+    """An opt-in :class:`Optimiser`: AdamW (amsgrad off, betas :data:`BETAS`, eps :data:`EPS`) as one fused kernel
+    per step, ``torch._fused_adamw_`` (the kernel of ``torch.optim.AdamW(fused=True)``, on CPU and CUDA), over the
+    flat buffer: elementwise, so each row gets its own run's update.
+
+    Not bitwise :class:`StackedAdamW`. On CPU the moments are bitwise equal and the parameters are bitwise the
+    formula of :func:`stacked_adamw_step` with a correctly rounded square root, while ``torch.sqrt`` (which
+    :class:`StackedAdamW` and ``torch.optim.AdamW`` call) is not correctly rounded on some CPU builds, so parameters
+    differ by about one rounding per step; CUDA's kernel rounds in its own way. Tolerance-tested in
+    ``empirical/test_fused_adamw.py`` (small whole trainings on CPU: the same decisions, weights within 1e-15 in
+    float64 and within float32 rounding in float32, measured). Its results must not go into a results store.
+    The step count lives in a 0-dim float32 tensor on theta's device that the kernel reads: :meth:`step` sets it,
+    :meth:`step_on_device` increments it in place before the call, so no host value depends on the step
+    (CUDA-graph capturable).
+    """
+
+    def __init__(self, theta: torch.Tensor, *, lr: float, weight_decay: float, max_step: int):
+        if not isinstance(theta, torch.Tensor) or theta.ndim != 2:
+            raise ValueError(f"theta must be a [R, P] tensor, got {getattr(theta, 'shape', type(theta).__name__)}")
+        if not theta.is_floating_point():
+            raise ValueError(f"theta must be a floating-point tensor, got dtype {theta.dtype}")
+        check_real("lr", lr, low=0, low_open=True)
+        check_real("weight_decay", weight_decay, low=0)
+        self.lr, self.weight_decay = float(lr), float(weight_decay)
+        self.max_step = check_int("max_step", max_step, min_value=1, max_value=_FUSED_MAX_STEP)
+        self.exp_avg = torch.zeros_like(theta)
+        self.exp_avg_sq = torch.zeros_like(theta)
+        self.step_t = torch.zeros((), dtype=torch.float32, device=theta.device)  # the step count the kernel reads
+
+    def _update(self, theta: torch.Tensor, grad: torch.Tensor) -> None:
+        """One fused AdamW update of ``theta`` in place at the step count in ``step_t`` (already advanced).
+
+        The CPU kernel walks raw memory (a strided tensor would be misread silently), so theta must be contiguous
+        and of the moments' shape and dtype; a strided ``grad`` is copied."""
+        m = self.exp_avg
+        if theta.shape != m.shape or grad.shape != m.shape or theta.dtype != m.dtype or grad.dtype != m.dtype:
+            raise ValueError(f"theta and grad must be {m.dtype} tensors of shape {tuple(m.shape)}, got "
+                             f"{theta.dtype} {tuple(theta.shape)} and {grad.dtype} {tuple(grad.shape)}")
+        if not theta.is_contiguous():
+            raise ValueError("theta must be contiguous (it is updated in place)")
+        if not grad.is_contiguous():
+            grad = grad.contiguous()
+        torch._fused_adamw_([theta], [grad], [self.exp_avg], [self.exp_avg_sq], [], [self.step_t], lr=self.lr,
+                            beta1=BETAS[0], beta2=BETAS[1], weight_decay=self.weight_decay, eps=EPS,
+                            amsgrad=False, maximize=False)
+
+    def step(self, theta: torch.Tensor, grad: torch.Tensor, step: int) -> None:
+        """Set the step count to ``step`` (>= 1, the count after this step), then one fused update."""
+        self.step_t.fill_(check_int("step", step, min_value=1, max_value=_FUSED_MAX_STEP))
+        self._update(theta, grad)
+
+    def prepare_device(self, last_step: int) -> bool:
+        """Nothing to build (the kernel computes its scalars from the step count): never replaces a tensor."""
+        check_int("last_step", last_step, min_value=1, max_value=_FUSED_MAX_STEP)
+        return False
+
+    def set_device_step(self, step: int) -> None:
+        """Set the device step count (before a chunk, and again after a failed capture)."""
+        self.step_t.fill_(check_int("step", step, min_value=0, max_value=_FUSED_MAX_STEP - 1))
+
+    def step_on_device(self, theta: torch.Tensor, grad: torch.Tensor) -> None:
+        """Increment the device step count in place, then one fused update (``grad`` is only read)."""
+        self.step_t.add_(1)
+        self._update(theta, grad)
+
+    def keep(self, idx: torch.Tensor) -> None:
+        """Keep the moments of rows ``idx`` (the step count is shared by all rows)."""
+        self.exp_avg = self.exp_avg[idx].contiguous()
+        self.exp_avg_sq = self.exp_avg_sq[idx].contiguous()
