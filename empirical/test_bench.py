@@ -121,6 +121,14 @@ def test_run_bench_reports_three_rates_and_two_ratios():
     assert d["torchfunc_steps_per_s"] is None and d["ratio_torchfunc"] is None and d["n_torchfunc_runs"] == 0
     with pytest.raises(ValueError, match="torchfunc"):
         run_bench(cfgs, [0], steps=10, torchfunc="no")
+    d = run_bench(cfgs, [0], steps=10, naive_runs=1, torchfunc=False, fused=True, max_waste=16).to_dict()
+    assert d["max_waste"] == 16 and d["fused_steps_per_s"] > 0
+    assert d["ratio_fused"] == pytest.approx(d["fused_steps_per_s"] / d["engine_steps_per_s"])
+    assert run_bench(cfgs[:1], [0], steps=10, naive_runs=1, torchfunc=False).ratio_fused is None
+    with pytest.raises(ValueError, match="fused"):
+        run_bench(cfgs, [0], steps=10, torchfunc=False, fused=1)
+    with pytest.raises(ValueError, match="max_waste"):
+        run_bench(cfgs, [0], steps=10, torchfunc=False, max_waste=0.5)
 
 
 def test_bench_command_prints_and_writes_both_ratios(tmp_path, monkeypatch, capsys):
@@ -133,9 +141,12 @@ def test_bench_command_prints_and_writes_both_ratios(tmp_path, monkeypatch, caps
     assert "torch.func :" in text and "x engine / torch.func" in text and "x engine / naive loop" in text
     d = json.loads(out.read_text())
     assert d["n_torchfunc_runs"] == 4 and d["ratio_torchfunc"] > 0 and d["ratio"] > 0
+    assert main(["bench", "--steps", "10", "--naive-runs", "1", "--no-torchfunc", "--fused"]) == 0
+    assert "fused AdamW:" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [["bench", "--no-torchfunc", "--compile"], ["bench", "--steps", "0"]])
+@pytest.mark.parametrize("argv", [["bench", "--no-torchfunc", "--compile"], ["bench", "--steps", "0"],
+                                  ["bench", "--max-waste", "0.5"]])
 def test_bench_bad_usage_exits_2(argv, capsys):
     assert main(argv) == 2
     assert capsys.readouterr().err.startswith("rgr-verify: error:")

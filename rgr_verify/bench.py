@@ -30,7 +30,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_int
+from ._checks import check_int, check_real
 from .contexts import context_labels, sample_context
 from .engine import RunConfig, build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch, train_runs
 from .metrics import micro_f1
@@ -58,6 +58,9 @@ class BenchResult:
     torchfunc_seconds: float | None = None
     torchfunc_compiled: bool = False  # whether its loss ran under torch.compile
     torchfunc_optimizer: str | None = None  # "fused" or "foreach" AdamW
+    max_waste: float = 4.0  # the engine's batch planning (plan_batches), every engine timing
+    fused_steps_per_s: float | None = None  # the engine again with optimiser=FusedAdamW (None: not measured)
+    fused_seconds: float | None = None
 
     @property
     def ratio(self) -> float:
@@ -69,10 +72,16 @@ class BenchResult:
         """Engine run-steps/s over the torch.func baseline's (None when it was not measured)."""
         return None if self.torchfunc_steps_per_s is None else self.engine_steps_per_s / self.torchfunc_steps_per_s
 
+    @property
+    def ratio_fused(self) -> float | None:
+        """The engine with FusedAdamW over the engine with its default optimiser (None: not measured)."""
+        return None if self.fused_steps_per_s is None else self.fused_steps_per_s / self.engine_steps_per_s
+
     def to_dict(self) -> dict:
         d = dict(self.__dict__)
         d["ratio"] = self.ratio
         d["ratio_torchfunc"] = self.ratio_torchfunc
+        d["ratio_fused"] = self.ratio_fused
         return d
 
 
@@ -304,13 +313,18 @@ def _fixed_length_runs(configs: Sequence[RunConfig], seeds: Sequence[int], steps
 
 
 def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int = 1000, naive_runs: int = 4,
-              device: str = "cpu", torchfunc: bool = True, compile: bool = False) -> BenchResult:
+              device: str = "cpu", torchfunc: bool = True, compile: bool = False, fused: bool = False,
+              max_waste: float = 4.0) -> BenchResult:
     """Time the engine on every (config, seed), the naive loop on ``naive_runs`` of them and (``torchfunc``) the
     torch.func baseline on every one, ``steps`` each; ``compile``: the baseline's loss under ``torch.compile``
-    (compilation time included in its time)."""
+    (compilation time included in its time). ``fused``: time the engine a second time, right after the first, with
+    :class:`~rgr_verify.engine.FusedAdamW` (opt-in, tolerance-tested) in place of the default optimiser.
+    ``max_waste``: the engine's batch planning (:func:`~rgr_verify.engine.plan_batches`; larger: fewer, wider
+    batches)."""
     steps = check_int("steps", steps, min_value=1)
     naive_runs = check_int("naive_runs", naive_runs, min_value=1)
-    for name, flag in (("torchfunc", torchfunc), ("compile", compile)):
+    max_waste = check_real("max_waste", max_waste, low=1.0)
+    for name, flag in (("torchfunc", torchfunc), ("compile", compile), ("fused", fused)):
         if not isinstance(flag, bool):
             raise ValueError(f"{name} must be a bool, got {flag!r}")
     runs = _fixed_length_runs(configs, seeds, steps)
@@ -331,10 +345,19 @@ def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int 
         tf.update(seconds=time.perf_counter() - t0)
     stats: dict = {}
     t0 = time.perf_counter()
-    train_runs(runs, device=device, stats=stats)
+    train_runs(runs, device=device, stats=stats, max_waste=max_waste)
     if device.startswith("cuda"):
         torch.cuda.synchronize()
     engine_s = time.perf_counter() - t0
+    fused_s = None
+    if fused:
+        from .engine import FusedAdamW
+
+        t0 = time.perf_counter()
+        train_runs(runs, device=device, max_waste=max_waste, optimiser=FusedAdamW)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        fused_s = time.perf_counter() - t0
     return BenchResult(device=device, n_runs=len(runs), n_naive_runs=len(pick), steps=steps,
                        naive_steps_per_s=len(pick) * steps / naive_s, engine_steps_per_s=len(runs) * steps / engine_s,
                        naive_seconds=naive_s, engine_seconds=engine_s,
@@ -342,7 +365,9 @@ def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int 
                        n_torchfunc_runs=len(runs) if torchfunc else 0,
                        torchfunc_steps_per_s=len(runs) * steps / tf["seconds"] if torchfunc else None,
                        torchfunc_seconds=tf.get("seconds"), torchfunc_compiled=bool(tf.get("compiled", False)),
-                       torchfunc_optimizer=tf.get("optimizer"))
+                       torchfunc_optimizer=tf.get("optimizer"), max_waste=max_waste,
+                       fused_steps_per_s=None if fused_s is None else len(runs) * steps / fused_s,
+                       fused_seconds=fused_s)
 
 
 PHASES = ("setup", "sample", "train", "validate", "finish")  # the engine's profiler labels, "rgr." + phase
@@ -394,7 +419,7 @@ def _breakdown(prof, steps: int, wall: float, cuda: bool) -> dict:
 
 
 def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int = 1000, device: str = "cpu",
-                   row_limit: int = 15) -> dict:
+                   row_limit: int = 15, max_waste: float = 4.0) -> dict:
     """Where the engine's time goes: train the runs of :func:`run_bench` (``steps`` each) under
     :mod:`torch.profiler` and return wall time, device-kernel time and launches per optimisation step (run-steps /
     runs), the fraction of the wall clock the device is busy, and the top ``row_limit`` operators by self device
@@ -415,13 +440,14 @@ def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps:
 
     steps = check_int("steps", steps, min_value=1)
     row_limit = check_int("row_limit", row_limit, min_value=1)
+    max_waste = check_real("max_waste", max_waste, low=1.0)
     runs = _fixed_length_runs(configs, seeds, steps)
     cuda = device.startswith("cuda")
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     stats: dict = {}
     with profile(activities=activities) as prof:
         t0 = time.perf_counter()
-        train_runs(runs, device=device, stats=stats)
+        train_runs(runs, device=device, stats=stats, max_waste=max_waste)
         if cuda:
             torch.cuda.synchronize()
         wall = time.perf_counter() - t0
@@ -442,7 +468,8 @@ def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps:
 
 
 def engine_floor(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int, device: str = "cpu",
-                 ops_per_step: float, engine_ms_per_step: float | None = None, repeats: int = 5) -> dict:
+                 ops_per_step: float, engine_ms_per_step: float | None = None, repeats: int = 5,
+                 max_waste: float = 4.0) -> dict:
     """:func:`rgr_verify.floor.step_floor` for the runs :func:`run_bench` trains (``steps`` each), given the
     profile's ``dispatch_ops_per_step``; with ``engine_ms_per_step`` (the engine's wall time per stacked step)
     also ``engine_ms_per_step`` and ``ratio`` = that / ``floor_ms``."""
@@ -452,7 +479,8 @@ def engine_floor(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: i
     if engine_ms_per_step is not None and (isinstance(engine_ms_per_step, bool) or not isinstance(
             engine_ms_per_step, (int, float)) or not 0 < engine_ms_per_step < math.inf):
         raise ValueError(f"engine_ms_per_step must be a positive finite number or None, got {engine_ms_per_step!r}")
-    out = step_floor(_fixed_length_runs(configs, seeds, steps), ops_per_step, device=device, repeats=repeats)
+    out = step_floor(_fixed_length_runs(configs, seeds, steps), ops_per_step, device=device, repeats=repeats,
+                     max_waste=max_waste)
     if engine_ms_per_step is not None:
         out.update(engine_ms_per_step=float(engine_ms_per_step), ratio=engine_ms_per_step / out["floor_ms"])
     return out

@@ -140,9 +140,10 @@ def bytes_per_stacked_step(runs: Sequence[tuple[RunConfig, int]], *, dtype: torc
 
 
 def step_floor(runs: Sequence[tuple[RunConfig, int]], ops_per_step: float, *, device: str = "cpu",
-               dtype: torch.dtype = torch.float32, repeats: int = 5) -> dict:
+               dtype: torch.dtype = torch.float32, repeats: int = 5, max_waste: float = 4.0) -> dict:
     """The floor of one stacked step of ``runs`` (module docstring) given ``ops_per_step`` (kernel launches on
-    CUDA, top-level aten operators on a CPU, per stacked step; rounded to the nearest integer, at least 1).
+    CUDA, top-level aten operators on a CPU, per stacked step; rounded to the nearest integer, at least 1), the
+    runs batched with ``max_waste`` (:func:`~rgr_verify.engine.plan_batches`).
 
     Returns ``ops_per_step``, ``dispatch_eager_ms``, ``dispatch_graph_ms`` (CUDA; None on a CPU),
     ``dispatch_ms`` (the graph time on CUDA, eager on a CPU), ``bytes`` (with ``optimiser_bytes``,
@@ -152,7 +153,7 @@ def step_floor(runs: Sequence[tuple[RunConfig, int]], ops_per_step: float, *, de
             0 < ops_per_step <= 10**6):
         raise ValueError(f"ops_per_step must be a number in (0, 1e6], got {ops_per_step!r}")
     dev = _device(device)
-    moved = bytes_per_stacked_step(runs, dtype=dtype)
+    moved = bytes_per_stacked_step(runs, dtype=dtype, max_waste=max_waste)
     disp = dispatch_floor(max(1, round(ops_per_step)), str(dev), repeats=repeats)
     bandwidth = memory_bandwidth(str(dev), repeats=repeats)
     dispatch_ms = disp["graph_ms"] if disp["graph_ms"] is not None else disp["eager_ms"]

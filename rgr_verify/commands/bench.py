@@ -38,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile-steps", type=int, default=None,
                         help="steps per run of the profiled run (default: --steps; fewer keep the full grid's "
                              "profile small)")
+    parser.add_argument("--fused", action="store_true",
+                        help="also time the engine with the opt-in FusedAdamW (torch._fused_adamw_, one kernel per "
+                             "optimiser step; tolerance-tested, not bitwise the default) right after the default "
+                             "engine, and print the ratio")
+    parser.add_argument("--max-waste", type=float, default=4.0,
+                        help="the engine's batch planning for every engine timing (>= 1, default 4; larger: fewer, "
+                             "wider batches, for a launch-bound GPU)")
     parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
 
 
@@ -54,6 +61,9 @@ def run(args) -> int:
         torch.set_num_threads(args.threads)
     if args.compile and not args.torchfunc:
         raise ValueError("--compile applies to the torch.func baseline; drop --no-torchfunc")
+    from .._checks import check_real
+
+    check_real("--max-waste", args.max_waste, low=1.0)
     if args.profile_steps is not None and args.profile_steps < 1:
         raise ValueError(f"--profile-steps must be >= 1, got {args.profile_steps}")
     tiers = ("quick", "full") if args.tier == "both" else (args.tier,)
@@ -77,7 +87,7 @@ def _bench_tier(args, tier: str) -> dict:
     configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_k))
     seeds = sorted({s for _, s in preset.runs})
     res = run_bench(configs, seeds, steps=args.steps, naive_runs=args.naive_runs, device=args.device,
-                    torchfunc=args.torchfunc, compile=args.compile)
+                    torchfunc=args.torchfunc, compile=args.compile, fused=args.fused, max_waste=args.max_waste)
     print(f"{args.preset} {tier}: device {res.device} ({torch.get_num_threads()} threads), {res.steps} steps per run")
     print(f"naive loop : {res.naive_steps_per_s:12.1f} run-steps/s  ({res.n_naive_runs} runs, "
           f"{res.naive_seconds:.1f} s)")
@@ -85,7 +95,12 @@ def _bench_tier(args, tier: str) -> dict:
         how = f"{res.torchfunc_optimizer} AdamW" + (", torch.compile" if res.torchfunc_compiled else "")
         print(f"torch.func : {res.torchfunc_steps_per_s:12.1f} run-steps/s  ({res.n_torchfunc_runs} runs, "
               f"{res.torchfunc_seconds:.1f} s; vmap, {how})")
-    print(f"engine     : {res.engine_steps_per_s:12.1f} run-steps/s  ({res.n_runs} runs, {res.engine_seconds:.1f} s)")
+    print(f"engine     : {res.engine_steps_per_s:12.1f} run-steps/s  ({res.n_runs} runs, {res.engine_seconds:.1f} s"
+          + (f"; max_waste {res.max_waste:g}" if res.max_waste != 4.0 else "") + ")")
+    if res.fused_steps_per_s is not None:
+        print(f"fused AdamW: {res.fused_steps_per_s:12.1f} run-steps/s  ({res.n_runs} runs, {res.fused_seconds:.1f} s; "
+              f"{res.ratio_fused:.2f}x the default engine, {res.fused_steps_per_s / res.naive_steps_per_s:.1f}x the "
+              "naive loop)")
     print(f"ratio      : {res.ratio:12.1f}x engine / naive loop")
     if res.ratio_torchfunc is not None:
         print(f"ratio      : {res.ratio_torchfunc:12.1f}x engine / torch.func")
@@ -95,7 +110,7 @@ def _bench_tier(args, tier: str) -> dict:
         from ..bench import PHASES, profile_engine
 
         psteps = args.steps if args.profile_steps is None else args.profile_steps
-        prof = profile_engine(configs, seeds, steps=psteps, device=args.device)
+        prof = profile_engine(configs, seeds, steps=psteps, device=args.device, max_waste=args.max_waste)
         busy = prof["device_busy_fraction"]
         print(f"profile    : {prof['wall_ms_per_step']:.3f} ms wall per stacked step (profiled, {psteps} steps), "
               f"{prof['kernel_ms_per_step']:.3f} ms of device kernels, {prof['kernel_launches_per_step']:.1f} kernel "
@@ -116,7 +131,7 @@ def _bench_tier(args, tier: str) -> dict:
 
         floor = engine_floor(configs, seeds, steps=args.steps, device=args.device,
                              ops_per_step=prof["dispatch_ops_per_step"],
-                             engine_ms_per_step=1e3 * res.engine_seconds / res.steps)
+                             engine_ms_per_step=1e3 * res.engine_seconds / res.steps, max_waste=args.max_waste)
         graph = "" if floor["dispatch_graph_ms"] is None else f", graph replay {floor['dispatch_graph_ms']:.3f} ms"
         print(f"floor      : dispatch {floor['ops_per_step']:.0f} trivial ops: eager "
               f"{floor['dispatch_eager_ms']:.3f} ms"

@@ -29,7 +29,9 @@ warm-up chunk) and replayed for the following chunks (graphs and eager launch th
 batch computes exactly what it computes alone: tested bitwise on an H100).
 Between two checks the host never waits for the device: it copies the uniforms in at the start of a segment
 (the stream is idle then) and the metrics out at each check; besides, each capture (once per chunk length and set
-of rows) synchronises, and so does the test evaluation of runs that finish. There is no fused optimiser kernel.
+of rows) synchronises, and so does the test evaluation of runs that finish. The default optimiser is not fused
+(bitwise one ``torch.optim.AdamW`` per run); :class:`~rgr_verify.engine.optim.FusedAdamW` (``torch._fused_adamw_``,
+one kernel per step) is an opt-in, tolerance-tested alternative (``train_runs(..., optimiser=FusedAdamW)``).
 The GPU tests in ``empirical/test_engine.py`` are marked ``gpu``.
 
 Protocol (App. A.1): S^(k) = (X_C W_Q^(k))(X_C W_K^(k))^T; S_max = max_k S^(k); predict (p -> q) iff
