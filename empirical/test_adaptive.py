@@ -281,3 +281,22 @@ def test_candidate_runs_are_the_multiples_of_h_between_the_rungs():
     assert at(6, 2) not in cands and (base, 0, 1) not in cands and "x" not in cands
     assert (RunConfig(m=64, d_model=16, n_heads=2, d_k=3), 0) not in cands  # another cell
     assert len(cands) == (12 // 2 - 3) * 2  # D_K in {2, 6, 10}, two seeds
+
+
+def test_table1_adaptive_claim_replays_the_committed_search_and_can_fail(tmp_path, monkeypatch):
+    # The claim replays the committed ladder and adaptive evidence (no training) and decides at per-head resolution;
+    # widths 4x Table 1's are outside a factor 2 in every resolved cell, so the same check then contradicts.
+    from rgr_verify.claims.paper_appa import results
+    from rgr_verify.claims.runner import run_claim
+
+    monkeypatch.setenv("RGR_VERIFY_RESULTS", str(tmp_path / "empty"))
+    claim = next(c for c in results.CLAIMS if c.id == "table1-per-head-width-adaptive")
+    res = run_claim(claim, tier="quick", device="cpu")
+    assert res.ran and res.verdict.status.value == "holds-empirically"
+    cells = res.verdict.measured_value["cells"]
+    assert cells["(128,64)"]["verdict"] == "equal" and cells["(128,64)"]["d_k* (D_K* / h*)"] == 7
+    assert cells["(512,16)"]["verdict"] == "not resolved"
+    monkeypatch.setattr(results, "TABLE1", {k: 4 * v for k, v in results.TABLE1.items()})
+    res = run_claim(claim, tier="quick", device="cpu")
+    assert res.verdict.status.value == "contradicted-empirically" and len(res.verdict.witness) >= 5
+    assert not run_claim(claim, tier="quick", device="cpu", evidence_dir=tmp_path / "none").ran

@@ -250,7 +250,12 @@ def _environment() -> tuple[str, str | None, str]:
     import torch
 
     cuda = torch.version.cuda if torch.cuda.is_available() else None
-    device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+    if torch.cuda.is_available():
+        device = torch.cuda.get_device_name(0)
+    else:
+        import platform
+
+        device = f"CPU ({platform.machine() or 'unknown'}, {os.cpu_count() or '?'} cores), torch {torch.__version__}"
     return torch.__version__, cuda, device
 
 
