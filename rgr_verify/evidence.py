@@ -200,7 +200,7 @@ def verify_evidence(directory=None) -> list[dict]:
         try:
             recs = read_evidence(man, directory)
             if man.adaptive:
-                from .adaptive import CandidateRuns
+                from .ladder import CandidateRuns
 
                 cands = CandidateRuns(preset_runs(man.preset, man.tier))
                 n_keys, what = len(cands), "adaptive-search runs"
@@ -289,7 +289,7 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
     runs = preset_runs(preset, tier)
     raw = ResultStore(src).raw_records()
     if adaptive:
-        from .adaptive import CandidateRuns
+        from .ladder import CandidateRuns
 
         cands = CandidateRuns(runs)
         n_keys = len(cands)
