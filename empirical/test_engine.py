@@ -554,3 +554,26 @@ def test_cuda_streams_equal_one_stream_exactly():
     assert sorted((r.config.m, r.config.d_model, r.config.n_heads, r.seed) for r in seen) == sorted(
         (c.m, c.d_model, c.n_heads, s) for c, s in runs)
     assert stats["cuda_graph_replays"] > 0
+
+
+@pytest.mark.parametrize("variant", ["max", "softmax"])
+def test_batch_shares_the_fixed_sets_of_runs_with_one_m_and_seed_bitwise(variant):
+    # Runs with the same (m, seed) share validation/test contexts, labels and pair counts, computed once and
+    # indexed out: every row must equal that run's own batch (mixed m: padded rows compared on their m x m block).
+    kw = dict(d_model=8, ell=8, n_val=40, n_test=60, variant=variant)
+    runs = [(RunConfig(m=20, n_heads=1, d_k=4, **kw), 0), (RunConfig(m=20, n_heads=2, d_k=2, **kw), 0),
+            (RunConfig(m=16, n_heads=1, d_k=4, **kw), 0), (RunConfig(m=20, n_heads=1, d_k=3, **kw), 1),
+            (RunConfig(m=16, n_heads=2, d_k=4, **kw), 0)]
+    b = Batch(runs, device="cpu", dtype=torch.float32)
+    M = b.nbrs.shape[1]
+    for j, run in enumerate(runs):
+        solo = Batch([run], device="cpu", dtype=torch.float32)
+        for name in ("val", "test", "val_y"):
+            assert torch.equal(getattr(b, name)[j], getattr(solo, name)[0]), (j, name)
+        if variant == "max":
+            m = run[0].m
+            for name in ("val_pairs", "test_pairs"):
+                got = getattr(b, name)[j].view(2, M, M)
+                assert torch.equal(got[:, :m, :m], getattr(solo, name)[0].view(2, m, m)) and got.sum() == got[:, :m, :m].sum()
+        else:
+            assert b.val_pairs is None

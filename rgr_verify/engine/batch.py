@@ -57,21 +57,38 @@ class Batch:
         self.nbrs = torch.as_tensor(nb, device=self.device)  # [R, m_max, r]
         self.X = torch.as_tensor(Xp, **kw)  # [R, m_max, d_max]
         self.m_run = torch.as_tensor([c.m for c in self.configs], device=self.device)  # [R]
-        # Validation and test contexts of all runs in one vectorised call (same contexts as dd.val / dd.test).
-        self.val = contexts_from_uniforms(self.nbrs, *draw_uniforms(
-            [np.random.default_rng(dd.val_seed) for dd in self.data], c0.n_val, min(c.m for c in self.configs),
-            c0.ell, device=self.device), rho=c0.rho, m=self.m_run)  # [R, n_val, ell]
-        self.test = contexts_from_uniforms(self.nbrs, *draw_uniforms(
-            [np.random.default_rng(dd.test_seed) for dd in self.data], c0.n_test, min(c.m for c in self.configs),
-            c0.ell, device=self.device), rho=c0.rho, m=self.m_run)  # [R, n_test, ell]
-        self.val_y = labels_torch(self.nbrs, self.val)  # [R, n_val, ell, ell], fixed
+        # Validation and test contexts of all runs in vectorised calls (same contexts as dd.val / dd.test). Runs
+        # with the same (m, seed) have the same graph and the same validation and test streams (a seed's spawned
+        # streams do not depend on h, d_k or d_model; the protocol fields are shared by the batch), hence the same
+        # contexts, labels and pair counts: these are computed once per distinct (m, seed) and indexed out. They
+        # are integers (counts exact in float64) and every operation is row by row, so the result is bitwise that
+        # of computing every row (tested).
+        first: dict[tuple[int, int], int] = {}
+        for j, (c, s) in enumerate(zip(self.configs, self.seeds)):
+            first.setdefault((c.m, s), j)
+        uniq = list(first.values())
+        pos = {key: i for i, key in enumerate(first)}
+        inv = torch.as_tensor([pos[(c.m, s)] for c, s in zip(self.configs, self.seeds)], device=self.device)
+        u_nbrs, u_m = self.nbrs[uniq], self.m_run[uniq]
+        m_min = min(c.m for c in self.configs)
+
+        def contexts(seeds, n):  # [U, n, ell] for the distinct runs
+            return contexts_from_uniforms(u_nbrs, *draw_uniforms(
+                [np.random.default_rng(seeds[j]) for j in uniq], n, m_min, c0.ell, device=self.device),
+                rho=c0.rho, m=u_m)
+
+        u_val = contexts([dd.val_seed for dd in self.data], c0.n_val)
+        u_test = contexts([dd.test_seed for dd in self.data], c0.n_test)
+        spread = (lambda t: t) if len(uniq) == R else (lambda t: t.index_select(0, inv).contiguous())
+        self.val, self.test = spread(u_val), spread(u_test)  # [R, n_val, ell], [R, n_test, ell]
+        self.val_y = spread(labels_torch(u_nbrs, u_val))  # [R, n_val, ell, ell], fixed
         # Max variant: a context set enters the metric only through its ordered vertex-pair counts, split by label
         # (fixed per run; see sampler.pair_counts); used when the tables are smaller than the sets.
         self.val_pairs: torch.Tensor | None = None  # [R, 2, m_max^2]
         self.test_pairs: torch.Tensor | None = None
         if c0.variant == "max" and m_max * m_max * 4 <= c0.n_val * c0.ell * c0.ell:
-            self.val_pairs = pair_counts(self.nbrs, self.val)
-            self.test_pairs = pair_counts(self.nbrs, self.test)
+            self.val_pairs = spread(pair_counts(u_nbrs, u_val))
+            self.test_pairs = spread(pair_counts(u_nbrs, u_test))
         theta = np.zeros((R, d, 2, H, dk))
         headmask = np.zeros((R, H), dtype=bool)
         for j, (c, dd) in enumerate(zip(self.configs, self.data)):
