@@ -246,3 +246,14 @@ def test_cuda_floor_replays_a_graph_and_profiles_phases():
                       engine_ms_per_step=prof["wall_ms_per_step"], repeats=3)
     assert fl["dispatch_graph_ms"] is not None and fl["dispatch_ms"] == fl["dispatch_graph_ms"]
     assert 0 < fl["floor_ms"] <= fl["engine_ms_per_step"]
+
+
+@pytest.mark.parametrize("call", [lambda: run_bench(_TINY, [0], steps=10, device="tpu"),
+                                  lambda: engine_floor(_TINY, [0], steps=10, ops_per_step=5, device="gpu")])
+def test_the_torch_device_is_checked_in_one_place(call):
+    # bench, floor and train_runs share one validator (rgr_verify._checks.check_torch_device)
+    with pytest.raises(ValueError, match="device must be 'cpu' or 'cuda'"):
+        call()
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            run_bench(_TINY, [0], steps=10, device="cuda")

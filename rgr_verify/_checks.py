@@ -19,6 +19,7 @@ __all__ = [
     "check_probability",
     "check_finite_array",
     "check_rng",
+    "check_torch_device",
 ]
 
 
@@ -67,6 +68,20 @@ def check_choice(name: str, value, choices: Iterable):
         shown = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {shown}, got {value!r}")
     return value
+
+
+def check_torch_device(name: str, device) -> str:
+    """Return ``device`` as a string if it is ``"cpu"`` or ``"cuda"`` (``"cuda:N"`` too) and usable here: a CUDA
+    device needs CUDA available."""
+    text = str(device)
+    if text != "cpu" and not text.startswith("cuda"):
+        raise ValueError(f"{name} must be 'cpu' or 'cuda', got {device!r}")
+    if text.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError(f"{name} 'cuda' requested but CUDA is not available")
+    return text
 
 
 def check_finite_array(name: str, array, *, ndim: int | None = None) -> np.ndarray:

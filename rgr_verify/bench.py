@@ -30,7 +30,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_int, check_real
+from ._checks import check_int, check_real, check_torch_device
 from .contexts import context_labels, sample_context
 from .engine import RunConfig, build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch, train_runs
 from .metrics import micro_f1
@@ -280,10 +280,7 @@ def torchfunc_train(runs: Sequence[tuple[RunConfig, int]], steps: int, *, device
             raise ValueError(f"{name} must be a bool, got {flag!r}")
     if info is not None and not isinstance(info, dict):
         raise ValueError(f"info must be a dict or None, got {type(info).__name__}")
-    if str(device) != "cpu" and not str(device).startswith("cuda"):
-        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-    if str(device).startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("device 'cuda' requested but CUDA is not available")
+    check_torch_device("device", device)
     runs = [(c, int(s)) for c, s in runs]
     if not runs or any(not isinstance(c, RunConfig) or c.variant not in ("max", "softmax") for c, _ in runs):
         raise ValueError("runs must be a non-empty sequence of (RunConfig, seed) with variant 'max' or 'softmax'")
@@ -321,6 +318,7 @@ def run_bench(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: int 
     :class:`~rgr_verify.engine.FusedAdamW` (opt-in, tolerance-tested) in place of the default optimiser.
     ``max_waste``: the engine's batch planning (:func:`~rgr_verify.engine.plan_batches`; larger: fewer, wider
     batches)."""
+    device = check_torch_device("device", device)
     steps = check_int("steps", steps, min_value=1)
     naive_runs = check_int("naive_runs", naive_runs, min_value=1)
     max_waste = check_real("max_waste", max_waste, low=1.0)
@@ -438,6 +436,7 @@ def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps:
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
+    device = check_torch_device("device", device)
     steps = check_int("steps", steps, min_value=1)
     row_limit = check_int("row_limit", row_limit, min_value=1)
     max_waste = check_real("max_waste", max_waste, low=1.0)
@@ -475,10 +474,10 @@ def engine_floor(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps: i
     also ``engine_ms_per_step`` and ``ratio`` = that / ``floor_ms``."""
     from .floor import step_floor
 
+    device = check_torch_device("device", device)
     steps = check_int("steps", steps, min_value=1)
-    if engine_ms_per_step is not None and (isinstance(engine_ms_per_step, bool) or not isinstance(
-            engine_ms_per_step, (int, float)) or not 0 < engine_ms_per_step < math.inf):
-        raise ValueError(f"engine_ms_per_step must be a positive finite number or None, got {engine_ms_per_step!r}")
+    if engine_ms_per_step is not None:
+        engine_ms_per_step = check_real("engine_ms_per_step", engine_ms_per_step, low=0.0, low_open=True)
     out = step_floor(_fixed_length_runs(configs, seeds, steps), ops_per_step, device=device, repeats=repeats,
                      max_waste=max_waste)
     if engine_ms_per_step is not None:

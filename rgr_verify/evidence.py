@@ -204,9 +204,7 @@ def verify_evidence(directory=None) -> list[dict]:
 
                 cands = CandidateRuns(preset_runs(man.preset, man.tier))
                 n_keys, what = len(cands), "adaptive-search runs"
-                stray = {k for k, r in recs.items()
-                         if (_record_config(r), r.get("seed")) not in cands
-                         or run_key(_record_config(r), r["seed"]) != k}
+                stray = {k for k, r in recs.items() if not cands.stores(k, r)}
             else:
                 keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)} if man.engine else set(recs)
                 n_keys, what = len(keys), "runs"
@@ -225,14 +223,6 @@ def verify_evidence(directory=None) -> list[dict]:
                      "preset_runs": man.preset_runs, "complete": man.complete, "ok": not problem,
                      "problem": problem})
     return rows
-
-
-def _record_config(record: dict):
-    """The :class:`~rgr_verify.engine.RunConfig` of a stored record (None when it has none)."""
-    from .engine import RunConfig
-
-    cfg = record.get("config")
-    return RunConfig.from_dict(cfg) if isinstance(cfg, dict) else None
 
 
 def _default_commit() -> str:
@@ -293,9 +283,7 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
 
         cands = CandidateRuns(runs)
         n_keys = len(cands)
-        chosen = sorted((k, rec) for k, rec in raw.items()
-                        if _record_config(rec) is not None and (_record_config(rec), rec.get("seed")) in cands
-                        and k == run_key(_record_config(rec), rec["seed"]))
+        chosen = sorted((k, rec) for k, rec in raw.items() if cands.stores(k, rec))
         what = "adaptive-search run beyond the ladder"
     else:
         keys = {run_key(c, s) for c, s in runs}

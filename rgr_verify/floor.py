@@ -29,18 +29,14 @@ from typing import Sequence
 
 import torch
 
-from ._checks import check_int
+from ._checks import check_int, check_real, check_torch_device
 from .engine import RunConfig, plan_batches
 
 __all__ = ["bytes_per_stacked_step", "dispatch_floor", "memory_bandwidth", "step_floor"]
 
 
 def _device(device) -> torch.device:
-    if str(device) != "cpu" and not str(device).startswith("cuda"):
-        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-    if str(device).startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("device 'cuda' requested but CUDA is not available")
-    return torch.device(device)
+    return torch.device(check_torch_device("device", device))
 
 
 def _sync(dev: torch.device) -> None:
@@ -149,9 +145,7 @@ def step_floor(runs: Sequence[tuple[RunConfig, int]], ops_per_step: float, *, de
     ``dispatch_ms`` (the graph time on CUDA, eager on a CPU), ``bytes`` (with ``optimiser_bytes``,
     ``context_bytes``, ``batches``), ``bandwidth_gb_s`` (1e9 bytes/s), ``bytes_ms``, ``floor_ms`` (the larger)
     and ``bound`` ("dispatch" or "bytes")."""
-    if isinstance(ops_per_step, bool) or not isinstance(ops_per_step, (int, float)) or not (
-            0 < ops_per_step <= 10**6):
-        raise ValueError(f"ops_per_step must be a number in (0, 1e6], got {ops_per_step!r}")
+    ops_per_step = check_real("ops_per_step", ops_per_step, low=0.0, high=1e6, low_open=True)
     dev = _device(device)
     moved = bytes_per_stacked_step(runs, dtype=dtype, max_waste=max_waste)
     disp = dispatch_floor(max(1, round(ops_per_step)), str(dev), repeats=repeats)

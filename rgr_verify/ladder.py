@@ -10,7 +10,7 @@ import dataclasses
 from typing import Iterable
 
 from ._checks import check_int
-from .engine import RunConfig
+from .engine import RunConfig, run_key
 
 __all__ = ["cells_of", "CandidateRuns"]
 
@@ -58,3 +58,12 @@ class CandidateRuns:
             return False
         rungs, top, seeds = got
         return seed in seeds and config.D_K <= top and config.D_K not in rungs
+
+    def stores(self, key: str, record: dict) -> bool:
+        """Whether ``record``, stored under ``key``, is a candidate run keyed as
+        :func:`~rgr_verify.engine.run_key` keys it now (what committed adaptive evidence may hold)."""
+        cfg = record.get("config") if isinstance(record, dict) else None
+        if not isinstance(cfg, dict):
+            return False
+        config, seed = RunConfig.from_dict(cfg), record.get("seed")
+        return (config, seed) in self and run_key(config, seed) == key

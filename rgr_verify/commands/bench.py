@@ -51,18 +51,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import torch
 
-    if args.device.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("--device cuda requested but CUDA is not available")
-    if args.device != "cpu" and not args.device.startswith("cuda"):
-        raise ValueError(f"--device must be cpu or cuda, got {args.device!r}")
+    from .._checks import check_real, check_torch_device
+
+    check_torch_device("--device", args.device)
     if args.threads is not None:
         if args.threads < 1:
             raise ValueError(f"--threads must be >= 1, got {args.threads}")
         torch.set_num_threads(args.threads)
     if args.compile and not args.torchfunc:
         raise ValueError("--compile applies to the torch.func baseline; drop --no-torchfunc")
-    from .._checks import check_real
-
     check_real("--max-waste", args.max_waste, low=1.0)
     if args.profile_steps is not None and args.profile_steps < 1:
         raise ValueError(f"--profile-steps must be >= 1, got {args.profile_steps}")

@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 import torch
 from torch.profiler import record_function
 
-from .._checks import check_int
+from .._checks import check_int, check_torch_device
 from .batch import Batch
 from .capture import ChunkGraphs, cuda_graphs_enabled
 from .config import RunConfig, RunResult
@@ -231,11 +231,7 @@ def train_runs(runs: Sequence[tuple[RunConfig, int]], *, device: str = "cpu", dt
     The costliest batches start first; ``on_result`` is called under a lock, from the thread that trained the run.
     """
     runs = [(c, int(s)) for c, s in runs]
-    if device not in ("cpu", "cuda") and not str(device).startswith("cuda"):
-        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-    on_cuda = str(device).startswith("cuda")
-    if on_cuda and not torch.cuda.is_available():
-        raise ValueError("device 'cuda' requested but CUDA is not available")
+    on_cuda = check_torch_device("device", device).startswith("cuda")
     if streams is None:
         streams = DEFAULT_CUDA_STREAMS if on_cuda else 1
     streams = check_int("streams", streams, min_value=1, max_value=64 if on_cuda else 1)

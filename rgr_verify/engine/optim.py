@@ -137,20 +137,37 @@ class Optimiser(Protocol):
         """Keep only the rows ``idx`` (long tensor on the batch's device): runs that left the batch."""
 
 
-class StackedAdamW:
+class _AdamWMoments:
+    """What both AdamW optimisers hold: the validated constants and the per-row moments ``exp_avg``,
+    ``exp_avg_sq`` (zeros like ``theta [R, P]``); :meth:`keep` keeps the moments of the rows that stay."""
+
+    _MAX_STEP: int | None = None  # the largest step count the update can represent (None: no limit)
+
+    def __init__(self, theta: torch.Tensor, *, lr: float, weight_decay: float, max_step: int):
+        if not isinstance(theta, torch.Tensor) or theta.ndim != 2:
+            raise ValueError(f"theta must be a [R, P] tensor, got {getattr(theta, 'shape', type(theta).__name__)}")
+        if not theta.is_floating_point():
+            raise ValueError(f"theta must be a floating-point tensor, got dtype {theta.dtype}")
+        check_real("lr", lr, low=0, low_open=True)
+        check_real("weight_decay", weight_decay, low=0)
+        self.lr, self.weight_decay = lr, weight_decay  # as given: the update's arithmetic uses these very values
+        self.max_step = check_int("max_step", max_step, min_value=1, max_value=self._MAX_STEP)
+        self.exp_avg = torch.zeros_like(theta)
+        self.exp_avg_sq = torch.zeros_like(theta)
+
+    def keep(self, idx: torch.Tensor) -> None:
+        """Keep the moments of rows ``idx``."""
+        self.exp_avg = self.exp_avg[idx].contiguous()
+        self.exp_avg_sq = self.exp_avg_sq[idx].contiguous()
+
+
+class StackedAdamW(_AdamWMoments):
     """The default :class:`Optimiser`: :func:`stacked_adamw_step` over the flat buffer (host step count), or
     :func:`stacked_adamw_step_on_device` (device step count), bitwise the same updates as one
     ``torch.optim.AdamW`` per run."""
 
     def __init__(self, theta: torch.Tensor, *, lr: float, weight_decay: float, max_step: int):
-        if not isinstance(theta, torch.Tensor) or theta.ndim != 2:
-            raise ValueError(f"theta must be a [R, P] tensor, got {getattr(theta, 'shape', type(theta).__name__)}")
-        check_real("lr", lr, low=0, low_open=True)
-        check_real("weight_decay", weight_decay, low=0)
-        self.lr, self.weight_decay = lr, weight_decay  # as given: the update's arithmetic uses these very values
-        self.max_step = check_int("max_step", max_step, min_value=1)
-        self.exp_avg = torch.zeros_like(theta)
-        self.exp_avg_sq = torch.zeros_like(theta)
+        super().__init__(theta, lr=lr, weight_decay=weight_decay, max_step=max_step)
         self.denom = torch.empty_like(theta)  # the denominator's buffer (overwritten every step)
         self.step_t = torch.zeros((), dtype=torch.long, device=theta.device)  # device step counter
         # Device scalar tables (adamw_scalar_tables in theta's dtype), built by the first prepare_device: a host-step
@@ -183,8 +200,7 @@ class StackedAdamW:
 
     def keep(self, idx: torch.Tensor) -> None:
         """Keep the moments of rows ``idx``; a fresh denominator buffer of the new shape."""
-        self.exp_avg = self.exp_avg[idx].contiguous()
-        self.exp_avg_sq = self.exp_avg_sq[idx].contiguous()
+        super().keep(idx)
         self.denom = torch.empty_like(self.exp_avg)
 
 
@@ -193,7 +209,7 @@ class StackedAdamW:
 _FUSED_MAX_STEP = 2**24
 
 
-class FusedAdamW:
+class FusedAdamW(_AdamWMoments):
     """An opt-in :class:`Optimiser`: AdamW (amsgrad off, betas :data:`BETAS`, eps :data:`EPS`) as one fused kernel
     per step, ``torch._fused_adamw_`` (the kernel of ``torch.optim.AdamW(fused=True)``, on CPU and CUDA), over the
     flat buffer: elementwise, so each row gets its own run's update.
@@ -209,17 +225,10 @@ class FusedAdamW:
     (CUDA-graph capturable).
     """
 
+    _MAX_STEP = _FUSED_MAX_STEP
+
     def __init__(self, theta: torch.Tensor, *, lr: float, weight_decay: float, max_step: int):
-        if not isinstance(theta, torch.Tensor) or theta.ndim != 2:
-            raise ValueError(f"theta must be a [R, P] tensor, got {getattr(theta, 'shape', type(theta).__name__)}")
-        if not theta.is_floating_point():
-            raise ValueError(f"theta must be a floating-point tensor, got dtype {theta.dtype}")
-        check_real("lr", lr, low=0, low_open=True)
-        check_real("weight_decay", weight_decay, low=0)
-        self.lr, self.weight_decay = float(lr), float(weight_decay)
-        self.max_step = check_int("max_step", max_step, min_value=1, max_value=_FUSED_MAX_STEP)
-        self.exp_avg = torch.zeros_like(theta)
-        self.exp_avg_sq = torch.zeros_like(theta)
+        super().__init__(theta, lr=lr, weight_decay=weight_decay, max_step=max_step)
         self.step_t = torch.zeros((), dtype=torch.float32, device=theta.device)  # the step count the kernel reads
 
     def _update(self, theta: torch.Tensor, grad: torch.Tensor) -> None:
@@ -235,8 +244,8 @@ class FusedAdamW:
             raise ValueError("theta must be contiguous (it is updated in place)")
         if not grad.is_contiguous():
             grad = grad.contiguous()
-        torch._fused_adamw_([theta], [grad], [self.exp_avg], [self.exp_avg_sq], [], [self.step_t], lr=self.lr,
-                            beta1=BETAS[0], beta2=BETAS[1], weight_decay=self.weight_decay, eps=EPS,
+        torch._fused_adamw_([theta], [grad], [self.exp_avg], [self.exp_avg_sq], [], [self.step_t], lr=float(self.lr),
+                            beta1=BETAS[0], beta2=BETAS[1], weight_decay=float(self.weight_decay), eps=EPS,
                             amsgrad=False, maximize=False)
 
     def step(self, theta: torch.Tensor, grad: torch.Tensor, step: int) -> None:
@@ -258,7 +267,3 @@ class FusedAdamW:
         self.step_t.add_(1)
         self._update(theta, grad)
 
-    def keep(self, idx: torch.Tensor) -> None:
-        """Keep the moments of rows ``idx`` (the step count is shared by all rows)."""
-        self.exp_avg = self.exp_avg[idx].contiguous()
-        self.exp_avg_sq = self.exp_avg_sq[idx].contiguous()
