@@ -99,7 +99,7 @@ def test_audit_writes_report_and_json(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "appc-qk-parameters-depend-on-dk-only" in printed and "verified" in printed
     doc = json.loads(js.read_text())
-    assert doc["schema"] == "rgr-verify/audit/1" and doc == json.loads((out / "report.json").read_text())
+    assert doc["schema"] == "rgr-verify/audit/2" and doc == json.loads((out / "report.json").read_text())
     rec = doc["claims"][0]
     for key in ("id", "ref", "kind", "tier", "status", "paper_value", "measured_value", "witness", "params", "seed"):
         assert key in rec

@@ -1,8 +1,11 @@
 """Audit reports: the claims table for the terminal, ``report.md`` and the JSON record of every verdict.
 
-JSON schema (``schema = "rgr-verify/audit/1"``): a header (tier, root_seed, device, versions, summary counts) and
-``claims``, one record per claim with ``id, paper, ref, statement, kind, tier, status, expected, matches, ran,
-paper_value, measured_value, witness, params, seed, evidence, details, notes, artefacts, seconds``.
+JSON schema (``schema = "rgr-verify/audit/2"``): a header (tier, root_seed, device, versions, summary counts by
+status, paper, provenance, evidence level and severity), ``findings`` (ids ranked by severity, then evidence level),
+``rollup`` (per label and per contribution, :func:`rgr_verify.claims.structure.rollup`) and ``claims``, one record
+per claim with ``id, paper, ref, statement, kind, tier, status, expected, matches, ran, paper_value, measured_value,
+witness, params, seed, evidence, details, notes, artefacts, seconds, evidence_level, role, supports, provenance,
+nodes, severity, severity_reason, severity_links``.
 Files are written to a temporary name and renamed into place, so a report is either whole or absent.
 """
 
@@ -15,8 +18,10 @@ from pathlib import Path
 from typing import Iterable
 
 from ._files import atomic_write_text
-from .claims.base import PAPERS, RGR_PAPER, Status, jsonable, paper_parts
+from .claims.base import PAPERS, PROVENANCES, RGR_PAPER, SEVERITIES, Status, jsonable, paper_parts
+from .claims.levels import LEVELS
 from .claims.runner import ClaimResult
+from .claims.structure import annotate, ranked_findings, rollup
 
 __all__ = ["SCHEMA", "NOT_RUN", "shown_status", "paper_title", "group_by_paper", "result_record", "audit_document", "render_table", "render_markdown",
            "atomic_write_text", "findings_by_scope"]
@@ -30,7 +35,7 @@ def shown_status(record: dict) -> str:
     return record["status"] if record["ran"] else NOT_RUN
 
 
-SCHEMA = "rgr-verify/audit/1"
+SCHEMA = "rgr-verify/audit/2"
 
 
 def paper_title(paper: str) -> str:
@@ -71,6 +76,12 @@ def result_record(result: ClaimResult) -> dict:
         "notes": c.notes,
         "artefacts": list(v.artefacts),
         "seconds": round(result.seconds, 3),
+        "evidence_level": v.evidence_level or None,
+        "role": c.role or "result",
+        "role_declared": bool(c.role),
+        "supports": list(c.supports),
+        "provenance": c.provenance,
+        "declared_severity": list(c.severity) if c.severity else None,
     }
 
 
@@ -82,8 +93,9 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
 
     from . import __version__
 
-    records = [result_record(r) for r in results]
+    records = annotate([result_record(r) for r in results])
     counts = Counter(shown_status(r) for r in records)
+    ranked = ranked_findings(records)
     return {
         "schema": SCHEMA,
         "paper": "arXiv 2509.22840 v3, 'A Capacity-Based Rationale for Multi-Head Attention'",
@@ -100,7 +112,16 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
                 [r for r in records if r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)])},
             "by_paper": {paper: dict(sorted(Counter(shown_status(r) for r in recs).items()))
                          for paper, recs in group_by_paper(records)},
+            "by_provenance": {prov: dict(sorted(Counter(shown_status(r) for r in records
+                                                        if r["provenance"] == prov).items()))
+                              for prov in PROVENANCES if any(r["provenance"] == prov for r in records)},
+            "by_level": {lvl: dict(sorted(Counter(r["status"] for r in records
+                                                  if r["ran"] and r["evidence_level"] == lvl).items()))
+                         for lvl in LEVELS if any(r["ran"] and r["evidence_level"] == lvl for r in records)},
+            "findings_by_severity": {sev: [r["id"] for r in ranked if r["severity"] == sev] for sev in SEVERITIES},
         },
+        "findings": [r["id"] for r in ranked],
+        "rollup": rollup(records),
         "papers": {paper: paper_title(paper) for paper, _ in group_by_paper(records)},
         "claims": records,
     }
@@ -166,6 +187,42 @@ def findings_by_scope(findings: list[dict]) -> list[tuple[str, list[dict]]]:
     return [(titles[k], v) for k, v in groups.items() if v]
 
 
+def _rollup_markdown(doc: dict) -> list[str]:
+    """report.md's opening: the contributions rolled up, the findings ranked, the labels with findings."""
+    roll = doc.get("rollup") or {}
+    by_id = {r["id"]: r for r in doc["claims"]}
+    out = []
+    if roll.get("contributions"):
+        out += ["## The paper's contributions", "", "| contribution | where | verdict | findings | evidence of what holds |",
+                "| --- | --- | --- | --- | --- |"]
+        for cid, c in roll["contributions"].items():
+            f = c["findings"]
+            counts = ", ".join(f"{len(f[s])} {s}" for s in SEVERITIES if f.get(s)) or "none"
+            levels = ", ".join(f"{n} {k}" for k, n in c["evidence_levels"].items())
+            out.append(f"| **{cid}**: {_md_cell(c['title'], 160)} | {c['where']} | **{c['status']}** | {counts} | "
+                       f"{levels} |")
+        out.append("")
+    if doc.get("findings"):
+        out += ["## Findings, ranked", "", "Severity first (*breaks-result*, then *proof-gap*, then *imprecision*), "
+                "then evidence level (strongest first).", ""]
+        for i, fid in enumerate(doc["findings"], 1):
+            r = by_id[fid]
+            scope = (r.get("params") or {}).get("refuted_under", "")
+            scope = f"; refuted under {scope}" if str(scope).startswith("reading") else ""
+            ours = "; statement ours" if r.get("provenance") == "ours" else ""
+            out.append(f"{i}. **{r['severity']}** · `{r.get('evidence_level') or 'none'}` · [`{fid}`](#{fid}) "
+                       f"({r['ref']}): {r['statement']} — paper: {_md_cell(r['paper_value'], 160)}; measured: "
+                       f"{_md_cell(r['measured_value'], 220)}{scope}{ours}. *{r['severity_reason']}*")
+        out.append("")
+    labels = {k: v for k, v in (roll.get("labels") or {}).items() if v["status"] != "stands"}
+    if labels:
+        out += ["## Results with findings or undecided", "", "| label | verdict | summary |", "| --- | --- | --- |"]
+        for name, v in labels.items():
+            out.append(f"| {name} | {v['status']} | {_md_cell(v['summary'], 240)} |")
+        out.append("")
+    return out
+
+
 def render_markdown(doc: dict) -> str:
     """``report.md``: summary, the claims table, then one section per claim with its evidence and plots."""
     s = doc["summary"]
@@ -177,16 +234,27 @@ def render_markdown(doc: dict) -> str:
         f"Tier: `{doc['tier']}`, root seed: `{doc['root_seed']}`, device: `{doc['device']}`, "
         f"versions: {', '.join(f'{k} {v}' for k, v in doc['versions'].items())}.",
         "",
+        *_rollup_markdown(doc),
         "## Summary",
         "",
         f"{s['claims']} claims. " + ", ".join(f"**{n}** {k}" for k, n in s["by_status"].items()) + ".",
         "",
+        *(["By whose statement: " + "; ".join(f"{'the paper' if p == 'paper' else 'ours (not the paper)'}: "
+                                             + ", ".join(f"{n} {k}" for k, n in c.items())
+                                             for p, c in s.get("by_provenance", {}).items()) + ".", ""]
+          if s.get("by_provenance") else []),
+        *(["By evidence level (claims that ran): " + "; ".join(
+            f"`{lvl}`: " + ", ".join(f"{n} {k}" for k, n in c.items()) for lvl, c in s["by_level"].items()) + ".", ""]
+          if s.get("by_level") else []),
+        "",
         f"Ledger mismatches: {len(s['mismatches'])}" + (": " + ", ".join(f"`{m}`" for m in s["mismatches"])
                                                      if s["mismatches"] else "."),
         "",
-        "Statuses: *verified* / *refuted* (with witness) for statements checked exactly or by property search; "
-        "*holds-empirically* / *contradicted-empirically* for training experiments; *inconclusive* where the "
-        "evidence cannot decide or the check could not run here (*inconclusive (not run)*, with the reason); *error* when a check broke.",
+        "Statuses: *verified* / *refuted* only on decisive evidence (a proof, an exhaustive check, exact statistics, "
+        "a witness meeting every hypothesis); *holds-empirically* / *contradicted-empirically* on finite evidence "
+        "(samples, a grid, a search, a fitted rate, an experiment, a quick analogue); *inconclusive* where the "
+        "evidence cannot decide or the check could not run here (*inconclusive (not run)*, with the reason); *error* "
+        "when a check broke. Every verdict names its evidence level.",
         "",
         "## Claims",
         "",
@@ -205,9 +273,10 @@ def render_markdown(doc: dict) -> str:
             out.append(f"| [`{r['id']}`](#{r['id']}) | {r['ref']} | {status} | {_md_cell(r['paper_value'])} | "
                        f"{_md_cell(r['measured_value'])} |")
         out.append("")
-    findings = [r for r in doc["claims"] if r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)]
+    findings = [r for r in doc["claims"] if r["ran"] and
+                r["status"] in (Status.REFUTED.value, Status.CONTRADICTED_EMPIRICALLY.value)]
     if findings:
-        out += ["", "## Findings (refuted or contradicted statements)", ""]
+        out += ["", "## Findings by reading scope", ""]
         for title, group in findings_by_scope(findings):
             out += [f"### {title}", ""]
             for r in group:
@@ -218,9 +287,16 @@ def render_markdown(doc: dict) -> str:
             out.append("")
     out += ["", "## Details", ""]
     for r in doc["claims"]:
+        weight = f" · evidence `{r.get('evidence_level') or 'none'}`"
+        if r.get("severity"):
+            weight += f" · severity **{r['severity']}**"
+        if r.get("provenance") == "ours":
+            weight += " · statement **ours** (not the paper's)"
         out += [f"### {r['id']}", "", f"*{r['ref']}* ({r.get('paper') or RGR_PAPER}) · kind `{r['kind']}` · tier `{r['tier']}` · "
-                f"status **{shown_status(r)}** · seed `{r['seed']}` · {r['seconds']} s", "",
-                r["statement"], ""]
+                f"status **{shown_status(r)}**{weight} · role `{r.get('role') or 'result'}` · seed `{r['seed']}` · "
+                f"{r['seconds']} s", "", r["statement"], ""]
+        if r.get("severity_reason"):
+            out.append(f"- **Severity:** {r['severity']}: {r['severity_reason']}")
         for key, label in (("paper_value", "Paper"), ("measured_value", "Measured"), ("evidence", "Evidence"),
                            ("witness", "Witness"), ("details", "Details"), ("notes", "Reading / notes")):
             val = r[key]

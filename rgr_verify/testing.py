@@ -15,7 +15,7 @@ from .claims import all_claims, read_ledger, run_claim
 from .claims.runner import replayable
 from .claims.base import Claim, Tier
 
-__all__ = ["claim_params", "check_claim_against_ledger"]
+__all__ = ["claim_params", "check_claim_against_ledger", "weight_problems"]
 
 
 def claim_params(*markers: str) -> list:
@@ -51,12 +51,32 @@ def check_claim_against_ledger(claim: Claim, request) -> None:
     if not result.ran:
         pytest.skip(f"{claim.id}: {verdict.unavailable}")
     where = f"claim {claim.id} ({claim.ref}), seed {result.seed} (root {root_seed})"
+    problems = weight_problems(claim, verdict)
+    if problems:
+        pytest.fail(f"{where}: " + "; ".join(problems), pytrace=False)
     if result.expected is None:
         pytest.fail(f"{where}: no ledger entry; computed {verdict.status.value}. Review it, then record it with "
                     f"`rgr-verify audit --only {claim.id} --update-ledger`.\n{_explain(verdict)}", pytrace=False)
     if verdict.status is not result.expected:
         pytest.fail(f"{where}: computed {verdict.status.value}, ledger expects {result.expected.value}.\n"
                     f"{_explain(verdict)}", pytrace=False)
+
+
+def weight_problems(claim: Claim, verdict) -> list[str]:
+    """What a verdict that ran lacks to carry its weight: an evidence level, a status the level allows
+    (:data:`rgr_verify.claims.levels.ALLOWED`), and for a finding a declared role (its severity is computed from it)."""
+    from .claims.levels import ALLOWED
+
+    if verdict.status.value == "error":
+        return []
+    problems = []
+    if not verdict.evidence_level:
+        problems.append("the verdict records no evidence_level")
+    elif verdict.evidence_level not in ALLOWED[verdict.status.value]:
+        problems.append(f"status {verdict.status.value} may not rest on {verdict.evidence_level} evidence")
+    if verdict.status.value in ("refuted", "contradicted-empirically") and not (claim.role or claim.severity):
+        problems.append("a finding must declare its role (result, proof-step or detail) or a severity with a reason")
+    return problems
 
 
 def _explain(verdict) -> str:

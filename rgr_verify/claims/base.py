@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .levels import bounded_status, level_of
+
 __all__ = [
     "Status",
     "Kind",
@@ -37,6 +39,10 @@ __all__ = [
     "paper_parts",
     "Stated",
     "STATED_KINDS",
+    "ROLES",
+    "SEVERITIES",
+    "PROVENANCES",
+    "label_of_ref",
 ]
 
 DEFAULT_SEED = 20250926
@@ -119,6 +125,25 @@ def paper_parts(paper: str) -> tuple[str, ...]:
         if part not in PAPERS:
             raise ValueError(f"paper must name known papers ({', '.join(PAPERS)}) joined by '+', got {paper!r}")
     return parts
+
+
+# What a claim is to the result it serves; how bad a finding is; whose statement it is.
+ROLES = ("result", "proof-step", "detail")
+SEVERITIES = ("breaks-result", "proof-gap", "imprecision")
+PROVENANCES = ("paper", "ours")
+
+
+def label_of_ref(ref: str) -> str:
+    """The paper label at the start of a reference: "Theorem 8.1, Step 3" -> "Theorem 8.1", "Eqs. (15)-(16)" ->
+    "Eq. (15)", "Figures 3-4" -> "Figure 3"; the whole ref when no label pattern matches."""
+    for part in PAPERS:
+        m = _PAPER_REF_RE[part].match(ref)
+        if m:
+            label = m.group(0)
+            label = re.sub(r"^Eqs\. \((\d+)\).*", r"Eq. (\1)", label)
+            label = re.sub(r"^Figures (\d+).*", r"Figure \1", label)
+            return label
+    return ref
 
 
 STATED_KINDS = ("value", "exponent", "relation", "constant")
@@ -218,6 +243,9 @@ class Verdict:
         artefacts: paths of plots or files the check wrote (relative to the out dir).
         unavailable: non-empty when the check could not run here (its reason); such a verdict is
             inconclusive and is not compared with the ledger.
+        evidence_level: what the status rests on, one of :data:`rgr_verify.claims.levels.LEVELS` (a legacy name in
+            ``params["evidence_level"]`` is read when the field is not given). The status is bounded by it
+            (:func:`rgr_verify.claims.levels.bounded_status`): verified / refuted only on decisive evidence.
     """
 
     status: Status
@@ -229,11 +257,17 @@ class Verdict:
     details: str = ""
     artefacts: tuple = ()
     unavailable: str = ""
+    evidence_level: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
         if self.unavailable and self.status is not Status.INCONCLUSIVE:
             raise ValueError("a verdict marked unavailable must have status inconclusive")
+        level = level_of(self.evidence_level) or level_of((self.params or {}).get("evidence_level"))
+        object.__setattr__(self, "evidence_level", level)
+        if (self.params or {}).get("evidence_level") not in (None, level):
+            object.__setattr__(self, "params", {**self.params, "evidence_level": level})
+        object.__setattr__(self, "status", Status(bounded_status(self.status.value, level)))
 
     @classmethod
     def not_run(cls, reason: str, **kwargs) -> "Verdict":
@@ -264,6 +298,17 @@ class Claim:
         expects: the values the paper states that the check compares against, name -> :class:`Stated` (a plain
             number is a "value", a string a "relation"); the check reads them with ``ctx.expect(name)``, never as
             literals, so that ``rgr-verify mutate`` can tell whether the check distinguishes them from wrong ones.
+        role: what the statement is to the result it serves (:data:`ROLES`): "result" (the conclusion of a numbered
+            result, a stated law or an experimental finding), "proof-step" (a step of the proof of a result named in
+            ``supports``), "detail" (a stated constant, count, wording or cross-reference). A refuted "result" breaks
+            the result, a refuted "proof-step" is a proof gap, a refuted "detail" an imprecision
+            (:mod:`rgr_verify.claims.structure`).
+        supports: the paper's labels (or claim ids) the claim bears on beyond its own ``ref``: for a proof step, the
+            result it serves ("Theorem 8.1"). The label of ``ref`` is always included (:attr:`supported`).
+        provenance: "paper" (the statement is the paper's, paraphrased) or "ours" (a statement of this audit: an
+            exploratory prediction, a summary of our own, a formula or construction of ours); counted apart.
+        severity: a declared ``(severity, reason)`` for a finding whose severity the structure cannot compute (one
+            of :data:`SEVERITIES`); None: computed from ``role`` and the links.
     """
 
     id: str
@@ -276,6 +321,10 @@ class Claim:
     paper: str = RGR_PAPER
     replays: tuple = ()
     expects: dict = field(default_factory=dict, compare=False)
+    role: str = ""
+    supports: tuple = ()
+    provenance: str = "paper"
+    severity: tuple | None = None
 
     def __post_init__(self):
         if not _ID_RE.match(self.id):
@@ -296,6 +345,34 @@ class Claim:
         object.__setattr__(self, "expects", {k: _stated(k, v) for k, v in self.expects.items()})
         if self.replays and self.tier is not Tier.FULL:
             raise ValueError(f"claim {self.id}: only full-tier claims replay stored evidence (tier {self.tier.value})")
+        if self.role not in ("", *ROLES):
+            raise ValueError(f"claim {self.id}: role must be one of {', '.join(ROLES)} (or '' while undeclared: read "
+                             f"as result; a finding must declare it), got {self.role!r}")
+        if self.provenance not in PROVENANCES:
+            raise ValueError(f"claim {self.id}: provenance must be one of {', '.join(PROVENANCES)}, "
+                             f"got {self.provenance!r}")
+        supports = (self.supports,) if isinstance(self.supports, str) else tuple(self.supports)
+        if not all(isinstance(s, str) and s for s in supports):
+            raise ValueError(f"claim {self.id}: supports must be a tuple of paper labels or claim ids, got "
+                             f"{self.supports!r}")
+        object.__setattr__(self, "supports", supports)
+        if self.role == "proof-step" and not supports:
+            raise ValueError(f"claim {self.id}: a proof-step claim must name the result it serves in supports")
+        if self.severity is not None:
+            if (not isinstance(self.severity, tuple) or len(self.severity) != 2 or self.severity[0] not in SEVERITIES
+                    or not isinstance(self.severity[1], str) or not self.severity[1].strip()):
+                raise ValueError(f"claim {self.id}: severity must be (one of {', '.join(SEVERITIES)}, reason), got "
+                                 f"{self.severity!r}")
+
+    @property
+    def label(self) -> str:
+        """The paper label of ``ref`` ("Theorem 8.1" for "Theorem 8.1, Step 3")."""
+        return label_of_ref(self.ref)
+
+    @property
+    def supported(self) -> tuple:
+        """Every label or claim id the claim bears on: the label of its ``ref``, then ``supports``."""
+        return tuple(dict.fromkeys((self.label, *self.supports)))
 
     def stated_values(self) -> dict:
         """The stated values as the check reads them (name -> value)."""

@@ -17,40 +17,61 @@ from .verdicts import monte_carlo_verdict
 __all__ = ["fit_exponent", "exponent_verdict", "whp_constant_sweep", "full_tier", "onehot_montecarlo"]
 
 
-def fit_exponent(x, y) -> dict:
-    """OLS fit of log y = a + b log x; the slope b with its 95% t-interval (n - 2 degrees of freedom)."""
+def fit_exponent(x, y, *, level: float = 0.95) -> dict:
+    """OLS fit of log y = a + b log x; the slope b with its ``level`` two-sided t-interval (n - 2 degrees of
+    freedom; infinite with fewer than 3 points)."""
     lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
     res = _st.linregress(lx, ly)
     n = len(lx)
-    half = float(_st.t.ppf(0.975, n - 2) * res.stderr) if n > 2 else math.inf
+    half = float(_st.t.ppf(0.5 + level / 2, n - 2) * res.stderr) if n > 2 else math.inf
     return {"slope": float(res.slope), "lo": float(res.slope - half), "hi": float(res.slope + half), "n": n,
             "intercept": float(res.intercept)}
 
 
 def exponent_verdict(x, y, *, claimed: float, tol: float, paper_value, what: str, params: dict,
-                     table=None, upper: bool = False) -> Verdict:
-    """Verdict for "y grows like x^claimed": verified if the fitted slope is within ``tol`` of ``claimed``;
-    refuted if it is not and ``claimed`` lies outside the 95% interval; inconclusive otherwise.
+                     table=None, upper: bool = False, level: float = 0.95) -> Verdict:
+    """Verdict for "y grows like x^claimed", by one standard for passing and failing (an equivalence test on the
+    fitted exponent's interval, level ``fitted``).
 
-    With ``upper=True`` the claim is an upper bound ("y <~ x^claimed", e.g. a ratio that stays bounded): verified if
-    the slope is at most claimed + tol, refuted if it exceeds claimed + tol and the whole interval lies above
-    ``claimed``; a slope below ``claimed`` is consistent with the bound."""
-    fit = fit_exponent(x, y)
-    if upper:
-        close = fit["slope"] <= claimed + tol
-        outside = fit["lo"] > claimed
-    else:
-        close = abs(fit["slope"] - claimed) <= tol
-        outside = not (fit["lo"] <= claimed <= fit["hi"])
-    status = Status.VERIFIED if close else (Status.REFUTED if outside else Status.INCONCLUSIVE)
+    The stated band is [claimed - tol, claimed + tol] (``upper=True``: the claim is an upper bound, "y <~ x^claimed",
+    and the band is (-inf, claimed + tol]). With the ``level`` t-interval [lo, hi] of the log-log slope:
+    - holds-empirically when the whole interval lies inside the band (both one-sided tests reject leaving it);
+    - contradicted-empirically when the whole interval lies outside it;
+    - inconclusive otherwise: ``params["resolution"]`` gives the interval's half-width reached and the half-width
+      that would decide (and ``params["to_decide"]`` the rough factor of more points or a wider range it takes).
+    A point slope inside the band is never enough: an interval that admits the alternative does not pass."""
+    fit = fit_exponent(x, y, level=level)
+    band_lo = -math.inf if upper else claimed - tol
+    band_hi = claimed + tol
+    inside = band_lo <= fit["lo"] and fit["hi"] <= band_hi
+    outside = fit["lo"] > band_hi or fit["hi"] < band_lo
+    status = (Status.HOLDS_EMPIRICALLY if inside else
+              Status.CONTRADICTED_EMPIRICALLY if outside else Status.INCONCLUSIVE)
+    half = (fit["hi"] - fit["lo"]) / 2
+    # the half-width at which the interval around the point slope would sit wholly inside or wholly outside the band
+    gap = min(abs(fit["slope"] - band_lo), abs(fit["slope"] - band_hi))
+    resolution = {"half_width": half, "half_width_to_decide": gap}
+    extra = {}
+    if status is Status.INCONCLUSIVE:
+        factor = (half / gap) ** 2 if gap > 0 else math.inf
+        extra["to_decide"] = (f"the interval half-width must fall from {half:.3g} to below {gap:.3g}: about "
+                              f"{factor:.3g}x the points at the same spread, or sizes over a wider range"
+                              if math.isfinite(factor) else "the point slope sits on the band's edge: no sweep of "
+                              "this design can decide")
+    band = f"<= {band_hi:g}" if upper else f"[{band_lo:g}, {band_hi:g}]"
+    points = table if table is not None else list(zip(x, y))
     return Verdict(
         status=status, paper_value=paper_value,
-        measured_value=f"{what}: fitted exponent {fit['slope']:.3f}, 95% CI [{fit['lo']:.3f}, {fit['hi']:.3f}] "
-                       f"(claimed {'<= ' if upper else ''}{claimed:g}, tolerance {tol:g})",
-        witness=jsonable({"fit": fit, "points": table if table is not None else list(zip(x, y))}) if status is Status.REFUTED else None,
-        params={**params, "claimed_exponent": claimed, "tolerance": tol, "upper_bound_only": upper},
-        details=jsonable({"fit": fit, "points": table if table is not None else list(zip(x, y))}),
-        evidence=f"size sweep, log-log OLS over {fit['n']} points, 95% t-interval",
+        measured_value=f"{what}: fitted exponent {fit['slope']:.3f}, {level:.0%} CI [{fit['lo']:.3f}, {fit['hi']:.3f}] "
+                       f"against the band {band} (claimed {'<= ' if upper else ''}{claimed:g}, tolerance {tol:g})",
+        witness=jsonable({"fit": fit, "points": points}) if status is Status.CONTRADICTED_EMPIRICALLY else None,
+        params={**params, "claimed_exponent": claimed, "tolerance": tol, "upper_bound_only": upper,
+                "band": [band_lo if math.isfinite(band_lo) else None, band_hi], "interval": [fit["lo"], fit["hi"]],
+                "resolution": resolution, **extra},
+        details=jsonable({"fit": fit, "points": points}),
+        evidence=f"size sweep, log-log OLS over {fit['n']} points, {level:.0%} t-interval against the stated band "
+                 f"(equivalence test)",
+        evidence_level="fitted",
     )
 
 
@@ -107,6 +128,7 @@ def whp_constant_sweep(*, ctx: CheckContext, m: int, d_model: int, Cs: tuple, n_
         status = Status.INCONCLUSIVE
     return Verdict(
         status=status,
+        evidence_level="certified" if status is Status.REFUTED else "sampled",
         paper_value=f"for a sufficiently large C, {what} separates every ordered pair w.p. >= 1 - m^-3 = 1 - {rate:.3g}",
         measured_value=measured, params=params,
         witness={"first_limit_failure": next((i for i, x in enumerate(lim) if x <= 0), None)} if status is Status.REFUTED else None,

@@ -61,8 +61,10 @@ def property_verdict(
     """Check ``prop(example)`` for examples drawn from ``strategy``.
 
     ``prop`` raises AssertionError (with a message) when the property fails, and may return a JSON-able
-    measurement, the last of which is reported. Status: verified if no example fails, refuted otherwise with the
-    shrunk minimal example (passed through ``describe`` if given) as witness.
+    measurement, the last of which is reported. Status: refuted with the shrunk minimal example (passed through
+    ``describe`` if given) as witness, at level ``witness`` (the strategy must draw only inside the statement's
+    hypotheses, so that the shrunk example still meets them); holds-empirically at level ``sampled`` when no example
+    fails (N examples are evidence, not a proof).
     """
     failures: list[tuple[Any, str]] = []
     measured: list[Any] = []
@@ -103,9 +105,11 @@ def property_verdict(
             witness=jsonable(witness),
             params=base_params,
             evidence=f"Hypothesis: counterexample found and shrunk ({n_examples[0]} examples run)",
+            evidence_level="witness",
         )
     return Verdict(
-        status=Status.VERIFIED,
+        status=Status.HOLDS_EMPIRICALLY,
+        evidence_level="sampled",
         paper_value=paper_value,
         measured_value=jsonable(measured[-1]) if measured else f"held on all {n_examples[0]} examples",
         params={**base_params, "examples_run": n_examples[0]},
@@ -126,9 +130,9 @@ def monte_carlo_verdict(
     """Certify P(failure) <= claimed_failure_rate by Monte Carlo with an exact bound.
 
     ``trial(i)`` runs the i-th independent draw and returns ``(ok, info)``. With k failures in n trials:
-    - verified when the one-sided upper bound at ``false_alarm`` is <= the claimed rate;
+    - verified when the one-sided upper bound at ``false_alarm`` is <= the claimed rate (level ``certified``);
     - refuted when the lower bound (k >= 1, one-sided at ``false_alarm``) exceeds the claimed rate, with the
-      first failing draw as witness;
+      first failing draw as witness (level ``certified``);
     - inconclusive otherwise (n too small to decide at this false-alarm level); with ``clean_holds``, a run with
       no failure at all is holds-empirically instead: the rate cannot be certified at a feasible n (the draws it
       would take are reported), but any rate far above the claimed one would have shown failures.
@@ -151,6 +155,7 @@ def monte_carlo_verdict(
     else:
         status = Status.INCONCLUSIVE
     details, extra = "", {}
+    level = "certified" if status is not Status.INCONCLUSIVE else "sampled"
     if status is Status.INCONCLUSIVE and clean_holds and k == 0:
         status = Status.HOLDS_EMPIRICALLY
         need = zero_failure_sample_size(claimed_failure_rate, false_alarm=false_alarm)
@@ -167,6 +172,7 @@ def monte_carlo_verdict(
         params={"n_trials": n_trials, "false_alarm": false_alarm, "claimed_failure_rate": claimed_failure_rate,
                 **extra, **(params or {})},
         evidence=f"Monte Carlo, {n_trials} independent draws, exact Clopper-Pearson one-sided bounds",
+        evidence_level=level,
     )
 
 
