@@ -348,29 +348,27 @@ def values_verdict(
 
 
 def combine_verdicts(verdicts: Sequence[Verdict], *, paper_value: Any = None, details: str = "") -> Verdict:
-    """One verdict for a claim made of several steps: refuted if any step is (its witness first), verified if
-    all are (evidence level: the weakest of the steps), else inconclusive."""
+    """One verdict for a claim made of several steps: refuted (or contradicted) if any step is, at that step's level
+    (its witness first); verified if every step holds, at the weakest level among the steps (so verified only when
+    every step is decisive: :func:`~rgr_verify.claims.levels.bounded_status`); else inconclusive."""
+    from ..levels import level_rank
+
     verdicts = list(verdicts)
     if not verdicts:
         raise ValueError("verdicts must hold at least one verdict")
-    steps = [{"status": v.status.value, "evidence": v.evidence, "measured": jsonable(v.measured_value)} for v in verdicts]
-    bad = [v for v in verdicts if v.status is Status.REFUTED]
+    steps = [{"status": v.status.value, "evidence_level": v.evidence_level, "evidence": v.evidence,
+              "measured": jsonable(v.measured_value)} for v in verdicts]
+    bad = [v for v in verdicts if v.status in (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY)]
+    weakest = max((v.evidence_level for v in verdicts), key=level_rank)
     if bad:
         w = bad[0]
-        return Verdict(Status.REFUTED, paper_value=paper_value, measured_value=steps, witness=w.witness,
-                       params={"evidence_level": w.params.get("evidence_level", ""), "steps": len(verdicts)},
+        return Verdict(w.status, paper_value=paper_value, measured_value=steps, witness=w.witness,
+                       params={"steps": len(verdicts)}, evidence_level=w.evidence_level,
                        evidence=w.evidence, details=details)
-    if all(v.status is Status.VERIFIED for v in verdicts):
-        levels = [v.params.get("evidence_level", GRID) for v in verdicts]
-        strong = (PROOF, "exhaustive", "exact comparison")
-        if len(set(levels)) == 1:
-            level = levels[0]
-        elif all(lv in strong for lv in levels):
-            level = PROOF if PROOF in levels else "exhaustive"
-        else:
-            level = GRID
+    if all(v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY) for v in verdicts):
         return Verdict(Status.VERIFIED, paper_value=paper_value, measured_value=steps,
-                       params={"evidence_level": level, "steps": len(verdicts)},
+                       params={"steps": len(verdicts)}, evidence_level=weakest,
                        evidence="; ".join(v.evidence for v in verdicts), details=details)
     return Verdict(Status.INCONCLUSIVE, paper_value=paper_value, measured_value=steps,
-                   params={"steps": len(verdicts)}, evidence="some steps undecided", details=details)
+                   params={"steps": len(verdicts)}, evidence_level=weakest, evidence="some steps undecided",
+                   details=details)

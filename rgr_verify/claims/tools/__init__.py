@@ -47,7 +47,8 @@ from .cells import (
     threshold_table,
     thresholds_plot,
 )
-from .readings import FAILS, HOLDS, NOT_TESTED, outcome, reading_record, recorded, refutation_scope, with_readings
+from .readings import (FAILS, HOLDS, NOT_TESTED, outcome, reading_record, recorded, refutation_scope, verdict_over_readings,
+                       with_readings)
 from .sweeps import exponent_verdict, fit_exponent, full_tier, onehot_montecarlo, whp_constant_sweep
 from .verdicts import (
     DEFAULT_MAX_EXAMPLES,
@@ -69,6 +70,7 @@ __all__ = [
     "relative_error",
     "reading_record",
     "with_readings",
+    "verdict_over_readings",
     "outcome",
     "recorded",
     "refutation_scope",

@@ -8,7 +8,8 @@ import functools
 
 from ..base import Status, Verdict
 
-__all__ = ["reading_record", "with_readings", "refutation_scope", "outcome", "recorded", "HOLDS", "FAILS", "NOT_TESTED"]
+__all__ = ["reading_record", "with_readings", "refutation_scope", "outcome", "recorded", "verdict_over_readings", "HOLDS",
+           "FAILS", "NOT_TESTED"]
 
 
 # Outcome words of a reading in :func:`reading_record` (the record keeps a short reason after them).
@@ -81,3 +82,48 @@ def recorded(check, hypotheses, readings):
             return v
         return with_readings(v, hypotheses, readings(v))
     return check_with_readings
+
+
+def verdict_over_readings(verdicts: dict, *, hypotheses, printed: str | None = None) -> Verdict:
+    """One verdict from the verdict under each reading of an ambiguity (``{reading: Verdict}``), by one rule:
+
+    - every reading holds: the statement holds, at the weakest level among them;
+    - every reading fails: the finding stands under every reading;
+    - the readings disagree: the finding stands, scoped to the failing reading(s), only when the statement as
+      printed (``printed``, a key of ``verdicts``) is among them; otherwise inconclusive, saying which reading holds
+      and which fails. Never "holds if any reading holds".
+    Undecided readings (inconclusive, error) make the verdict inconclusive unless every other reading fails and the
+    printed one is among the failures. ``params["per_reading"]`` records each reading's status, level and measured
+    value; the refutation record (:func:`reading_record`) is merged as :func:`with_readings` does.
+    """
+    import dataclasses
+
+    from ..levels import level_rank
+
+    if not verdicts:
+        raise ValueError("verdicts must hold the verdict of at least one reading, got none")
+    if printed is not None and printed not in verdicts:
+        raise ValueError(f"printed must name one of the readings {sorted(verdicts)}, got {printed!r}")
+    fails = {k for k, v in verdicts.items() if v.status in (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY)}
+    holds = {k for k, v in verdicts.items() if v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY)}
+    per = {k: {"status": v.status.value, "evidence_level": v.evidence_level, "measured": v.measured_value}
+           for k, v in verdicts.items()}
+    readings = {k: (f"{FAILS}: {v.measured_value}" if k in fails else f"{HOLDS}: {v.measured_value}" if k in holds
+                    else f"{NOT_TESTED}: verdict {v.status.value}") for k, v in verdicts.items()}
+    if holds == set(verdicts):
+        base = max(verdicts.values(), key=lambda v: level_rank(v.evidence_level))
+        details = "holds under every reading"
+    elif fails and (fails == set(verdicts) or (printed in fails)):
+        base = verdicts[printed] if printed in fails else next(verdicts[k] for k in verdicts if k in fails)
+        details = ("fails under every reading" if fails == set(verdicts) else
+                   f"fails as printed ({printed}); " + "; ".join(f"{k}: {per[k]['status']}" for k in verdicts
+                                                                 if k not in fails))
+    else:
+        first = next(iter(verdicts.values()))
+        base = Verdict(Status.INCONCLUSIVE, paper_value=first.paper_value, evidence=first.evidence,
+                       evidence_level=first.evidence_level,
+                       measured_value={k: per[k]["measured"] for k in verdicts})
+        details = "the readings disagree: " + "; ".join(f"{k}: {per[k]['status']}" for k in verdicts)
+    record = reading_record(list(hypotheses), readings)
+    return dataclasses.replace(base, params={**base.params, **record, "per_reading": per},
+                               details=(base.details + "\n" if base.details else "") + details)
