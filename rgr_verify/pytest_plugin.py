@@ -120,6 +120,17 @@ class _VerdictCollector:
                     sub[shown_status(rec)] = sub.get(shown_status(rec), 0) + 1
                 tr.write_line(f"  {paper}: " + ", ".join(f"{n} {k}" for k, n in sorted(sub.items()))
                               + f"  ({len(recs)} claims)")
+        levels: dict[str, dict[str, int]] = {}
+        for rec in self.records.values():
+            if rec["ran"]:
+                row = levels.setdefault(rec.get("evidence_level") or "no level", {})
+                row[rec["status"]] = row.get(rec["status"], 0) + 1
+        if levels:
+            from .claims.levels import level_rank
+
+            tr.write_line("  by evidence level: " + "; ".join(
+                f"{lvl}: " + ", ".join(f"{n} {k}" for k, n in sorted(row.items()))
+                for lvl, row in sorted(levels.items(), key=lambda kv: level_rank(kv[0]))))
         bad = [r for r in self.records.values() if r["ran"] and r["status"] != r["expected"]]
         for rec in sorted(bad, key=lambda r: r["id"]):
             tr.write_line(f"  MISMATCH {rec['id']} ({rec['ref']}): computed {rec['status']}, ledger {rec['expected']}")

@@ -46,7 +46,8 @@ def check_claim_against_ledger(claim: Claim, request) -> None:
     request.node.user_properties.append(
         ("rgr_verdict", json.dumps({"id": claim.id, "ref": claim.ref, "status": verdict.status.value,
                                     "expected": result.expected.value if result.expected else None,
-                                    "ran": result.ran}))
+                                    "ran": result.ran, "evidence_level": verdict.evidence_level,
+                                    "provenance": claim.provenance}))
     )
     if not result.ran:
         pytest.skip(f"{claim.id}: {verdict.unavailable}")

@@ -177,7 +177,8 @@ def ranked_findings(records: list[dict]) -> list[dict]:
 def _node_summary(name: str, members: list[dict]) -> dict:
     ran = [r for r in members if r.get("ran")]
     findings = {s: [r["id"] for r in members if _finding(r) and r.get("severity") == s] for s in SEVERITIES}
-    results = [r for r in ran if (r.get("role") or "result") == "result"]
+    results = [r for r in members if (r.get("role") or "result") == "result"]  # ran or not: a conclusion not run is
+    # not decided by its proof steps
     holding = [r for r in ran if _holds(r)]
     if findings["breaks-result"]:
         status = "broken"

@@ -1,0 +1,173 @@
+# Evidence levels, the status table, the equivalence standard for rates, readings, severity and rollups.
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rgr_verify.claims import all_claims
+from rgr_verify.claims.base import Claim, Status, Verdict
+from rgr_verify.claims.levels import ALLOWED, DECISIVE, LEVELS, bounded_status, level_of, status_table_markdown
+from rgr_verify.claims.structure import (CONTRIBUTIONS, annotate, contributions_of, node_of, ranked_findings,
+                                         rollup)
+from rgr_verify.claims.tools import exponent_verdict, verdict_over_readings
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_status_table_is_the_levels_table():
+    text = README.read_text(encoding="utf-8")
+    start = text.index("<!-- status-table")
+    body = text[text.index("\n", start) + 1: text.index("<!-- /status-table -->")].strip()
+    assert body == status_table_markdown()
+
+
+def test_levels_are_one_list_and_every_status_has_a_row():
+    assert len(set(LEVELS)) == len(LEVELS) == 10
+    assert set(ALLOWED) == {s.value for s in Status}
+    for status in ("verified", "refuted"):
+        assert ALLOWED[status] == DECISIVE
+        assert not ALLOWED[status] & {"fitted", "experiment", "analogue", "sampled", "grid", "searched"}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("status", ["verified", "refuted", "holds-empirically", "contradicted-empirically",
+                                    "inconclusive"])
+def test_a_verdict_never_claims_more_than_its_level(status, level):
+    v = Verdict(status, evidence_level=level)
+    assert v.evidence_level == level
+    assert level in ALLOWED[v.status.value]
+    # the direction is kept: a holding verdict never becomes a finding, nor the reverse
+    holding = {"verified", "holds-empirically"}
+    assert (status in holding) == (v.status.value in holding)
+
+
+def test_legacy_level_names_are_read_and_bad_ones_rejected():
+    assert Verdict("verified", params={"evidence_level": "numeric-grid"}).status is Status.HOLDS_EMPIRICALLY
+    assert Verdict("verified", params={"evidence_level": "symbolic-proof"}).evidence_level == "proved"
+    assert level_of("exact comparison") == "proved"
+    with pytest.raises(ValueError, match="evidence_level must be one of"):
+        Verdict("verified", evidence_level="gut feeling")
+    assert bounded_status("verified", "") == "verified"  # no level: the per-claim test catches it
+
+
+def test_claim_fields_are_validated():
+    ok = dict(id="thm81-x", ref="Theorem 8.1", statement="s", kind="symbolic", tier="quick", check=lambda ctx: None)
+    with pytest.raises(ValueError, match="role must be one of"):
+        Claim(**ok, role="lemma")
+    with pytest.raises(ValueError, match="proof-step claim must name the result"):
+        Claim(**ok, role="proof-step")
+    with pytest.raises(ValueError, match="provenance must be one of"):
+        Claim(**ok, provenance="theirs")
+    with pytest.raises(ValueError, match="severity must be"):
+        Claim(**ok, severity=("fatal", "why"))
+    c = Claim(**ok, role="proof-step", supports="Lemma 8.3")
+    assert c.supported == ("Theorem 8.1", "Lemma 8.3")
+
+
+def _power(exponent, m=(256, 512, 1024, 2048, 4096), noise=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    x = np.asarray(m, float)
+    return x, x ** exponent * np.exp(noise * rng.standard_normal(len(x)))
+
+
+def test_exponent_rule_passes_only_an_interval_inside_the_band():
+    x, y = _power(1.0, noise=0.01)
+    v = exponent_verdict(x, y, claimed=1, tol=0.2, paper_value="", what="y", params={})
+    assert v.status is Status.HOLDS_EMPIRICALLY and v.evidence_level == "fitted"
+    # the planted alternative: exponent 2 is contradicted by the same rule
+    x, y = _power(2.0, noise=0.01)
+    assert exponent_verdict(x, y, claimed=1, tol=0.2, paper_value="", what="y", params={}).status \
+        is Status.CONTRADICTED_EMPIRICALLY
+    # a point slope inside the band with a wide interval does not pass: inconclusive, with what would decide
+    x, y = _power(1.0, m=(512, 640, 768, 1024), noise=0.15, seed=3)
+    v = exponent_verdict(x, y, claimed=1, tol=0.2, paper_value="", what="y", params={})
+    assert v.status is Status.INCONCLUSIVE
+    assert v.params["resolution"]["half_width"] > v.params["resolution"]["half_width_to_decide"]
+    assert "to_decide" in v.params
+
+
+def test_upper_bound_rule_cannot_pass_growth_like_log_m():
+    # "c0 stays bounded" against the alternative c0 ~ ln m, fitted against ln m: exponent 1 must not pass
+    m = np.array([2.0 ** k for k in range(6, 14)])
+    v = exponent_verdict(np.log(m), 3 * np.log(m), claimed=0, tol=0.5, upper=True, paper_value="", what="c0",
+                         params={})
+    assert v.status is Status.CONTRADICTED_EMPIRICALLY
+    v = exponent_verdict(np.log(m), np.full_like(m, 40.0) * (1 + 0.01 * np.sin(m)), claimed=0, tol=0.5, upper=True,
+                         paper_value="", what="c0", params={})
+    assert v.status is Status.HOLDS_EMPIRICALLY
+
+
+def _v(status, level="sampled", measured=None):
+    return Verdict(status, evidence_level=level, measured_value=measured)
+
+
+def test_readings_never_hold_if_only_one_holds():
+    holds, fails = _v("holds-empirically", measured=1), _v("contradicted-empirically", measured=2)
+    v = verdict_over_readings({"ln": holds, "log2": fails}, hypotheses=["h"])
+    assert v.status is Status.INCONCLUSIVE and "disagree" in v.details
+    v = verdict_over_readings({"ln": holds, "log2": fails}, hypotheses=["h"], printed="log2")
+    assert v.status is Status.CONTRADICTED_EMPIRICALLY and v.params["refuted_under"] == "reading(s): log2"
+    v = verdict_over_readings({"ln": holds, "log2": fails}, hypotheses=["h"], printed="ln")
+    assert v.status is Status.INCONCLUSIVE
+    both = verdict_over_readings({"a": _v("verified", "proved"), "b": holds}, hypotheses=["h"])
+    assert both.status is Status.HOLDS_EMPIRICALLY and both.evidence_level == "sampled"  # the weakest level
+    assert verdict_over_readings({"a": fails, "b": fails}, hypotheses=["h"]).params["refuted_under"] == "every reading"
+
+
+def _record(cid, ref, status, role="result", supports=(), level="proved", ran=True, declared=None):
+    return {"id": cid, "paper": "2509.22840", "ref": ref, "status": status, "ran": ran, "role": role,
+            "supports": list(supports), "evidence_level": level, "declared_severity": declared, "provenance": "paper"}
+
+
+def test_severity_follows_the_structure():
+    recs = annotate([
+        _record("thm81-conclusion", "Theorem 8.1", "refuted", level="witness"),
+        _record("thm81-step3", "Theorem 8.1", "refuted", role="proof-step", supports=("Theorem 8.1",)),
+        _record("thmb1-conclusion", "Theorem B.1", "verified"),
+        _record("thmb1-step", "Lemma B.3", "refuted", role="proof-step", supports=("Theorem B.1",), level="sampled"),
+        _record("thmb1-constant", "Theorem B.1", "refuted", role="detail"),
+        _record("thm41-declared", "Theorem 4.1", "refuted", declared=["imprecision", "a factor 2 in a constant"]),
+    ])
+    sev = {r["id"]: r["severity"] for r in recs}
+    assert sev == {"thm81-conclusion": "breaks-result", "thm81-step3": "proof-gap", "thmb1-conclusion": None,
+                   "thmb1-step": "proof-gap", "thmb1-constant": "imprecision", "thm41-declared": "imprecision"}
+    step = next(r for r in recs if r["id"] == "thmb1-step")
+    assert step["severity_links"] == ["thmb1-conclusion"] and "still holds" in step["severity_reason"]
+    ranked = [r["id"] for r in ranked_findings(recs)]
+    assert ranked[0] == "thm81-conclusion" and ranked.index("thm81-step3") < ranked.index("thmb1-step")
+    roll = rollup(recs)
+    assert roll["labels"]["Theorem 8.1"]["status"] == "broken"
+    assert roll["labels"]["Theorem B.1"]["status"] == "stands-with-gaps"
+    assert roll["labels"]["Theorem B.1"]["findings"]["proof-gap"] == ["thmb1-step"]
+    assert roll["contributions"]["softmax-analysis"]["status"] == "broken"
+    assert roll["contributions"]["constructions"]["findings"]["proof-gap"] == ["thmb1-step"]
+
+
+def test_a_result_that_did_not_run_is_undecided_not_standing():
+    recs = annotate([_record("thm41-a", "Theorem 4.1", "inconclusive", ran=False),
+                     _record("thm41-b", "Theorem 4.1", "verified", role="proof-step", supports=("Theorem 4.1",))])
+    assert rollup(recs)["labels"]["Theorem 4.1"]["status"] == "undecided"
+
+
+def test_every_label_in_use_belongs_to_a_contribution_and_nodes_are_qualified():
+    assert node_of("2502.05076", "Proposition 2.1") == "2502.05076 Proposition 2.1"
+    assert node_of("2509.22840+2502.05076", "Theorem 9.2") == "Theorem 9.2"
+    assert node_of("2509.22840+2502.05076", "Proposition 3.5") == "2502.05076 Proposition 3.5"
+    assert len({c.id for c in CONTRIBUTIONS}) == len(CONTRIBUTIONS)
+    orphans = sorted({node_of(c.paper, c.ref) for c in all_claims()} - {n for c in all_claims()
+                                                                         for n in [node_of(c.paper, c.ref)]
+                                                                         if contributions_of(n)})
+    assert orphans == []
+
+
+def test_proof_steps_name_a_result_and_findings_declare_a_role():
+    from rgr_verify.claims.ledger import read_ledger
+
+    ledger = read_ledger()
+    undeclared = [c.id for c in all_claims() if c.id in ledger
+                  and ledger[c.id].status.value in ("refuted", "contradicted-empirically")
+                  and not (c.role or c.severity)]
+    assert undeclared == []
+    for c in all_claims():
+        if c.role == "proof-step":
+            assert c.supports, c.id
