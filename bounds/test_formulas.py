@@ -76,7 +76,7 @@ def test_evaluate_names_missing_symbols():
 def test_identity_verdict_proves_and_refutes():
     ok = identity_verdict(F.single_multi_ratio(), (F.m / F.d_model) / sp.log(F.m),
                           variables=[M, Var(F.d_model, 1, 100, integer=True)], ctx=CTX)
-    assert ok.status is Status.VERIFIED and ok.params["evidence_level"] == "symbolic-proof"
+    assert ok.status is Status.VERIFIED and ok.evidence_level == "proved"
     bad = identity_verdict(F.m**2, F.m**2 + 1, variables=[M], ctx=CTX)
     assert bad.status is Status.REFUTED and bad.witness == {"m": 2}
 
@@ -86,7 +86,7 @@ def test_inequality_verdict_smallest_witness_and_proof():
     assert bad.status is Status.REFUTED and bad.witness == {"m": 2}
     u = sp.Symbol("u", nonnegative=True)
     good = inequality_verdict(1 / (1 + u), ">=", 1 - u, variables=[Var(u, 0, 100)], ctx=CTX)
-    assert good.status is Status.VERIFIED and good.params["evidence_level"] == "symbolic-proof"
+    assert good.status is Status.VERIFIED and good.evidence_level == "proved"
 
 
 def test_inequality_verdict_rejects_bad_relation():
@@ -191,8 +191,9 @@ def test_limit_verdict_numeric_grid_does_not_take_slow_growth_for_a_limit(monkey
     monkeypatch.setattr(V.sp, "limit", no_limit)
     m = sp.Symbol("m", positive=True)
     ctx = CheckContext(seed=3)
-    assert V.limit_verdict(sp.log(m), m, expect="finite-positive", ctx=ctx).status is Status.REFUTED
-    assert V.limit_verdict(sp.log(m), m, expect="infinity", ctx=ctx).status is Status.VERIFIED
-    assert V.limit_verdict(1 / sp.log(m), m, expect="zero", ctx=ctx).status is Status.VERIFIED
+    # a numeric grid is finite evidence: holds- / contradicted-empirically, never verified / refuted
+    assert V.limit_verdict(sp.log(m), m, expect="finite-positive", ctx=ctx).status is Status.CONTRADICTED_EMPIRICALLY
+    assert V.limit_verdict(sp.log(m), m, expect="infinity", ctx=ctx).status is Status.HOLDS_EMPIRICALLY
+    assert V.limit_verdict(1 / sp.log(m), m, expect="zero", ctx=ctx).status is Status.HOLDS_EMPIRICALLY
     assert V.limit_verdict(sp.log(sp.log(m)), m, expect="finite-positive", ctx=ctx).status is Status.INCONCLUSIVE
-    assert V.limit_verdict(2 + 1 / m, m, expect="finite-positive", ctx=ctx).status is Status.VERIFIED
+    assert V.limit_verdict(2 + 1 / m, m, expect="finite-positive", ctx=ctx).status is Status.HOLDS_EMPIRICALLY

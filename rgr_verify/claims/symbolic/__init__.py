@@ -1,13 +1,14 @@
 """Symbolic verdicts: a sympy identity, inequality or limit turned into a :class:`Verdict`.
 
-Three evidence levels, strongest first, recorded in ``params["evidence_level"]``:
+Evidence levels (:mod:`rgr_verify.claims.levels`), recorded in the verdict's ``evidence_level``:
 
-- ``"symbolic-proof"``: sympy proves the statement (an identity simplifies to 0; an inequality's sign condition
-  is proved from the variables' lower bounds; a limit is computed exactly);
-- ``"numeric-grid"``: no proof was found, and the statement holds at every point of a dense grid over the stated
-  domain (inequalities), or at every seeded spot point (identities);
-- a failure anywhere gives ``refuted`` with the *smallest* failing point found as witness (smallest by the sum of
-  the variables' absolute values, then lexicographically), whatever a proof attempt said.
+- ``proved``: sympy proves the statement (an identity simplifies to 0; an inequality's sign condition is proved
+  from the variables' lower bounds; a limit is computed exactly): verified;
+- ``grid``: no proof was found, and the statement holds at every point of a dense grid over the stated domain
+  (inequalities), or at every seeded spot point (identities): holds-empirically, since a grid is not a proof;
+- ``witness``: a failure at a point gives ``refuted`` with the *smallest* failing point found as witness (smallest by
+  the sum of the variables' absolute values, then lexicographically), whatever a proof attempt said; ``exhaustive``
+  for a finite table checked case by case.
 
 Every identity is also evaluated numerically at seeded points (30 significant digits) even when sympy proves it,
 so a wrong simplification cannot pass silently. Randomness comes only from ``ctx.rng()``.

@@ -19,9 +19,9 @@ __all__ = ["PROOF", "GRID", "identity_verdict", "inequality_verdict", "limit_ver
            "values_verdict", "combine_verdicts"]
 
 
-PROOF = "symbolic-proof"
+PROOF = "proved"
 
-GRID = "numeric-grid"
+GRID = "grid"
 
 _DIGITS = 30
 
@@ -110,7 +110,7 @@ def identity_verdict(
     Exact: ``lhs - rhs`` reduced to 0 by expand / cancel / logcombine / powsimp / simplify (or ``simplifier``).
     Numeric: ``|lhs - rhs| <= rtol * max(1, |lhs|, |rhs|)`` at ``n_points`` seeded points of the domain (30 digits).
     A numeric mismatch refutes (smallest failing point as witness, searched also on the grid); an exact proof with
-    agreeing spot checks verifies at level ``symbolic-proof``; agreeing spot checks alone verify at ``numeric-grid``.
+    agreeing spot checks verifies at level ``proved``; agreeing spot checks alone hold at level ``grid``.
     """
     check_int("n_points", n_points, min_value=1)
     diff = sp.sympify(lhs) - sp.sympify(rhs)
@@ -138,7 +138,7 @@ def identity_verdict(
         return Verdict(
             Status.REFUTED, paper_value=paper_value if paper_value is not None else f"{lhs} = {rhs}",
             measured_value={"lhs": float(_num(lhs, variables, w)), "rhs": float(_num(rhs, variables, w))},
-            witness=jsonable(w), params={"evidence_level": "numeric-counterexample", "spot_points": len(pts),
+            witness=jsonable(w), params={"evidence_level": "witness", "spot_points": len(pts),
                                          **(params or {})},
             evidence=f"numeric counterexample (30-digit evaluation); smallest failing point of {len(pts)} seeded "
                      f"points and a 400-point grid", details=details)
@@ -200,7 +200,7 @@ def inequality_verdict(
         w = _smallest([f[0] for f in fails])
         a, b = next((f[1], f[2]) for f in fails if f[0] is w)
         return Verdict(Status.REFUTED, paper_value=pv, measured_value={"lhs": a, "rhs": b, "failing_points": len(fails)},
-                       witness=jsonable(w), params={"evidence_level": "numeric-counterexample", **base},
+                       witness=jsonable(w), params={"evidence_level": "witness", **base},
                        evidence=f"dense grid: {len(fails)} of {evaluated} points fail; smallest failing point",
                        details=details)
     if evaluated == 0:
@@ -234,8 +234,8 @@ def limit_verdict(
 
     ``expect``: ``"zero"`` (o(1)), ``"infinity"`` (omega(1)), ``"finite-positive"`` (Theta(1): a finite limit
     > 0), ``"bounded"`` (O(1): finite limit), ``"positive"`` (Omega(1): limit > 0, possibly infinite).
-    sympy's ``limit`` first (level ``symbolic-proof``); if it fails, the values at ``numeric_at`` (level
-    ``numeric-grid``, judged from the last value and the trend). The computed limit is the measured value.
+    sympy's ``limit`` first (level ``proved``); if it fails, the values at ``numeric_at`` (level
+    ``grid``, judged from the last value and the trend). The computed limit is the measured value.
     """
     check_choice("expect", expect, _EXPECT)
     lim = None
@@ -343,7 +343,7 @@ def values_verdict(
     return Verdict(Status.VERIFIED if ok else Status.REFUTED, paper_value=paper_value,
                    measured_value={"values": dict(items), "max_relative_difference": worst},
                    witness=None if ok else jsonable(worst_pair),
-                   params={"evidence_level": "exact comparison", "rtol": rtol, **(params or {})},
+                   params={"evidence_level": "proved", "rtol": rtol, **(params or {})},
                    evidence=f"numbers compared across places, tolerance {rtol:g} fixed in advance", details=details)
 
 
