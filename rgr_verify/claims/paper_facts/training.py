@@ -16,6 +16,11 @@ __all__ = ["CLAIMS", "ORDER"]
 ORDER = 202
 
 
+def _level(tier: str) -> str:
+    """Full tier: the committed paper-scale training (evidence/facts-full); quick: a scaled-down analogue."""
+    return "experiment" if tier == "full" else "analogue"
+
+
 # Quick-tier training analogues
 
 
@@ -76,7 +81,7 @@ def _check_rank80(ctx: CheckContext, tier: str = "quick") -> Verdict:
                                    "softmax>=0.95 accuracy per seed": [r["accuracy"]["tau=0.95"] for r in recs],
                                    "epochs": [r["epochs"] for r in recs]},
                    params={k: cfg[k] for k in ("n_keys", "n_queries", "d_model", "n_heads", "d_qk", "d_vo", "epochs", "lr")},
-                   evidence=f"{tier} training sweep ({n} seeds, facts-rank80 preset)")
+                   evidence=f"{tier} training sweep ({n} seeds, facts-rank80 preset)", evidence_level=_level(tier))
 
 
 def _check_fig4_vo_over_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
@@ -91,7 +96,8 @@ def _check_fig4_vo_over_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
     means = {f"d_qk={a},d_vo={b}": round(float(np.mean([g[s][(a, b)] for s in g])), 3) for a in dims for b in dims}
     return Verdict(status, paper_value="accuracy grows more with d_k,vo than with d_k,qk",
                    measured_value={**stats_, "mean accuracy": means},
-                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05",
+                   evidence_level=_level(tier))
 
 
 def _check_fig4_min_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
@@ -102,7 +108,8 @@ def _check_fig4_min_qk(ctx: CheckContext, tier: str = "quick") -> Verdict:
     return Verdict(status, paper_value="at small d_k,vo a larger d_k,qk is needed (accuracy rises with d_k,qk)",
                    measured_value={**stats_, "same gain at d_vo=8 (reported, not part of the rule)":
                                    [round(float(x), 4) for x in large]},
-                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05",
+                   evidence_level=_level(tier))
 
 
 def _check_fig4_fixed_params(ctx: CheckContext, tier: str = "quick") -> Verdict:
@@ -113,7 +120,8 @@ def _check_fig4_fixed_params(ctx: CheckContext, tier: str = "quick") -> Verdict:
     status, stats_ = _decide_paired(diffs)
     return Verdict(status, paper_value="at a fixed parameter count capacity grows with d_k,vo",
                    measured_value={**stats_, "pairs (d_qk, d_vo) vs (d_vo, d_qk)": pairs},
-                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05")
+                   evidence=f"{tier} training sweep (facts-fig4, {len(g)} seeds); paired one-sided t-test at 0.05",
+                   evidence_level=_level(tier))
 
 
 def _mcnemar_greater(a: list[bool], b: list[bool]) -> float:
@@ -151,12 +159,33 @@ def _check_fig3_tau(ctx: CheckContext, tier: str = "quick") -> Verdict:
     for r in recs:
         d = r["config"]["d_model"]
         by_d.setdefault(d, []).append(r["accuracy"]["tau=0.95"])
+    power = fig3_power(agree)
+    details = power["what it weighs"]
+    if status is Status.INCONCLUSIVE and not power["decidable"]:
+        details += " No comparison has enough discordant runs to decide at 0.05: inconclusive for lack of power."
     return Verdict(status, paper_value="softmax>=tau at tau = 0.95 gives the best rank-accuracy correspondence",
                    measured_value={"agreement of [memorised] with [rank bound >= rank(D)]": frac,
                                    "McNemar p (0.95 beats argmax)": round(p_vs_argmax, 4),
                                    "criteria significantly better than 0.95": better,
+                                   "runs where 0.95 and each criterion disagree": power["discordant"],
+                                   "smallest one-sided p reachable": power["smallest p"],
                                    "rank(D)": rank_d, "tau=0.95 accuracy by d_model": by_d},
-                   evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)")
+                   details=details, evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)",
+                   evidence_level=_level(tier))
+
+
+def fig3_power(agree: dict, *, alpha: float = 0.05) -> dict:
+    """What the tau = 0.95 comparison weighs: for each other criterion, the runs where its correspondence and that of
+    tau = 0.95 differ (the only runs an exact McNemar test uses) and the smallest one-sided p-value they allow
+    (0.5^n); ``decidable`` when some comparison could reach ``alpha``."""
+    ref = agree["tau=0.95"]
+    disc = {c: int(sum(a != b for a, b in zip(v, ref))) for c, v in agree.items() if c != "tau=0.95"}
+    smallest = {c: round(0.5 ** n, 4) for c, n in disc.items()}
+    n_runs = len(ref)
+    what = (f"The test weighs only the runs where two criteria disagree: {max(disc.values(), default=0)} of {n_runs} "
+            f"at most (an exact one-sided McNemar test needs >= 5 discordant runs to reach p < {alpha}).")
+    return {"discordant": disc, "smallest p": smallest, "decidable": any(p < alpha for p in smallest.values()),
+            "what it weighs": what}
 
 
 def _check_rank_criterion_tau(ctx: CheckContext, tier: str = "quick") -> Verdict:
@@ -182,7 +211,8 @@ def _check_rank_criterion_tau(ctx: CheckContext, tier: str = "quick") -> Verdict
                                     for r in below],
                                    "[[mem & enough, not mem & enough], [mem & short, not mem & short]]": table,
                                    "Fisher one-sided p": round(p, 4)},
-                   details=details, evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)")
+                   details=details, evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)",
+                   evidence_level=_level(tier))
 
 
 def _check_rank80_full(ctx: CheckContext) -> Verdict:
@@ -209,6 +239,104 @@ def _check_rank_criterion_tau_full(ctx: CheckContext) -> Verdict:
     return _check_rank_criterion_tau(ctx, "full")
 
 
+# Summary statements on the full-tier evidence (facts-full)
+
+NEUTRAL_MARGIN = 0.02  # |accuracy gain| <= 0.02 counts as neutral (fixed before running)
+
+
+def neutral_or_worse_verdict(gains, *, margin: float = NEUTRAL_MARGIN, level: str = "experiment",
+                             what: str = "") -> Verdict:
+    """"The gain is neutral or negative" for per-seed gains, by one standard (a one-sided 95% t-interval against
+    the neutral margin): holds when the upper bound of the mean gain is below ``margin``, contradicted when the
+    lower bound is above it, inconclusive otherwise."""
+    from scipy import stats
+
+    d = np.asarray(gains, dtype=float)
+    mean = float(d.mean())
+    se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("inf")
+    t = float(stats.t.ppf(0.95, len(d) - 1)) if len(d) > 1 else float("inf")
+    lo, hi = mean - t * se, mean + t * se
+    status = (Status.HOLDS_EMPIRICALLY if hi < margin else Status.CONTRADICTED_EMPIRICALLY if lo > margin
+              else Status.INCONCLUSIVE)
+    return Verdict(status, evidence_level=level,
+                   paper_value=f"the gain is neutral or negative (<= {margin} accuracy)",
+                   measured_value={"what": what, "per-seed gains": [round(float(x), 4) for x in d],
+                                   "mean": round(mean, 4), "one-sided 95% bounds": [round(lo, 4), round(hi, 4)],
+                                   "seeds with gain > margin": int((d > margin).sum())},
+                   evidence="one-sided 95% t-bounds of the mean per-seed gain against the neutral margin")
+
+
+def _check_dqk_neutral_at_large_dvo(ctx: CheckContext, tier: str = "full") -> Verdict:
+    from ..tools import verdict_over_readings
+
+    g = _grid(_facts_records("facts-fig4", ctx, tier))
+    seeds_ = sorted(g)
+    gain = {b: [g[s][(8, b)] - g[s][(1, b)] for s in seeds_] for b in (1, 2, 4, 8)}
+    readings = {
+        "d_vo = 8 (the largest of the grid)": neutral_or_worse_verdict(gain[8], level=_level(tier),
+                                                                      what="acc(d_qk 8) - acc(d_qk 1) at d_vo = 8"),
+        "d_vo in {4, 8} (upper half, averaged per seed)": neutral_or_worse_verdict(
+            [(a + b) / 2 for a, b in zip(gain[4], gain[8])], level=_level(tier),
+            what="acc(d_qk 8) - acc(d_qk 1), mean over d_vo 4 and 8"),
+    }
+    v = verdict_over_readings(readings, hypotheses=["facts-fig4 grid: d_model 8, one head, 200 triples",
+                                                    f"{tier} tier, {len(seeds_)} seeds", "argmax accuracy",
+                                                    f"neutral margin {NEUTRAL_MARGIN}"])
+    import dataclasses
+
+    return dataclasses.replace(v, paper_value="a larger d_k,qk helps at small d_k,vo but is neutral or detrimental at "
+                                              "larger d_k,vo",
+                               params={**v.params, "mean gain d_qk 1 -> 8 by d_vo":
+                                       {b: round(float(np.mean(x)), 4) for b, x in gain.items()}})
+
+
+def _check_accuracy_vs_dmodel_plus_dvo(ctx: CheckContext, tier: str = "full") -> Verdict:
+    from scipy.stats import spearmanr
+
+    out, statuses = {}, []
+    for preset in ("facts-fig4", "facts-fig3"):
+        recs = _facts_records(preset, ctx, tier)
+        x = [r["config"]["d_model"] + r["config"]["d_vo"] for r in recs]
+        y = [r["accuracy"]["argmax"] for r in recs]
+        up = spearmanr(x, y, alternative="greater")
+        down = spearmanr(x, y, alternative="less")
+        statuses.append("up" if up.pvalue < 0.05 else "down" if down.pvalue < 0.05 else "none")
+        out[preset] = {"runs": len(recs), "Spearman rho": round(float(up.statistic), 4),
+                       "one-sided p (greater)": float(up.pvalue), "one-sided p (less)": float(down.pvalue),
+                       "d_model + d_vo values": sorted(set(x))}
+    status = (Status.HOLDS_EMPIRICALLY if all(t == "up" for t in statuses) else
+              Status.CONTRADICTED_EMPIRICALLY if "down" in statuses else Status.INCONCLUSIVE)
+    return Verdict(status, evidence_level=_level(tier),
+                   paper_value="accuracy rises with d_model + d_k,vo",
+                   measured_value=out,
+                   evidence=f"{tier} facts-fig4 and facts-fig3 runs; one-sided Spearman test at 0.05 in each sweep "
+                            "(holds if both rise significantly, contradicted if either falls significantly)")
+
+
+def _check_higher_tau_tightens(ctx: CheckContext, tier: str = "full") -> Verdict:
+    recs, rank_d, enough, crits, agree = _fig3_agreement(ctx, tier)
+    lo_t, hi_t = f"tau={TAUS[0]}", f"tau={TAUS[-1]}"
+    p_tighter = _mcnemar_greater(agree[hi_t], agree[lo_t])
+    p_looser = _mcnemar_greater(agree[lo_t], agree[hi_t])
+    frac = {c: round(float(np.mean(agree[c])), 3) for c in crits}
+    disc = int(sum(a != b for a, b in zip(agree[hi_t], agree[lo_t])))
+    if p_looser < 0.05:
+        status = Status.CONTRADICTED_EMPIRICALLY
+        details = f"{lo_t} corresponds significantly better than {hi_t}: the correspondence loosens."
+    else:
+        status = Status.INCONCLUSIVE
+        details = ("The records keep the final accuracies and the epoch training stopped at (softmax>=0.99 reached), "
+                   "not the epoch each threshold was reached, so 'needs more epochs' cannot be judged from them; "
+                   f"the tightening itself weighs {disc} discordant runs (McNemar p = {p_tighter:.3g}).")
+    return Verdict(status, evidence_level=_level(tier),
+                   paper_value="a higher tau tightens the rank correspondence but needs more epochs",
+                   measured_value={"agreement of [memorised] with [rank bound >= rank(D)] by criterion": frac,
+                                   f"McNemar p ({hi_t} beats {lo_t})": round(p_tighter, 4),
+                                   f"McNemar p ({lo_t} beats {hi_t})": round(p_looser, 4),
+                                   "discordant runs": disc},
+                   details=details, evidence=f"{tier} training sweep (facts-fig3, {len(recs)} runs)")
+
+
 _P = FACTS_PAPER
 
 _NULL_T = ("Null: chance of holding under no effect <= 5% (one-sided paired t-test at 0.05 over seeds; the "
@@ -220,19 +348,19 @@ CLAIMS = (
           tier=Tier.QUICK,
           statement="A layer whose circuit tensor has rank at most 10 memorises a database of rank 80 (analogue at "
                     "|K| = 40, |Q| = 2, d_model = 5)",
-          check=_check_rank80,
+          check=_check_rank80, role="result",
           notes="Analogue at 40 keys x 2 predicates with a distinct value each (rank 80, certified), d_model = 5, one "
                 "head, d_qk = d_vo = 5 (rank(L) <= 2 min(5, 1 + 5) = 10), lr 0.03, <= 2000 epochs, 4 seeds. Memorised = "
                 "argmax accuracy 1 on every triple. Rule: holds if >= n-1 seeds memorise, contradicted if <= 1. "
                 "Null (predictions at chance): P(one seed memorises) = 80^-80, so P(pass) ~ 0 <= 5%."),
     Claim(id="facts-rank10-layer-memorises-rank80", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="A layer whose circuit tensor has rank at most 10 memorises a database of rank 80 (10 seeds)",
-          check=_check_rank80_full,
+          check=_check_rank80_full, role="result",
           notes="Full tier of facts-rank10-layer-memorises-rank80-quick: the same layer and database, 10 seeds, "
                 "<= 2000 epochs; same rule (holds if >= n-1 seeds memorise, contradicted if <= 1)."),
     Claim(id="facts-fig4-vo-beats-qk-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
           statement="Accuracy grows more with d_k,vo than with d_k,qk (analogue at d_model 8, 200 triples)",
-          check=_check_fig4_vo_over_qk,
+          check=_check_fig4_vo_over_qk, role="result",
           notes="Analogue at 20 keys x 10 predicates, 20 values (random functional database, 200 triples), d_model 8, "
                 "one head, d_qk, d_vo in {1, 2, 4, 8}, 600 epochs, 4 seeds. Per seed: mean gain from d_vo 1 -> 8 minus "
                 "mean gain from d_qk 1 -> 8 (argmax accuracy). " + _NULL_T),
@@ -240,36 +368,36 @@ CLAIMS = (
           tier=Tier.QUICK,
           statement="At small d_k,vo accuracy needs d_k,qk: raising d_qk from 1 to 8 at d_vo = 1 raises "
                     "accuracy (analogue at d_model 8)",
-          check=_check_fig4_min_qk,
+          check=_check_fig4_min_qk, role="result",
           notes="Same sweep as facts-fig4-vo-beats-qk-quick. Per seed: accuracy(d_qk 8, d_vo 1) - accuracy(d_qk 1, "
                 "d_vo 1). " + _NULL_T),
     Claim(id="facts-fig4-fixed-params-grows-with-dvo-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.QUICK,
           statement="At a fixed parameter count, capacity grows with d_k,vo: (d_qk, d_vo) = (a, b) beats (b, a) "
                     "for b > a (analogue at d_model 8)",
-          check=_check_fig4_fixed_params,
+          check=_check_fig4_fixed_params, role="result",
           notes="Same sweep. QK and OV parameter counts are 2 d_model d_qk and 2 d_model d_vo, so (a, b) and (b, a) "
                 "have equal counts. Per seed: mean over the 6 pairs of accuracy(a, b) - accuracy(b, a). " + _NULL_T),
     Claim(id="facts-fig4-vo-beats-qk", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="Accuracy grows more with d_k,vo than with d_k,qk (d_model 8, 200 triples, 10 seeds, 2000 "
                     "epochs)",
-          check=_check_fig4_vo_over_qk_full,
+          check=_check_fig4_vo_over_qk_full, role="result",
           notes="Full tier of facts-fig4-vo-beats-qk-quick: same grid and rule, 10 seeds, 2000 epochs. " + _NULL_T),
     Claim(id="facts-fig4-min-dqk-at-small-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="At small d_k,vo accuracy needs d_k,qk: raising d_qk from 1 to 8 at d_vo = 1 raises accuracy "
                     "(10 seeds, 2000 epochs)",
-          check=_check_fig4_min_qk_full,
+          check=_check_fig4_min_qk_full, role="result",
           notes="Full tier of facts-fig4-min-dqk-at-small-dvo-quick: same rule, 10 seeds, 2000 epochs. " + _NULL_T),
     Claim(id="facts-fig4-fixed-params-grows-with-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.FULL,
           statement="At a fixed parameter count, capacity grows with d_k,vo (10 seeds, 2000 epochs)",
-          check=_check_fig4_fixed_params_full,
+          check=_check_fig4_fixed_params_full, role="result",
           notes="Full tier of facts-fig4-fixed-params-grows-with-dvo-quick: same rule, 10 seeds, 2000 epochs. "
                 + _NULL_T),
     Claim(id="facts-fig3-tau095-best-quick", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
           statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
                     "rank(D) <= rank(L) (analogue at a rank-80 database)",
-          check=_check_fig3_tau,
+          check=_check_fig3_tau, role="result",
           notes="Analogue at 20 keys x 4 predicates with a distinct value each (rank 80), one head, d_qk = d_vo = "
                 "d_model in {2, 3, 4, 8, 16, 24} (rank bound 4 d_model), 1000 epochs, 3 seeds. Correspondence of a "
                 "criterion = fraction of runs where [every triple memorised] equals [rank bound >= 80]. Rule: holds "
@@ -279,22 +407,50 @@ CLAIMS = (
     Claim(id="facts-fig3-tau095-best", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
                     "rank(D) <= rank(L) (rank-80 database, 10 seeds, 2000 epochs)",
-          check=_check_fig3_tau_full,
+          check=_check_fig3_tau_full, role="result",
           notes="Full tier of facts-fig3-tau095-best-quick: d_model in {2, 3, 4, 6, 8, 12, 16, 20, 24, 32}, 10 seeds, "
                 "2000 epochs; same rule (exact McNemar test, null P(pass) <= 5%)."),
     Claim(id="facts-rank-criterion-under-tau", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="rank(D) <= rank(L) is a meaningful capacity bound under the softmax>=0.95 criterion (rank-80 "
                     "database, 10 seeds, 2000 epochs)",
-          check=_check_rank_criterion_tau_full,
+          check=_check_rank_criterion_tau_full, role="result",
           notes="Full tier of facts-rank-criterion-under-tau-quick: same sweep as facts-fig3-tau095-best, same rule "
                 "(a layer with bound <= rank(D)/4 memorising makes it inconclusive: the reading decides)."),
     Claim(id="facts-rank-criterion-under-tau-quick", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
           statement="rank(D) <= rank(L) is a meaningful capacity bound under the softmax>=0.95 criterion (analogue at "
                     "a rank-80 database)",
-          check=_check_rank_criterion_tau,
+          check=_check_rank_criterion_tau, role="result",
           notes="Same sweep as facts-fig3-tau095-best-quick. If a layer with bound <= rank(D)/4 memorises at 0.95 the "
                 "status is inconclusive: the summary does not say whether the bound is a necessary condition (then "
                 "contradicted) or an association (then possibly holding). Otherwise holds if memorisation at 0.95 is "
                 "associated with bound >= rank(D) (one-sided Fisher exact test at 0.05; null of no association: "
                 "P(pass) <= 5%)."),
+    Claim(id="facts-dqk-neutral-at-large-dvo", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
+          statement="A larger d_k,qk helps at small d_k,vo but is neutral or detrimental at larger d_k,vo (d_qk 1 -> 8 "
+                    "at d_vo = 8, and averaged over d_vo 4 and 8; 10 seeds, 2000 epochs)",
+          check=_check_dqk_neutral_at_large_dvo, role="result",
+          severity=("imprecision", "judged on our own full-tier runs of a Figure 4-like grid (d_model 8, 200 triples), "
+                                   "not the paper's runs; the summary raises it among open questions"),
+          notes="The summary's open question on d_qk interactions. Rule fixed before running: per seed, gain = "
+                "acc(d_qk 8) - acc(d_qk 1) (argmax); neutral means within 0.02; holds when the one-sided 95% upper "
+                "bound of the mean gain is below 0.02, contradicted when the lower bound is above it, else "
+                "inconclusive; two readings of 'larger d_vo' (d_vo = 8; d_vo in {4, 8}) combined by "
+                "verdict_over_readings. Null (true gain exactly 0.02): chance of passing <= 5%."),
+    Claim(id="facts-accuracy-grows-with-dmodel-plus-dvo", ref="Summary", paper=_P, kind=Kind.QUALITATIVE,
+          tier=Tier.FULL,
+          statement="Accuracy rises with d_model + d_k,vo (the summary's first suggested experiment; facts-fig4 and "
+                    "facts-fig3 full runs)",
+          check=_check_accuracy_vs_dmodel_plus_dvo, role="result",
+          notes="Rule fixed before running: in each sweep separately (fig4: d_model 8, d_vo varies; fig3: d_model = "
+                "d_vo varies), a one-sided Spearman test of argmax accuracy against d_model + d_vo at 0.05; holds if "
+                "both rise, contradicted if either falls significantly, else inconclusive. Null (no association): "
+                "chance of passing <= 5%."),
+    Claim(id="facts-higher-tau-tightens-correspondence", ref="Summary", paper=_P, kind=Kind.QUALITATIVE,
+          tier=Tier.FULL,
+          statement="A higher tau tightens the correspondence between memorisation and rank(D) <= rank(L), but needs "
+                    "more epochs (tau 0.99 vs 0.5, rank-80 database, 10 seeds)",
+          check=_check_higher_tau_tightens, role="result",
+          notes="Correspondence as in facts-fig3-tau095-best. Contradicted if tau = 0.5 corresponds better than tau = "
+                "0.99 by a one-sided exact McNemar test at 0.05; otherwise inconclusive, because the stored records do "
+                "not say at which epoch each threshold was reached (the epochs half cannot be judged)."),
 )
