@@ -45,6 +45,8 @@ __all__ = [
     "ContextCertificate",
     "certify_all_contexts",
     "background_deviation",
+    "rows_on_full_context",
+    "c0_log_m_sizes",
     "signature_mean_masses",
     "gamma_softmax_psi1_norm",
     "lognormal_psi1_lower_bound",
@@ -358,6 +360,46 @@ def background_deviation(c: Construction, contexts, *, logits: np.ndarray | None
     lm = math.log(c.m)
     return {"max_deviation": float(dev.max()), "mean_deviation": float(dev.mean()),
             "required_C2": float(dev.max() * ell / (math.sqrt(h * lm) + lm)), "ell": ell, "n_contexts": n}
+
+
+def rows_on_full_context(c: Construction, sources) -> dict:
+    """Theorem 8.1's scores on the context C = V (ell = m) for the given sources only, one head at a time.
+
+    Returns ``A`` ``[n, m]`` (A_ij = sum_k p^(k)_ij, Eq. (6)), ``B`` ``[n, m]`` (the background of Eq. (12): the
+    owner head k*(i) left out) and ``targets`` ``[n]`` (pi(i)). Memory O(n m) per head, so large m stays
+    affordable when only a sample of sources is needed (a failing source is a witness; a sample gives a lower
+    bound on the number of failing sources and on the largest deviation).
+    """
+    c = check_construction(c)
+    src = np.asarray(sources)
+    if src.ndim != 1 or not np.issubdtype(src.dtype, np.integer) or src.size == 0:
+        raise ValueError("sources must be a non-empty 1-d integer array")
+    if src.min() < 0 or src.max() >= c.m:
+        raise ValueError(f"sources must be vertex ids in [0, {c.m - 1}]")
+    own = source_owner_heads(c)[src]
+    A = np.zeros((src.size, c.m))
+    B = np.zeros((src.size, c.m))
+    for k in range(c.n_heads):
+        L = (c.X[src] @ c.W_Q[k]) @ (c.X @ c.W_K[k]).T / math.sqrt(c.d_k)
+        P = np.exp(L - L.max(axis=1, keepdims=True))
+        P /= P.sum(axis=1, keepdims=True)
+        A += P
+        B += np.where((own == k)[:, None], 0.0, P)
+    return {"A": A, "B": B, "targets": _targets(c)[src]}
+
+
+def c0_log_m_sizes(c0: float, heads) -> list:
+    """Sizes (m, d_model) on the curve d_model = c0 ln m with h = m / d_model an integer: for each h of ``heads``,
+    the smallest d_model >= c0 ln(h d_model) (a fixed point, reached from below), m = h d_model."""
+    c0 = check_real("c0", c0, low=0.0, low_open=True)
+    out = []
+    for h in heads:
+        h = check_int("h", h, min_value=1)
+        d = max(2, math.ceil(c0))
+        while d < c0 * math.log(h * d):
+            d = math.ceil(c0 * math.log(h * d))
+        out.append((h * d, d))
+    return out
 
 
 def signature_mean_masses(c: Construction, head: int, source: int, context, *, n_draws: int,

@@ -5,6 +5,7 @@ Not a claims module (no ``CLAIMS``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ from ...constructions import algorithm2
 from ...embeddings import gaussian_unit_norm_embeddings
 from ...graphs import random_permutation_graph
 
-__all__ = ["theorem81_length", "FALSE_ALARM", "PAPER_DIAGONAL", "PAPER_ELL", "algorithm2_instance", "softmax_dk"]
+__all__ = ["proof_step", "with_role", "theorem81_length", "FALSE_ALARM", "PAPER_DIAGONAL", "PAPER_ELL", "algorithm2_instance", "softmax_dk"]
 
 
 def theorem81_length(pt) -> bool:  # ell >= C_ell max{h, log m} with C_ell >= 8(1 + 2 C_2) >= 8, h >= 1
@@ -42,3 +43,13 @@ def softmax_dk(C: float, m: int) -> int:
     if not C > 0 or not m >= 2:
         raise ValueError(f"need C > 0 and m >= 2, got C={C!r}, m={m!r}")
     return max(1, int(math.ceil(C * math.log(m) ** 2)))
+
+
+def with_role(claim, role: str, *supports: str):
+    """``claim`` with its role (and the labels it supports) declared; validation is the Claim's."""
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))
+
+
+def proof_step(claim, serves: str = "Theorem 8.1"):
+    """``claim`` declared a step of the proof of ``serves`` (a failing step reads as a proof gap of that result)."""
+    return with_role(claim, "proof-step", serves)

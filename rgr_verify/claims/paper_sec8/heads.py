@@ -11,7 +11,7 @@ from ...softmax_analysis import all_head_logits, scores_from_logits
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import FAILS, HOLDS, VAR_D_MODEL, VAR_ELL, VAR_M, symbolic_claim, with_readings
-from .common import algorithm2_instance
+from .common import algorithm2_instance, proof_step, with_role
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -50,6 +50,7 @@ def _check_sec82(ctx: CheckContext) -> Verdict:
         measured_value={"smallest_successful_D_K": success, "table": rows},
         params={"m": m, "d_model": d_model, "ell": ell, "contexts": 100, "draws": 2},
         evidence="exact softmax-sum scores of Algorithm 2 (block size m vs d_model) on sampled contexts",
+        evidence_level="sampled",
         details=("Success = every source whose target is in the context gets exactly its target above 1/2 (the "
                  "proposition's 'contexts that contain the true target'). Inconclusive when a head count never succeeds "
                  "on the grid; the multi-head row accuracy falls as d_k grows (non-owner heads sharpen)."),
@@ -116,7 +117,7 @@ def _eq22_larger(ctx: CheckContext) -> Verdict:
                       witness={"regime": "d_model = m / sqrt(ln m), so m = omega(d_model)",
                                "ratio (20)/(21)": "(m/d)/ln m + d/m = 2/sqrt(ln m) -> 0",
                                "crossover": "(20)/(21) > 1 iff m/d_model > log m (roughly)"},
-                      params=v.params, evidence=v.evidence,
+                      params=v.params, evidence=v.evidence, evidence_level=v.evidence_level or "proved",
                       details="(22)'s ratio (m/d_model)/log m exceeds 1 only when the compression m/d_model exceeds "
                               "log m; for slowly growing compression (m = omega(d_model) but m/d_model = o(log m)) "
                               "the template's single-head requirement (20) is the smaller one, so (20)-(21) do not "
@@ -146,33 +147,36 @@ CLAIMS = (
     Claim(id="prop84-multi-head-advantage-softmax", ref="Proposition 8.4",
           statement="Within the compressive template under softmax, h = m/d_model heads succeed at a smaller D_K "
                     "than a single head (Sec. 8.2, Eqs. (20)-(22))",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_sec82,
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_sec82, role="result",
           notes="m = 128, d_model = 32 (a paper size), ell = 32, block size m (h = 1) vs d_model (h = 4). "
-                "Inconclusive (issue 12): on the d_k grid a head count never reaches exact recovery on all sampled "
+                "Inconclusive: on the d_k grid a head count never reaches exact recovery on all sampled "
                 "target-present contexts (the multi-head rows lose accuracy as d_k grows: non-owner heads sharpen, "
                 "thm81-conclusion-large-dk), so no smallest D_K exists to compare; deciding it needs the "
                 "proposition's unknown constants or the trained Sec. 7.1 sweeps (fig5-softmax-* claims)."),
-    symbolic_claim("eq19-sym-max-vs-sum", "Eq. (19)", "The max in (19) and the sum in (20) agree within a factor 2.", _eq19_max_sum),
-    Claim(id="eq20-sym-single-head", ref="Eq. (20)", statement="With B = m and worst ell = m, (19) is within a factor 2 "
+    proof_step(symbolic_claim("eq19-sym-max-vs-sum", "Eq. (19)", "The max in (19) and the sum in (20) agree within a "
+                              "factor 2.", _eq19_max_sum), "Proposition 8.4"),
+    proof_step(Claim(id="eq20-sym-single-head", ref="Eq. (20)", statement="With B = m and worst ell = m, (19) is within a factor 2 "
           "of (m^2/d^2) log m + (log m)^2.", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq20,
           expects={"compression_power": Stated(2, "exponent", "Eq. (20): (m^2/d_model^2) log m"),
                    "log_power": Stated(2, "exponent", "Eq. (20): + (log m)^2")},
-          notes="Checked in the compressive range d_model <= m."),
-    Claim(id="eq21-sym-multi-head", ref="Eq. (21)", statement="With B = d_model and h = m/d_model, (19) gives D_K = "
+          notes="Checked in the compressive range d_model <= m."), "Proposition 8.4"),
+    proof_step(Claim(id="eq21-sym-multi-head", ref="Eq. (21)", statement="With B = d_model and h = m/d_model, (19) gives D_K = "
           "Theta((m/d_model)(log m)^2).", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq21,
           expects={"log_power": Stated(2, "exponent", "Eq. (21): Theta((m/d_model)(log m)^2)")},
-          notes="Reading: worst-case context length ell = m."),
-    Claim(id="eq22-sym-ratio-identity", ref="Eq. (22)",
+          notes="Reading: worst-case context length ell = m."), "Proposition 8.4"),
+    proof_step(Claim(id="eq22-sym-ratio-identity", ref="Eq. (22)",
           statement="The ratio of the leading terms simplifies to (m/d_model)/log m.", kind=Kind.SYMBOLIC,
           tier=Tier.QUICK, check=_eq22_identity,
           expects={"compression_power": Stated(1, "exponent", "Eq. (22): (m/d_model)/log m"),
-                   "log_power": Stated(1, "exponent", "Eq. (22): (m/d_model)/log m")}),
-    symbolic_claim("eq22-sym-single-larger-compressive", "Eq. (22)", "In the compressive regime m >> d_model the single-head "
+                   "log_power": Stated(1, "exponent", "Eq. (22): (m/d_model)/log m")}), "Proposition 8.4"),
+    with_role(symbolic_claim("eq22-sym-single-larger-compressive", "Eq. (22)", "In the compressive regime m >> d_model the single-head "
                    "budget (20) is asymptotically larger than the multi-head budget (21).", _eq22_larger,
                    notes="Reading of 'compressive regime': Sec. 5 defines it as m = omega(d_model); checked along "
                          "m/d_model = sqrt(ln m) (-> infinity), and along m/d_model = (ln m)^2 for the reading m/d_model = "
                          "omega(log m). A fixed compression (m/d_model = 8) is not compressive in this sense."),
+              "result", "Proposition 8.4"),
     Claim(id="sec8-sym-softmax-floor", ref="Sec. 8", statement="Reaching mass 1 - eps against ell - 1 distractors at "
           "logit gap c sqrt(d_k) forces d_k = Omega((log ell)^2).", kind=Kind.SYMBOLIC, tier=Tier.QUICK,
-          check=_softmax_floor, expects={"log_power": Stated(2, "exponent", "Sec. 8.2: d_k = Omega((log ell)^2)")}),
+          check=_softmax_floor, expects={"log_power": Stated(2, "exponent", "Sec. 8.2: d_k = Omega((log ell)^2)")},
+          role="proof-step", supports=("Proposition 8.4",)),
 )

@@ -1,4 +1,4 @@
-"""Sec. 8: proof steps and cross-references not covered elsewhere (issue 12 item 3).
+"""Sec. 8: proof steps and cross-references not covered elsewhere.
 
 Theorem 8.1 Step 3(iii) (independence of the non-owner masses across heads), Lemma 8.3's "absorbed into the psi_1
 bound" and Proposition 8.4's "any design ... must satisfy (19)" (the step (1) -> (2) it rests on, and whether the
@@ -78,6 +78,7 @@ def _check_independence(ctx: CheckContext) -> Verdict:
                                                                                       "false_alarm": FALSE_ALARM},
         evidence="structural (T_k of Algorithm 2 disjoint) + Monte Carlo: both heads' masses from one signature draw "
                  "per trial, Spearman correlations of all mass pairs, Bonferroni z-test",
+        evidence_level="sampled",
         details=("Head k reads only the signature rows of its targets T_k; the rows are i.i.d. and the T_k disjoint, "
                  "so with X fixed the heads are independent functions of independent rows. The test can only detect "
                  "dependence (correlation), so holds-empirically, not verified."),
@@ -120,7 +121,8 @@ def _check_prop84_design(ctx: CheckContext) -> Verdict:
                 "the 'converting a margin' lower bound of Sec. 8.2 (see sec8-sym-softmax-floor), stated for the "
                 "d_k^(-1/2) scaling with a raw margin Theta(d_k). Necessity would need a lower-bound argument "
                 "(as in Sec. 9) or a demonstrated failure below (19), which absolute unknown constants C_1, C_2 "
-                "make impossible to refute numerically.")
+                "make impossible to refute numerically.",
+        evidence="reading of the proof sketch: no necessity argument found", evidence_level="searched")
     return combine_verdicts([eq, necessity], paper_value="Proposition 8.4: any design that succeeds ... must satisfy "
                             "(19); sketch: N_3(B) <= c_1 d_k <=> d_k >= C_2 (B/d_model)^2 log m",
                             details="The step (1) -> (2) is an equivalence with C_2 = 1/c_1^2 (verified); the 'must' "
@@ -131,21 +133,24 @@ CLAIMS = (
     Claim(id="thm81-step3-independence-across-heads", ref="Theorem 8.1",
           statement="Step 3(iii): conditional on X and C the non-owner masses p^(k)_ij are independent across heads "
                     "k != k* because the heads use disjoint signature rows",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_independence,
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_independence, role="proof-step",
+          supports=("Theorem 8.1",),
           notes="m = 128, d_model = 32 (h = 4), ell = 16, d_k = ceil(ln^2 m); two non-owner heads of a random source. "
                 "Independence is structural (disjoint T_k, i.i.d. rows); the Monte Carlo can only fail to detect "
                 "dependence, so the strongest status is holds-empirically."),
     Claim(id="lem83-absorbed-complement", ref="Lemma 8.3",
           statement="Proof of Lemma 8.3: the complement of the good event (probability 2 e^{-c ell}) can be absorbed "
                     "into the psi_1 bound at scale 1/ell",
-          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_absorbed,
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_absorbed, role="proof-step",
+          supports=("Lemma 8.3",),
           notes="Holds once K_1 >= 2/c (an absolute constant since c is) and ell >= 2 ln 4 / c; the constants 2 "
                 "and c of 2 e^{-c ell} are not declared as stated values: any such constants are absorbed, so the "
                 "statement is insensitive to a factor 2 in them."),
     Claim(id="prop84-any-design-must-satisfy-19", ref="Proposition 8.4",
           statement="Proposition 8.4's sketch shows that any design succeeding uniformly over contexts holding the "
                     "target must satisfy (19), via N_3(B) <= c_1 d_k <=> d_k >= C_2 (B/d_model)^2 log m",
-          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_prop84_design,
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_prop84_design, role="proof-step",
+          supports=("Proposition 8.4",),
           notes="Inconclusive by design: the equivalence (1) -> (2) is verified, but the sketch argues sufficiency "
                 "only and (19) carries unknown absolute constants, so necessity can neither be confirmed from the "
                 "text nor refuted by a finite witness."),
