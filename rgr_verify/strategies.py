@@ -6,6 +6,8 @@ shrink a failure without managing any global random state.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -13,7 +15,8 @@ from .contexts import sample_context
 from .embeddings import gaussian_unit_norm_embeddings
 from .graphs import random_permutation_graph, random_regular_graph
 
-__all__ = ["seeds", "permutation_graphs", "regular_graphs", "embedding_matrices", "qk_weights", "contexts"]
+__all__ = ["seeds", "permutation_graphs", "regular_graphs", "embedding_matrices", "qk_weights", "contexts",
+           "theorem81_cases"]
 
 
 def seeds() -> st.SearchStrategy[int]:
@@ -70,3 +73,27 @@ def contexts(draw, graph, *, min_size: int = 1, max_size: int | None = None, rho
     ell = draw(st.integers(min_size, hi))
     r = draw(st.floats(0, 1)) if rho is None else rho
     return sample_context(graph, ell, r, rng=np.random.default_rng(draw(seeds())))
+
+
+@st.composite
+def theorem81_cases(draw, *, d_models=(64, 128), max_heads: int = 4, Cs=(16.0, 64.0), min_c0: float = 8.0,
+                    min_c_ell: float = 8.0, target_absent: bool = True):
+    """Sizes inside Theorem 8.1's ranges (Sec. 8): a dict with m = h d_model, d_model, C (d_k = C ln^2 m), ell and
+    a seed, where d_model >= min_c0 ln m and min_c_ell max{h, ln m} <= ell <= m - [target_absent] (room for a
+    context without pi(i)). Every coordinate is drawn inside the ranges, so shrinking stays inside them too; sizes
+    (d_model, h) with no admissible ell are skipped."""
+    if max_heads < 1 or not d_models or not Cs or min_c0 <= 0 or min_c_ell <= 0:
+        raise ValueError("need max_heads >= 1, non-empty d_models and Cs, min_c0 > 0 and min_c_ell > 0")
+    options = []
+    for d in d_models:
+        for h in range(1, max_heads + 1):
+            m = d * h
+            lo = math.ceil(min_c_ell * max(h, math.log(m)))
+            hi = m - (1 if target_absent else 0)
+            if m >= 2 and d >= min_c0 * math.log(m) and lo <= hi:
+                options.append((m, d, lo, hi))
+    if not options:
+        raise ValueError("no (d_model, h) meets the ranges")
+    m, d, lo, hi = draw(st.sampled_from(options))
+    return {"m": m, "d_model": d, "C": draw(st.sampled_from(tuple(Cs))), "ell": draw(st.integers(lo, hi)),
+            "seed": draw(seeds())}

@@ -7,10 +7,11 @@ checked symbolically against Sec. 4-5 and Sec. 9 (formulas from :mod:`rgr_verify
 
 from __future__ import annotations
 
+import dataclasses
 import sympy as sp
 
 from .. import formulas as F
-from .base import CheckContext, Verdict
+from .base import CheckContext, Claim, Verdict
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
 from .tools import VAR_D_MODEL, VAR_M, symbolic_claim
 
@@ -45,10 +46,15 @@ def _openreview_uncompressed(ctx: CheckContext) -> Verdict:
                "is d_k >= c_2 log m, Construction I's width.")
 
 
+def _role(claim: Claim, role: str, *supports: str) -> Claim:
+    """``claim`` with its role and the labels it supports."""
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))
+
+
 CLAIMS = (
-    symbolic_claim("openreview-sym-theta", "OpenReview abstract", "The OpenReview headline D_K = "
+    _role(symbolic_claim("openreview-sym-theta", "OpenReview abstract", "The OpenReview headline D_K = "
                    "Theta(m' log m'/d_model) agrees with Sec. 9's lower bound on a broad (polynomially sparse) class.",
-                   _openreview_theta, notes="Class read as m' = m^a, 0 < a < 2."),
-    symbolic_claim("openreview-sym-uncompressed-single-head", "OpenReview abstract", "With m = d_model "
-                   "(uncompressed) a single head of width Theta(log m) suffices, as in Sec. 4-5.", _openreview_uncompressed),
+                   _openreview_theta, notes="Class read as m' = m^a, 0 < a < 2."), "detail", "Theorem 9.2"),
+    _role(symbolic_claim("openreview-sym-uncompressed-single-head", "OpenReview abstract", "With m = d_model "
+                   "(uncompressed) a single head of width Theta(log m) suffices, as in Sec. 4-5.", _openreview_uncompressed), "detail", "Construction I", "Sec. 5"),
 )

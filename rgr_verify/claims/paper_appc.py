@@ -8,6 +8,7 @@ D_K up to 512) plus Sec. 7.3's (ell = 18 positions, d_model = 768). The cost mod
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import sympy as sp
@@ -59,10 +60,11 @@ def _check_params(ctx: CheckContext) -> Verdict:
             table.append((d_model, D_K, h, got))
             if got != 2 * d_model * D_K:
                 return Verdict(Status.REFUTED, paper_value="2 d_model D_K parameters for every split",
-                               measured_value=got, witness={"d_model": d_model, "D_K": D_K, "h": h})
+                               measured_value=got, witness={"d_model": d_model, "D_K": D_K, "h": h},
+                               evidence_level="witness")
     return Verdict(Status.VERIFIED, paper_value="O(d_model h d_k) = O(d_model D_K) parameters for W_Q, W_K",
                    measured_value="exactly 2 d_model D_K for every split of every size",
-                   params={"sizes_(ell,d_model,D_K)": _SIZES, "splits_checked": len(table)},
+                   params={"sizes_(ell,d_model,D_K)": _SIZES, "splits_checked": len(table)}, evidence_level="grid",
                    evidence="exact count of the weight tensors' entries")
 
 
@@ -100,6 +102,7 @@ def _softmax_threshold(ctx: CheckContext) -> Verdict:
                                "no softmax threshold argument",
                 witness=jsonable(witnesses) if refuted else None, params={"witness_sizes": witnesses},
                 evidence="sympy limit of the deterministic worst-case bound; witness sizes solved in log space",
+                evidence_level="proved",
                 details="Sec. 8's Theorem 8.1 needs d_k >= C (log m)^2 and contexts of length >= C_l max{h, log m}: "
                         "the softmax proof is not identical (see sec4-softmax-analogue-needs-log-squared).")
     if not refuted:
@@ -112,15 +115,19 @@ def _softmax_threshold(ctx: CheckContext) -> Verdict:
                           "proof applies verbatim", "C allowed to grow with m": f"{HOLDS}: C ~ log m is Theorem 8.1's budget"})
 
 
+def _role(claim: Claim, role: str, *supports: str) -> Claim:
+    """``claim`` with its role and the labels it supports."""
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))
+
+
 CLAIMS = (
     Claim(
         id="appc-qk-parameters-depend-on-dk-only",
         ref="App. C",
         statement="W_Q and W_K hold 2 d_model D_K parameters whatever the split of D_K into h heads of width d_k.",
-        kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params,
-    ),
-    symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
-                   "through D_K = h d_k.", _cost_model),
+        kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params, role="result"),
+    _role(symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
+                   "through D_K = h d_k.", _cost_model), "result"),
     Claim(
         id="appc-softmax-threshold-identical",
         ref="App. C",
@@ -131,6 +138,5 @@ CLAIMS = (
               "Computational Footprint of the Model') contains no softmax or threshold argument. Refuted under the "
               "named reading 'threshold on softmax probabilities, fixed absolute C, every context length'; holds "
               "when the threshold is on logits or C may grow like log m (Theorem 8.1). The witness sizes are "
-              "astronomically large (ln m >= ~4C); at m <= 2048 a threshold exists (sec4-softmax-analogue-needs-log-squared).",
-    ),
+              "astronomically large (ln m >= ~4C); at m <= 2048 a threshold exists (sec4-softmax-analogue-needs-log-squared).", role="detail", supports=("App. B.1",)),
 )

@@ -76,7 +76,8 @@ def _check_trend(ctx: CheckContext) -> Verdict:
     sizes = (256, 512, 1024, 2048, 4096)
     rows = [_learned_point(m, ctx.rng(i)) for i, m in enumerate(sizes)]
     if any(r["gamma_all_permutations"] <= 0 for r in rows):
-        return Verdict(status=Status.INCONCLUSIVE, measured_value=rows, details="the learned embedding did not separate")
+        return Verdict(status=Status.INCONCLUSIVE, measured_value=rows, details="the learned embedding did not separate",
+                       evidence_level="fitted")
     x, y = np.log(sizes), np.log([r["ratio"] for r in rows])
     slope, icpt = np.polyfit(x, y, 1)
     resid = y - (slope * x + icpt)
@@ -103,6 +104,7 @@ def _check_trend(ctx: CheckContext) -> Verdict:
         params={"d": f"ceil({_CODE_FACTOR:g} ln m)", "net_constant": _NET_CONSTANT},
         evidence="exact scores of the graph-dependent embedding over all ordered pairs (u != v); log-log fit, 99% "
                  "t-interval",
+        evidence_level="fitted",
         details=("ratio = (2 d_model D_K + 1) log(C'/gamma) / log m!: the proof of Theorem 9.2, run over the m! "
                  "permutation graphs, needs ratio >= 1 for any setting recovering them all. With graph-dependent "
                  "embeddings of dimension O(log m) "
@@ -136,6 +138,7 @@ def _check_violation(ctx: CheckContext) -> Verdict:
                  "seed": ctx.seed, **row} if violated else None,
         params={"net_constant": _NET_CONSTANT},
         evidence="exact scores over all ordered pairs u != v (row chunks); margin gamma = (min edge - max non-edge)/2",
+        evidence_level="witness",
         details=("One (U, V, tau) inside normalisation (26) (||U||_F = ||V||_F = 1, unit embeddings, |tau| <= 1) "
                  "that, with the graph's own embedding, recovers every permutation graph with margin gamma but has "
                  "fewer covering bits than log m!: the "
@@ -149,10 +152,10 @@ CLAIMS = (
                     "(2 d_model D_K + 1) log(C'/gamma) >= log(number of graphs realised), here log m! for permutations",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_trend,
           notes="Reading: 'learned embeddings' may depend on the graph (they are trained on it). C' = 12. With "
-                "graph-independent embeddings the theorem's counting stands; this claim is about the Sec. 10 remark."),
+                "graph-independent embeddings the theorem's counting stands; this claim is about the Sec. 10 remark.", role="result"),
     Claim(id="sec10-learned-embeddings-violation", ref="Sec. 10",
           statement="At m = 16384 a graph-dependent embedding with one head of width O(log m) recovers a permutation "
                     "graph while violating the covering inequality of Theorem 9.2's proof",
           kind=Kind.DETERMINISTIC, tier=Tier.FULL, check=_check_violation,
-          notes="C' = 12 (volumetric eps-net constant); Definition 9.1's margin over u != v."),
+          notes="C' = 12 (volumetric eps-net constant); Definition 9.1's margin over u != v.", role="result"),
 )

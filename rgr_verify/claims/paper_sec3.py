@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sympy as sp
 import torch
 from hypothesis import strategies as st
@@ -87,14 +88,14 @@ def _check_linear_identity_symbolic(ctx: CheckContext) -> Verdict:
         if diff != sp.zeros(ell, ell):
             return Verdict(status=Status.REFUTED, paper_value="sum_k Q^(k) K^(k)T = Q_cat K_cat^T",
                            measured_value="nonzero difference", witness={"shape": [ell, d_model, d_k, h]},
-                           evidence="sympy exact expansion")
+                           evidence="sympy exact expansion", evidence_level="witness")
         checked.append([ell, d_model, d_k, h])
     return Verdict(
         status=Status.VERIFIED,
         paper_value="sum_k (X W_Q^(k))(X W_K^(k))^T = (X W_Q^cat)(X W_K^cat)^T",
         measured_value="expand(lhs - rhs) == 0 for every shape",
         params={"shapes_(ell,d_model,d_k,h)": checked},
-        evidence="sympy: exact polynomial identity on fully symbolic matrices",
+        evidence="sympy: exact polynomial identity on fully symbolic matrices", evidence_level="proved",
         details="Block-matrix identity: [A_1|...|A_h][B_1|...|B_h]^T = sum_k A_k B_k^T.",
     )
 
@@ -105,6 +106,11 @@ def _dq_plus_dk(ctx: CheckContext) -> Verdict:
                             ctx=ctx, paper_value="footnote 3: statements hold up to a factor 2 with D_Q + D_K")
 
 
+def _role(claim: Claim, role: str, *supports: str) -> Claim:
+    """``claim`` with its role and the labels it supports."""
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))
+
+
 CLAIMS = (
     Claim(
         id="sec3-linear-aggregation-equals-single-head",
@@ -112,15 +118,13 @@ CLAIMS = (
         statement="Summing head scores linearly equals one head with the concatenated projections, in both "
                   "directions, so under linear aggregation splitting D_K into heads changes no decision.",
         kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_linear_equals_concat,
-        notes="Float64, relative tolerance 1e-9; both directions (concatenate h heads; split one head into h).",
-    ),
+        notes="Float64, relative tolerance 1e-9; both directions (concatenate h heads; split one head into h).", role="result"),
     Claim(
         id="sec3-sym-linear-aggregation-identity",
         ref="Sec. 3",
         statement="The block identity sum_k Q^(k) K^(k)T = Q_cat K_cat^T behind the linear-aggregation remark holds exactly.",
         kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_linear_identity_symbolic,
-        notes="Also App. C's concatenated-projection view. Exact on fully symbolic matrices of four shapes.",
-    ),
-    symbolic_claim("sec3-sym-dq-plus-dk", "Sec. 3", "With D_Q = D_K every statement in D_K holds up to a factor 2 in "
-                   "D_Q + D_K (footnote 3).", _dq_plus_dk),
+        notes="Also App. C's concatenated-projection view. Exact on fully symbolic matrices of four shapes.", role="result"),
+    _role(symbolic_claim("sec3-sym-dq-plus-dk", "Sec. 3", "With D_Q = D_K every statement in D_K holds up to a factor 2 in "
+                   "D_Q + D_K (footnote 3).", _dq_plus_dk), "detail"),
 )

@@ -10,6 +10,7 @@ N_3(B) = K (B/d_model) sqrt(d_k log m).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -129,48 +130,65 @@ def _limit_n3_over_dk(m: int, d: int, r: np.random.Generator) -> float:
     D = X @ X.T - np.eye(m)
     worst = 0.0
     for s in range(0, m, d):
-        src = np.arange(s, s + d)
+        src = np.arange(s, min(s + d, m))  # consecutive blocks of d_model sources, the last one smaller
         worst = max(worst, float(np.abs(D[:, src] @ D[:, perm[src]].T).max()))
     return worst
 
 
-_C1_SUP = 0.5  # tau = d_k / 2 (Theorem 4.1): N3 <= c1 d_k gives a margin only for c1 < 1/2
+_C3_C0 = 120.0  # d_model = round(c0 ln m): a fixed c0 inside Theorem 4.1's hypothesis (measured minimal c0: 35-45)
+_C3_MS_QUICK = (1024, 2048, 4096)
+_C3_MS_FULL = _C3_MS_QUICK + (8192,)
+_C3_DRAWS = 3
+_C3_EXPERIMENT_SIZES = ((128, 16), (256, 32), (512, 64), (1024, 128), (2048, 256))  # r = 8, c0 = 3.3-34 (recorded)
+
+
+@functools.lru_cache(maxsize=4)
+def _c3_rows(seed: int, full: bool):
+    """lim_(d_k -> inf) max |N3| / d_k per draw, along m at the fixed c0 and at the experiments' r = 8 sizes."""
+    rows = []
+    for m in (_C3_MS_FULL if full else _C3_MS_QUICK):
+        d = int(round(_C3_C0 * math.log(m)))
+        vals = [_limit_n3_over_dk(m, d, np.random.default_rng(np.random.SeedSequence([seed, m, d, k])))
+                for k in range(_C3_DRAWS)]
+        rows.append({"m": m, "d_model": d, "c0": round(d / math.log(m), 1), "limit_max_N3_over_dk": vals})
+    small = []
+    for m, d in _C3_EXPERIMENT_SIZES[:4]:
+        small.append({"m": m, "d_model": d, "c0": round(d / math.log(m), 1),
+                      "limit_max_N3_over_dk": _limit_n3_over_dk(m, d, np.random.default_rng(
+                          np.random.SeedSequence([seed, m, d])))})
+    return rows, small
+
+
+def c3_verdict(rows, *, c1: float, small=()) -> Verdict:
+    """Sec. 5's "d_k = c3 log m with c3 large ensures N3 <= c1 d_k" at sizes meeting d_model >= c0 log m.
+
+    ``rows``: per m at one fixed admissible c0, the d_k -> infinity limit of max |N3| / d_k per draw (the most
+    favourable c3). holds-empirically (sampled) when every draw at every m is below ``c1``; otherwise inconclusive:
+    a larger c0 lowers the limit (about 2 / sqrt(c0)), so a finite sweep cannot show that no admissible c0 works,
+    unless the limit grows with m at the fixed c0, which is recorded beside it. ``small``: sizes outside the
+    hypothesis (recorded, never a witness)."""
+    worst = [max(r["limit_max_N3_over_dk"]) for r in rows]
+    ok = all(w < c1 for w in worst)
+    growth = fit_exponent([r["m"] for r in rows], worst) if len(rows) > 2 else None
+    return Verdict(
+        status=Status.HOLDS_EMPIRICALLY if ok else Status.INCONCLUSIVE,
+        paper_value=f"with B = d_model (Construction II) and d_model >= c0 log m, d_k = c3 log m for a large c3 ensures "
+                    f"N3 <= c1 d_k with c1 = {c1:g} (App. B.2's bound: total noise below d_k / 4 on non-edges)",
+        measured_value=f"worst lim_(d_k -> inf) max |N3| / d_k per m at c0 = {rows[0]['c0']:g}: "
+                       f"{[(r['m'], r['d_model'], round(w, 3)) for r, w in zip(rows, worst)]} against c1 = {c1:g}",
+        params={"c1": c1, "c0": rows[0]["c0"], "m": [r["m"] for r in rows], "draws_per_m": len(rows[0][
+            "limit_max_N3_over_dk"]), "growth_in_m_at_fixed_c0": growth,
+                "outside_hypothesis_small_c0": [(r["m"], r["d_model"], r["c0"], round(r["limit_max_N3_over_dk"], 3))
+                                                for r in small]},
+        details=jsonable({"rows": rows, "small_c0_sizes": list(small)}),
+        evidence="exact conditional mean E[N3 | X] = d_k <delta_(i, pi^-1 T_k), delta_(j, T_k)>, the d_k -> infinity "
+                 "limit of N3 / d_k (the most favourable c3), per draw of (pi, X)",
+        evidence_level="sampled")
 
 
 def _check_c3_sufficient(ctx: CheckContext) -> Verdict:
-    paper = ((128, 16), (256, 32), (512, 64), (1024, 128)) + (((2048, 256),) if full_tier(ctx) else ())
-    large_c0 = ((512, 256), (1024, 512))  # c0 = d_model / ln m = 41, 74
-    rows = []
-    for m, d in paper + large_c0:
-        rows.append({"m": m, "d_model": d, "c0": round(d / math.log(m), 1),
-                     "limit_max_N3_over_dk": _limit_n3_over_dk(m, d, ctx.rng(m, d))})
-    bad = [r_ for r_ in rows[:len(paper)] if r_["limit_max_N3_over_dk"] >= _C1_SUP]
-    big = rows[len(paper):]
-    big_ok = big[-1]["limit_max_N3_over_dk"] < _C1_SUP  # the largest c0 tested; the limit decreases as c0 grows
-    readings = {
-        "Sec. 5 as written: c3 alone ensures it for Construction II at the experiments' r = 8 sizes (c0 = 3.3-18)":
-            (f"{FAILS}: " if bad else f"{HOLDS}: ") + str([(r_["m"], r_["d_model"], round(r_["limit_max_N3_over_dk"], 3))
-                                                          for r_ in rows[:len(paper)]]),
-        "with Theorem 4.1's hypothesis d_model >= c0 log m, c0 large (largest tested: c0 = 74)":
-            (f"{HOLDS}: " if big_ok else f"{FAILS}: ") + str([(r_["m"], r_["d_model"], round(r_["limit_max_N3_over_dk"], 3))
-                                                             for r_ in big])}
-    params = {"sizes": paper + large_c0, "c1_sup": _C1_SUP}
-    if bad:
-        params.update(reading_record(["B = d_model (Construction II's blocks)", "d_k = c3 log m for any c3 (the limit "
-                                      "d_k -> infinity is the most favourable c3)", "every admissible c1 < 1/2 (a margin at "
-                                      "tau = d_k / 2 needs N3 < d_k / 2; the bar c1 -> 1/2 is the most favourable)"],
-                                     readings))
-    else:
-        params["readings"] = readings
-    return Verdict(status=Status.REFUTED if bad else Status.VERIFIED,
-                   paper_value="with B = d_model, d_k = c3 log m for a large c3 ensures N3 <= c1 d_k w.h.p. "
-                               "(for some c1 < 1/2: a margin at tau = d_k / 2 needs it; judged at the most "
-                               "favourable c1 -> 1/2)",
-                   measured_value=f"lim_(d_k -> inf) max |N3| / d_k = max |E[N3 | X]| / d_k: "
-                                  f"{[(r_['m'], r_['d_model'], round(r_['limit_max_N3_over_dk'], 3)) for r_ in rows]}",
-                   witness=jsonable(bad) if bad else None, params=params, details=jsonable(rows),
-                   evidence="exact conditional mean E[N3 | X] = d_k <delta_(i, pi^-1 T_k), delta_(j, T_k)>; "
-                            "N3 / d_k converges to it as d_k grows, so no c3 helps where it exceeds c1")
+    rows, small = _c3_rows(ctx.seed, full_tier(ctx))
+    return c3_verdict(rows, c1=ctx.expect("c1"), small=small)
 
 
 _WHP_EXPONENT = 3  # Theorem 4.1 / App. B.2: "with probability at least 1 - m^-3" (the w.h.p. of Sec. 5)
@@ -312,39 +330,45 @@ def _single_vs_multi(ctx: CheckContext) -> Verdict:
                                     "m/d_model = lambda it is the constant (c_2/c_3) lambda.")
 
 
+def _role(claim: Claim, role: str, *supports: str) -> Claim:
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))
+
+
 CLAIMS = (
     Claim(id="eq1-n3-fluctuation-linear-in-b", ref="Eq. (1)",
           statement="The fluctuation of N3 around its conditional mean grows linearly in the block size B",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b_exponent,
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b_exponent, role="proof-step", supports=("Theorem 4.1",),
           notes="Measured as the std over all ordered pairs of N3 - E[N3 | X] at the first two heads.",
           expects={"b_exponent": Stated(1.0, "exponent", "Eq. (1): N3(B) ~ (B / d_model) sqrt(d_k log m)")}),
     Claim(id="eq1-n3-sqrt-dk", ref="Eq. (1)",
           statement="At B = d_model, N3 grows like sqrt(d_k log m), i.e. max |N3| ~ sqrt(d_k) at fixed (m, d_model)",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_dk_exponent,
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_dk_exponent, role="proof-step", supports=("Theorem 4.1",),
           notes="The conditional mean E[N3 | X] = d_k <delta, delta> is linear in d_k and dominates once d_k >~ "
                 "d_model / log m; Eq. (1) keeps only the fluctuation. (256, 32) is a size of the experiments. "
                 "Mutation: the exponent -1 mutant (-0.5) survives by nature of a refutation: a stronger upper bound "
                 "is refuted a fortiori; +1 (1.5) is killed.",
           expects={"dk_exponent": Stated(0.5, "exponent", "Eq. (1): N3 ~ sqrt(d_k log m)")}),
-    symbolic_claim("eq1-sym-noise-at-block-dmodel", "Eq. (1)", "With B = d_model, Eq. (1) gives N_3 = Theta(sqrt(d_k log m)) "
-                   "(Sec. 5, multiple heads).", _multi_head_noise),
-    symbolic_claim("eq2-sym-width-condition", "Eq. (2)", "N_3(B) <= c_1 d_k is equivalent to d_k >= (K/c_1)^2 (B/d_model)^2 "
-                   "log m.", _eq2_width, notes="K is the constant hidden in the asymptotic relation (1)."),
+    _role(symbolic_claim("eq1-sym-noise-at-block-dmodel", "Eq. (1)", "With B = d_model, Eq. (1) gives N_3 = Theta(sqrt(d_k log m)) "
+                   "(Sec. 5, multiple heads).", _multi_head_noise), "proof-step", "Theorem 4.1"),
+    _role(symbolic_claim("eq2-sym-width-condition", "Eq. (2)", "N_3(B) <= c_1 d_k is equivalent to d_k >= (K/c_1)^2 (B/d_model)^2 "
+                   "log m.", _eq2_width, notes="K is the constant hidden in the asymptotic relation (1)."), "proof-step", "Theorem 4.1"),
     Claim(id="sec5-c3-ensures-n3-small", ref="Sec. 5",
-          statement="With B = d_model, taking d_k = c3 log m with c3 large ensures N3 <= c1 d_k (c1 = 1/4) at the "
-                    "r = m / d_model = 8 sizes of the experiments",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_c3_sufficient,
-          notes="Needs d_model >= c0 log m as well (Theorem 4.1's c0); Sec. 5 attributes the fix to c3 alone. Refuted "
-                "under the reading 'c3 alone, at the experiments' sizes' for EVERY admissible c1 (the bar is the "
-                "supremum c1 -> 1/2 that tau = d_k / 2 allows; the d_k -> infinity limit is the most favourable c3); "
-                "the reading with a large c0 (sizes with c0 = 41 and 74) is measured too and recorded in the verdict's "
-                "readings. No stated value is declared: c1 is unspecified in Sec. 5, and the bar 1/2 (from tau = "
-                "d_k / 2) is insensitive to a factor 2 by the measurement: the worst paper size needs c1 = 1.29 > 2 x "
-                "1/2, and halving the bar only strengthens the refuted statement."),
+          statement="With B = d_model (Construction II) and d_model >= c0 log m (Theorem 4.1's hypothesis, c0 large), "
+                    "taking d_k = c3 log m with c3 large ensures N3 <= c1 d_k with c1 = 1/4",
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_c3_sufficient, role="proof-step",
+          supports=("Theorem 4.1",),
+          notes="Sec. 5 sketches Theorem 4.1's proof; c1 = 1/4 is App. B.2's margin (non-edge noise below d_k / 4 "
+                "around tau = d_k / 2). Measured along m = 1024..4096 (full: ..8192) at the fixed c0 = 120 (d_model = "
+                "round(120 ln m), inside the hypothesis: the measured minimal c0 of Theorem 4.1 is 35-45), 3 draws "
+                "per m, in the d_k -> infinity limit (the most favourable c3). The limit is about 2 / sqrt(c0) at "
+                "every m: at the experiments' r = 8 sizes (c0 = 3.3-18, outside the hypothesis) it exceeds 1/4 "
+                "and even 1/2; those sizes are recorded, not used as witnesses. A failure at c0 = 120 is "
+                "inconclusive, never a refutation: a larger c0 lowers the limit.",
+          expects={"c1": Stated(0.25, "constant", "App. B.2 (proof of Theorem 4.1): noise below d_k / 4 on non-edges")}),
     Claim(id="sec5-n3-dominant", ref="Sec. 5",
           statement="N3 is the dominant noise component: for a single head (B = m) at (m, d_model) = (256, 32), "
                     "max |N3| >= max(|N1|, |N2|) w.p. >= 1 - m^-3",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_n3_dominant,
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_n3_dominant, role="proof-step", supports=("Theorem 4.1",),
           notes="Pass bar: the statement's own probability 1 - m^-3 (the w.h.p. of Theorem 4.1 / App. B.2 that Sec. 5 "
                 "sketches), exact Clopper-Pearson at false alarm 1e-6 fixed in advance, 20 draws fixed in advance: "
                 "refuted from 2 failures; with 0 failures holds-empirically (certifying m^-3 needs about 2e8 draws). "
@@ -354,21 +378,23 @@ CLAIMS = (
     Claim(id="sec5-smaller-blocks-larger-margin", ref="Sec. 5",
           statement="Smaller blocks (more heads) give a strictly larger d_k -> infinity best-threshold margin "
                     "(B = d/4 > d > m at (m, d_model) = (256, 64)) w.p. >= 1 - m^-3",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_blocks,
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_blocks, role="result",
           notes="Blocks smaller than d_model (h > m / d_model) are the block_size parameter of Algorithm 1. Pass bar "
                 "as sec5-n3-dominant: failure rate m^-3 (exact binomial, false alarm 1e-6, 20 draws, both fixed in "
                 "advance); 0 failures give holds-empirically (was verified against a bar 0.5 we chose).",
           expects={"smaller_block_margin": Stated(">", "relation", "Sec. 5: heads localise de-embedding noise by "
                                                   "reducing block size B")}),
-    symbolic_claim("sec5-sym-single-head-budget", "Sec. 5", "With one head (B = m, D_K = d_k), Eq. (2) gives D_K = "
-                   "Omega((m^2/d_model^2) log m).", _single_head),
-    symbolic_claim("sec5-sym-multi-head-c3-condition", "Sec. 5", "d_k = c_3 log m with c_3 larger than the constant of (1) "
+    _role(symbolic_claim("sec5-sym-single-head-budget", "Sec. 5", "With one head (B = m, D_K = d_k), Eq. (2) gives D_K = "
+                   "Omega((m^2/d_model^2) log m).", _single_head), "result"),
+    _role(symbolic_claim("sec5-sym-multi-head-c3-condition", "Sec. 5", "d_k = c_3 log m with c_3 larger than the constant of (1) "
                    "ensures N_3 <= c_1 d_k.", _multi_head_c3,
                    notes="Reading: 'the constant in (1)' is K in N_3 = K (B/d_model) sqrt(d_k log m); c_1 in [1/16, 1/2) (every "
                          "witness has a margin at tau = d_k / 2). Refuted under the literal reading 'c_3 > K' (needs "
-                         "c_3 >= (K/c_1)^2); holds under 'c_3 sufficiently large depending on K and c_1'."),
-    symbolic_claim("sec5-sym-multi-head-budget", "Sec. 5", "Construction II's budget is D_K = (m/d_model) c_3 log m = "
-                   "O((m/d_model) log m).", _multi_head_budget),
-    symbolic_claim("sec5-sym-single-vs-multi-ratio", "Sec. 5", "The single-head requirement exceeds the multi-head budget by "
-                   "the factor (c_2/c_3) m/d_model, unbounded in the compressive regime m = omega(d_model).", _single_vs_multi),
+                         "c_3 >= (K/c_1)^2); holds under 'c_3 sufficiently large depending on K and c_1'. Detail: "
+                         "the wording of the condition on c_3, not the sketch (c_3 large enough works)."),
+          "detail", "Theorem 4.1"),
+    _role(symbolic_claim("sec5-sym-multi-head-budget", "Sec. 5", "Construction II's budget is D_K = (m/d_model) c_3 log m = "
+                   "O((m/d_model) log m).", _multi_head_budget), "result"),
+    _role(symbolic_claim("sec5-sym-single-vs-multi-ratio", "Sec. 5", "The single-head requirement exceeds the multi-head budget by "
+                   "the factor (c_2/c_3) m/d_model, unbounded in the compressive regime m = omega(d_model).", _single_vs_multi), "result"),
 )

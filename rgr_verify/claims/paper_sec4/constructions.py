@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -100,7 +101,7 @@ def _check_monotonicity(ctx: CheckContext) -> Verdict:
     if verdict.status is Status.VERIFIED and stats["premise_held"] == 0:
         return Verdict(status=Status.INCONCLUSIVE, paper_value=verdict.paper_value,
                        measured_value="no generated example satisfied the premise", params=verdict.params,
-                       evidence=verdict.evidence)
+                       evidence=verdict.evidence, evidence_level=verdict.evidence_level)
     return verdict
 
 
@@ -135,7 +136,8 @@ def _check_c1_theta(ctx: CheckContext) -> Verdict:
                    measured_value=v.measured_value + f"; certified C from {cert[0]['C']:.1f} (m=64) to "
                    f"{cert[-1]['C']:.1f} (m=2^20), limit 5/KL = {5 / kl:.1f}; empirical C (all draws separate): "
                    f"{[round(r['empirical_C'], 1) for r in emp['rows'] if r['empirical_C']]}",
-                   witness=v.witness, params=v.params, details=v.details, evidence=v.evidence + "; exact binomial tails")
+                   witness=v.witness, params=v.params, details=v.details, evidence=v.evidence + "; exact binomial tails",
+                   evidence_level=v.evidence_level)
 
 
 def _check_c1_mc(ctx: CheckContext) -> Verdict:
@@ -308,7 +310,8 @@ def _check_softmax_analogue(ctx: CheckContext) -> Verdict:
                        "Theorem 4.1's budget d_k = C log m, every context length": "fails for every fixed C once "
                        "ln m >= 4 C (p_true(full) <= 1/2 while a pair context gives a non-edge >= 1/2); holds at the "
                        "measured sizes"}},
-                   details=jsonable(rows), evidence="exact softmax probabilities of Construction I; sympy limits")
+                   details=jsonable(rows), evidence="exact softmax probabilities of Construction I; sympy limits",
+                   evidence_level="proved")
 
 
 _READ = "Natural log; d_k = ceil(C ln m); self-pairs (i, i) count as non-edges. See docs/theorems.md."
@@ -328,6 +331,11 @@ def _construction_i_union(ctx: CheckContext) -> Verdict:
                             details="An explicit constant: d_k = 48 ln m gives failure probability <= m^-3 for all m >= 2.")
 
 
+def _role(claim: Claim, role: str, *supports: str) -> Claim:
+    """``claim`` with its role and the labels it supports."""
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))
+
+
 CLAIMS = (
     Claim(
         id="sec4-monotonicity-under-context-restriction",
@@ -337,25 +345,24 @@ CLAIMS = (
         kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_monotonicity,
         notes="Generated planted instances (one-hot items, a separating circle code in head 0, noise in all heads) "
               "so that the premise holds for a share of examples; checks score locality for every example and the "
-              "conclusion whenever the premise holds.",
-    ),
+              "conclusion whenever the premise holds.", role="result"),
     Claim(id="sec4-constructions-context-monotonicity", ref="Sec. 4",
           statement="For constructed weights (Algorithms 1, 3, 5) context scores are the V-scores restricted to the "
                     "context, so separation on V gives correct decisions on every context",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_monotone),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_monotone, role="result"),
     Claim(id="constr1-edge-score-equals-dk", ref="Construction I",
           statement="With one-hot inputs and Rademacher signatures the true-edge score is exactly d_k and every "
                     "non-edge score is a sum of d_k Rademacher products",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_c1_edge),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_c1_edge, role="proof-step", supports=("Theorem B.1",)),
     Claim(id="constr1-dk-theta-log-m", ref="Construction I",
           statement="d_k = Theta(log m) with tau = d_k / 2 suffices: the smallest d_k certified by the exact union "
                     "bound (<= m^-3) grows like ln m",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_c1_theta, notes=_READ,
-          expects={"log_exponent": Stated(1.0, "exponent", "Construction I: d_k = Theta(log m)")}),
+          expects={"log_exponent": Stated(1.0, "exponent", "Construction I: d_k = Theta(log m)")}, role="result"),
     Claim(id="constr1-separation-montecarlo", ref="Construction I",
           statement="Monte Carlo: at m = 64 and the certified d_k, Construction I separates all pairs with failure "
                     "rate <= 1e-2",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_c1_mc),
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_c1_mc, role="result"),
     Claim(id="constr1-normalised-margin-26", ref="Construction I",
           statement="Under the normalisation (26) of Theorem 9.2 Construction I keeps a constant margin (Sec. 9: "
                     "'all of our upper bounds achieve constant margins')",
@@ -365,9 +372,9 @@ CLAIMS = (
                 "below: the fitted exponent of the margin is >= 0 up to 0.2); the stated direction is declared, not "
                 "the 0 (the definition of 'constant').",
           expects={"margin_trend": Stated(">=", "relation", "Sec. 9: 'all of our upper bounds achieve constant "
-                                          "margins' under (26)")}),
-    symbolic_claim("sec4-sym-construction1-union-bound", "Sec. 4", "Construction I: d_k = Theta(log m) and tau = d_k/2 give "
-                   "failure probability <= m^-3 by Hoeffding plus a union bound over m(m-1) pairs.", _construction_i_union),
+                                          "margins' under (26)")}, role="detail", supports=("Definition 9.1", "Theorem 9.2")),
+    _role(symbolic_claim("sec4-sym-construction1-union-bound", "Sec. 4", "Construction I: d_k = Theta(log m) and tau = d_k/2 give "
+                   "failure probability <= m^-3 by Hoeffding plus a union bound over m(m-1) pairs.", _construction_i_union), "proof-step", "Construction I"),
     Claim(id="sec4-softmax-analogue-needs-log-squared", ref="Sec. 4",
           statement="'Analogous separation-based arguments translate to softmax; see Sec. 8': Construction I under "
                     "softmax with one threshold on probabilities separates at the certified d_k at m = 64..2048, and "
@@ -375,12 +382,12 @@ CLAIMS = (
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_softmax_analogue,
           notes="Cross-reference check (issue 12 item 3). Softmax over the context items (the source included), "
                 "1/sqrt(d_k) scaling as in Sec. 8. The referenced material exists (Theorem 8.1) and its budget is "
-                "larger by a log factor, which the worst-case bound shows is necessary for this template. " + _READ),
+                "larger by a log factor, which the worst-case bound shows is necessary for this template. " + _READ, role="result"),
     Claim(id="alg1-partition-and-weights", ref="Algorithm 1",
           statement="Algorithm 1 splits V into h = m / d_model blocks of d_model sources whose targets T_k = pi(V_k) "
                     "partition V, with W^(k) = X^T W'^(k) and tau = d_k / 2",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_layout),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_layout, role="detail", supports=("Theorem 4.1",)),
     Claim(id="alg1-dk-budget", ref="Algorithm 1",
           statement="Algorithm 1's total key budget is D_K = h d_k = Theta(m log m / d_model)",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_budget),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_budget, role="detail", supports=("Theorem 4.1",)),
 )

@@ -7,6 +7,7 @@ regime specialisations. Formulas come from :mod:`rgr_verify.formulas`; verdicts 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import sympy as sp
@@ -193,35 +194,40 @@ def _regime_sparse(ctx: CheckContext) -> Verdict:
                             details="log(m^2/m') >= eps log m - log K for m' <= K m^(2-eps); the ratio tends to eps.")
 
 
+def _role(claim: Claim, role: str, *supports: str) -> Claim:
+    """``claim`` with its role and the labels it supports."""
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))
+
+
 CLAIMS = (
     Claim(id="sec9-sym-parameter-count", ref="Sec. 9",
           statement="The QK channel plus threshold has 2 d_model D_K + 1 real parameters, so b bits each give "
                     "B = b(2 d_model D_K + 1) bits.", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_parameter_count,
           expects={"matrices": Stated(2, "value", "Sec. 9 bit budget: 2 d_model D_K + 1 parameters (W_Q, W_K)"),
-                   "scalars": Stated(1, "value", "Sec. 9 bit budget: + 1 (tau)")}),
-    symbolic_claim("sec9-sym-bit-budget-rearrangement", "Sec. 9", "2^B >= binom(m(m-1), m') rearranges to d_model D_K >= "
+                   "scalars": Stated(1, "value", "Sec. 9 bit budget: + 1 (tau)")}, role="proof-step", supports=("Theorem 9.2",)),
+    _role(symbolic_claim("sec9-sym-bit-budget-rearrangement", "Sec. 9", "2^B >= binom(m(m-1), m') rearranges to d_model D_K >= "
                    "log binom / (2b) - O(1) (exactly -1/2 in base 2).", _bit_rearrangement,
-                   notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid."),
-    symbolic_claim("sec9-sym-binomial-rate-equivalence", "Sec. 9", "Omega(log binom(m(m-1), m') / d_model) equals "
+                   notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid."), "proof-step", "Theorem 9.2"),
+    _role(symbolic_claim("sec9-sym-binomial-rate-equivalence", "Sec. 9", "Omega(log binom(m(m-1), m') / d_model) equals "
                    "Omega((m'/d_model) log(m^2/m')) on the whole stated domain 1 <= m' <= m(m-1).", _rate_equivalence,
-                   notes="Theorem 9.2 states m' in {0, ..., m(m-1)}; the equivalence fails near the complete graph."),
-    symbolic_claim("sec9-sym-binomial-rate-half-domain", "Sec. 9", "For m' <= m(m-1)/2, log binom(m(m-1), m') is within "
-                   "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain),
-    symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
+                   notes="Theorem 9.2 states m' in {0, ..., m(m-1)}; the equivalence fails near the complete graph."), "detail", "Theorem 9.2"),
+    _role(symbolic_claim("sec9-sym-binomial-rate-half-domain", "Sec. 9", "For m' <= m(m-1)/2, log binom(m(m-1), m') is within "
+                   "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain), "proof-step", "Theorem 9.2"),
+    _role(symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
                    "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant,
                    notes="Stated values not declared (issue 12 mutation): eps = gamma/4 only renames the absolute constant (C' = C/r for any radius r "
                          "< 1/3), so the 1/4 cannot be told from 1/8; the exponent 2 d_model D_K + 1 is declared in "
-                         "thm92-volumetric-covering and sec9-sym-parameter-count."),
-    symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
+                         "thm92-volumetric-covering and sec9-sym-parameter-count."), "proof-step", "Theorem 9.2"),
+    _role(symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
                    "same order as (m'/d_model) log(m^2/m') along m' = m.", _eq24_printed,
                    notes="Reading: the first member is log binom(m(m-1), m') / d_model, as in (23) which (24) restates "
-                         "('or equivalently'); the printed log(m(m-1)/m') is evaluated too and reported in the details."),
+                         "('or equivalently'); the printed log(m(m-1)/m') is evaluated too and reported in the details."), "result", "Theorem 9.2"),
     Claim(id="sec9-sym-regime-permutation", ref="Sec. 9", statement="With m' = m the bound reads Omega(m' log m / d_model).",
           kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_regime_permutation,
-          expects={"log_power": Stated(1, "exponent", "Sec. 9 regimes: D_K = Omega(m' log m / d_model) for m' = m")}),
-    symbolic_claim("sec9-sym-regime-dense", "Sec. 9", "For every family with m' = Theta(m^2) the bound (23) gives "
+          expects={"log_power": Stated(1, "exponent", "Sec. 9 regimes: D_K = Omega(m' log m / d_model) for m' = m")}, role="result", supports=("Theorem 9.2",)),
+    _role(symbolic_claim("sec9-sym-regime-dense", "Sec. 9", "For every family with m' = Theta(m^2) the bound (23) gives "
                    "Omega(m'/d_model).", _regime_dense,
-                   notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite."),
-    symbolic_claim("sec9-sym-regime-sparse", "Sec. 9", "For m' = O(m^(2-eps)), log(m^2/m') >= eps log m - O(1), so the bound "
-                   "is Omega(m' log m / d_model).", _regime_sparse),
+                   notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite."), "detail", "Theorem 9.2"),
+    _role(symbolic_claim("sec9-sym-regime-sparse", "Sec. 9", "For m' = O(m^(2-eps)), log(m^2/m') >= eps log m - O(1), so the bound "
+                   "is Omega(m' log m / d_model).", _regime_sparse), "result", "Theorem 9.2"),
 )

@@ -36,14 +36,16 @@ def _check_eq27_sketch(ctx: CheckContext) -> Verdict:
         worst = max(worst, blocks - np.linalg.norm(D))
     agg = Verdict(Status.VERIFIED if worst <= 1e-12 else Status.REFUTED,
                   measured_value={"max violation of the max steps": worst},
-                  evidence="2000 seeded random vectors / block matrices")
+                  evidence="2000 seeded random vectors / block matrices",
+                  evidence_level="sampled" if worst <= 1e-12 else "witness")
     if per_head.status is not Status.VERIFIED:
         return per_head
     out = combine_verdicts([per_head, agg], paper_value="Eq. (27) via the sketch: per head <= ||dU_k|| + ||dV_k||, "
                            "then |max - max~| <= max_k |s_k - s~_k| <= ||dU||_F + ||dV||_F, plus |d tau|")
     return Verdict(out.status, paper_value=out.paper_value,
                    measured_value={"per_head": per_head.measured_value, "max_steps": agg.measured_value},
-                   params=per_head.params, evidence=per_head.evidence + "; " + agg.evidence, details=out.details)
+                   params=per_head.params, evidence=per_head.evidence + "; " + agg.evidence, details=out.details,
+                   evidence_level=out.evidence_level)
 
 
 def _check_covering(ctx: CheckContext) -> Verdict:
@@ -57,7 +59,7 @@ def _check_covering(ctx: CheckContext) -> Verdict:
         rows.append({"d_model": d_model, "D_K": D_K, "counted": counted, "stated_exponent": stated,
                      "equal": relation_holds(counted, "==", stated)})
     dims = Verdict(Status.VERIFIED if all(r["equal"] for r in rows) else Status.REFUTED, measured_value=rows,
-                   evidence="parameter entries counted on the model's arrays")
+                   evidence="parameter entries counted on the model's arrays", evidence_level="proved")
     # volumetric bound: an eps/3-net per factor (sum metric of (27)): (1 + 6/eps)^n <= (7/eps)^n for eps <= 1
     eps, n = sp.Symbol("epsilon", positive=True), sp.Symbol("n", positive=True)
     vol = inequality_verdict(n * sp.log(1 + 6 / eps), "<=", n * sp.log(7 / eps),
@@ -95,7 +97,8 @@ def _check_softmax_argument(ctx: CheckContext) -> Verdict:
                                    "reduction it rests on is a requirement of the task, see "
                                    "thm92-softmax-length2-construction.")
     return Verdict(out.status, paper_value=out.paper_value, measured_value=lip.measured_value, params=lip.params,
-                   evidence=lip.evidence + "; sympy for the net size", details=out.details)
+                   evidence=lip.evidence + "; sympy for the net size", details=out.details,
+                   evidence_level=out.evidence_level)
 
 
 CLAIMS = (
@@ -105,19 +108,19 @@ CLAIMS = (
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_eq27_sketch,
           expects={"lipschitz": Stated(1.0, "constant", "Lemma 9.3's sketch: coefficient 1 per head")},
           notes="The per-head step by worst-case search (h = 1 shapes, L-BFGS-B in the ball (26)); the max steps on "
-                "seeded random vectors. Eq. (27) as a whole is lem93-lipschitz-max."),
+                "seeded random vectors. Eq. (27) as a whole is lem93-lipschitz-max.", role="proof-step", supports=("Lemma 9.3",)),
     Claim(id="thm92-volumetric-covering", ref="Theorem 9.2",
           statement="Proof of Theorem 9.2: the ball of (U, V, tau) under (26) has an eps-net of size at most "
                     "(C/eps)^(2 d_model D_K + 1) = (C'/gamma)^(2 d_model D_K + 1) at eps = gamma/4",
           kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_covering,
           expects={"matrices": Stated(2, "value", "Theorem 9.2 proof: exponent 2 d_model D_K + 1 (U and V)"),
                    "scalars": Stated(1, "value", "Theorem 9.2 proof: exponent 2 d_model D_K + 1 (tau)")},
-          notes="The constants C, C' are 'absolute' and not stated, so they are not declared (C = 7 works)."),
+          notes="The constants C, C' are 'absolute' and not stated, so they are not declared (C = 7 works).", role="proof-step", supports=("Theorem 9.2",)),
     Claim(id="thm92-softmax-same-net-argument", ref="Theorem 9.2",
           statement="Sec. 9 softmax paragraph: with (29) the same eps-net/margin-stability argument as in the proof of "
                     "Theorem 9.2 yields the identical lower bound (24)",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_softmax_argument,
           expects={"lipschitz": Stated(0.5, "constant", "Eq. (29)")},
           notes="Given recovery on the length-2 contexts (the task's requirement); the 1/2-Lipschitz bound by "
-                "worst-case search, the net-size comparison in sympy."),
+                "worst-case search, the net-size comparison in sympy.", role="proof-step", supports=("Theorem 9.2",)),
 )
