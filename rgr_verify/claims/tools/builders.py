@@ -20,11 +20,14 @@ VAR_P = Var(F.p, 0.01, 0.49)  # Bernoulli signature rate p (Algorithm 3)
 VAR_ELL = Var(F.ell, 2, 1e5, integer=True, log=True)  # context length ell
 
 
-def symbolic_claim(id_: str, ref: str, statement: str, check, notes: str = "", expects: dict | None = None) -> Claim:
+def symbolic_claim(id_: str, ref: str, statement: str, check, notes: str = "", expects: dict | None = None, *,
+                   role: str = "", supports: tuple = (), provenance: str = "paper", severity=None) -> Claim:
     """A quick-tier symbolic claim (kind ``symbolic``): ``Claim(id_, ref, statement, symbolic, quick, check, notes,
     expects)``; ``expects`` the values the paper states (see :attr:`~rgr_verify.claims.base.Claim.expects`).
+    ``role``, ``supports``, ``provenance`` and ``severity`` are :class:`~rgr_verify.claims.base.Claim`'s.
 
     Validation is :class:`~rgr_verify.claims.base.Claim`'s (id, reference, callable check).
     """
     return Claim(id=id_, ref=ref, statement=statement, kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=check, notes=notes,
-                 expects=expects or {})
+                 expects=expects or {}, role=role, supports=tuple(supports), provenance=provenance,
+                 severity=severity)
