@@ -114,6 +114,14 @@ def test_readings_never_hold_if_only_one_holds():
     assert verdict_over_readings({"a": fails, "b": fails}, hypotheses=["h"]).params["refuted_under"] == "every reading"
 
 
+def test_readings_keep_structured_details():
+    """A fit's structured details (exponent_verdict's) survive the readings rule, with the rule's words added."""
+    fit = Verdict("contradicted-empirically", evidence_level="fitted", details={"fit": {"slope": 1.0}})
+    v = verdict_over_readings({"whole": fit, "part": _v("holds-empirically")}, hypotheses=["h"], printed="whole")
+    assert v.status is Status.CONTRADICTED_EMPIRICALLY and v.details["fit"] == {"slope": 1.0}
+    assert "fails as printed" in v.details["readings"]
+
+
 def _record(cid, ref, status, role="result", supports=(), level="proved", ran=True, declared=None):
     return {"id": cid, "paper": "2509.22840", "ref": ref, "status": status, "ran": ran, "role": role,
             "supports": list(supports), "evidence_level": level, "declared_severity": declared, "provenance": "paper"}
@@ -171,3 +179,14 @@ def test_proof_steps_name_a_result_and_findings_declare_a_role():
     for c in all_claims():
         if c.role == "proof-step":
             assert c.supports, c.id
+
+
+def test_every_claim_declares_a_role_and_proof_steps_are_not_results():
+    """Every claim says what it weighs (result, proof-step or detail); a statement that presents itself as a step
+    of a proof ("Proof step ...", "Step 3 of ...") is never a result."""
+    import re
+
+    claims = all_claims()
+    assert [c.id for c in claims if not c.role] == []
+    step = re.compile(r"^\s*(proof step|step \d|in the proof)", re.IGNORECASE)
+    assert [c.id for c in claims if step.match(c.statement) and c.role == "result"] == []

@@ -31,6 +31,7 @@ from .tools import (
     VAR_M,
     exponent_verdict,
     fit_exponent,
+    verdict_over_readings,
     full_tier,
     monte_carlo_verdict,
     reading_record,
@@ -81,46 +82,49 @@ def _check_b_exponent(ctx: CheckContext) -> Verdict:
                             params={"m": m, "d_model": d, "d_k": d_k, "B": Bs}, table=rows)
 
 
+_DK_SIZE = (512, 384)  # c0 = d_model / ln m = 61.6: inside Theorem 4.1's hypothesis (measured minimal c0: 35-45)
+_DK_GRID = (256, 512, 1024, 2048, 4096, 8192, 16384)
+_DK_FIT_FROM = 2048  # the rate is a statement about growing d_k: fit the upper part of the sweep
+
+
 @functools.lru_cache(maxsize=4)
 def _dk_sweep(seed: int):
     """max |N3| per d_k at B = d_model (independent of the stated values; cached so mutants only re-judge)."""
-    m, d = 256, 32
-    dks = (16, 32, 64, 128, 256, 512, 1024, 2048)
+    m, d = _DK_SIZE
     r = np.random.default_rng(np.random.SeedSequence([seed, 0]))
     g = random_permutation_graph(m, rng=r)
     X = gaussian_unit_norm_embeddings(m, d, rng=r)
-    xs, ys, rows = [], [], []
-    for d_k in dks:
+    rows = []
+    for d_k in _DK_GRID:
         c = algorithm1(g, X, d_k=d_k, rng=r)
         mx, sd, mean_mx = _n3_stats(c, range(1))
         rows.append({"d_k": d_k, "max_abs_N3": mx, "std_fluctuation": sd, "max_abs_mean": mean_mx})
-        if d_k >= 256:  # the rate is a statement about growing d_k: fit the upper part of the sweep
-            xs.append(d_k)
-            ys.append(mx)
-    return m, d, dks, xs, ys, rows
+    return m, d, _DK_GRID, rows
 
 
 def _check_dk_exponent(ctx: CheckContext) -> Verdict:
-    m, d, dks, xs, ys, rows = _dk_sweep(ctx.seed)
+    m, d, dks, rows = _dk_sweep(ctx.seed)
     claimed, tol = ctx.expect("dk_exponent"), 0.15
-    v = exponent_verdict(xs, ys, claimed=claimed, tol=tol, upper=True,
-                         what=f"max |N3| vs d_k at B = d_model (m = {m}, d_model = {d})",
-                         paper_value="N3(B) ~ (B / d_model) sqrt(d_k log m) (Eq. (1)): grows like sqrt(d_k)",
-                         params={"m": m, "d_model": d, "d_k": dks, "heads_measured": 1, "fitted_d_k": "d_k >= 256"}, table=rows)
-    fit_tot = fit_exponent(xs, ys)
-    fit_fl = fit_exponent(xs, [r_["std_fluctuation"] for r_ in rows if r_["d_k"] >= 256])
+    fitted = [r_ for r_ in rows if r_["d_k"] >= _DK_FIT_FROM]
+    xs = [r_["d_k"] for r_ in fitted]
+    params = {"m": m, "d_model": d, "c0": round(d / math.log(m), 1), "d_k": dks, "heads_measured": 1,
+              "fitted_d_k": f"d_k >= {_DK_FIT_FROM}"}
+    paper = "N3(B) ~ (B / d_model) sqrt(d_k log m) (Eq. (1)): grows like sqrt(d_k)"
+    whole = exponent_verdict(xs, [r_["max_abs_N3"] for r_ in fitted], claimed=claimed, tol=tol, upper=True,
+                             what=f"max |N3| vs d_k at B = d_model (m = {m}, d_model = {d})", paper_value=paper,
+                             params=params, table=rows)
+    fluct = exponent_verdict(xs, [r_["std_fluctuation"] for r_ in fitted], claimed=claimed, tol=tol, upper=True,
+                             what=f"std of N3 - E[N3 | X] vs d_k at B = d_model (m = {m}, d_model = {d})",
+                             paper_value=paper, params=params, table=rows)
+    hyps = [f"B = d_model = {d} (Algorithm 1's blocks), m = {m}: c0 = d_model / ln m = {d / math.log(m):.1f}, "
+            "inside Theorem 4.1's hypothesis d_model >= c0 log m (measured minimal c0: 35-45); fixed X and "
+            "permutation graph",
+            f"d_k in {list(dks)}, fitted on d_k >= {_DK_FIT_FROM} (growing d_k at fixed (m, d_model))"]
+    return verdict_over_readings(
+        {_N3_WHOLE: whole, "N3 = its fluctuation N3 - E[N3 | X] only": fluct}, hypotheses=hyps, printed=_N3_WHOLE)
 
-    def _outcome(fit, what):
-        word = HOLDS if fit["slope"] <= claimed + tol else (FAILS if fit["lo"] > claimed else "not tested")
-        return (f"{word}: {what} ~ d_k^{fit['slope']:.2f} (95% CI [{fit['lo']:.2f}, {fit['hi']:.2f}]; "
-                f"claimed <= {claimed:g} + {tol:g})")
 
-    hyps = [f"B = d_model = {d} (Algorithm 1's blocks), m = {m} (a size of the experiments; c0 = d_model / ln m = "
-            f"{d / math.log(m):.2f}), fixed X and permutation graph",
-            f"d_k in {list(dks)}, fitted on d_k >= 256 (growing d_k at fixed (m, d_model))"]
-    readings = {"N3 = the whole noise term (max |N3|, conditional mean included)": _outcome(fit_tot, "max |N3|"),
-                "N3 = its fluctuation N3 - E[N3 | X] only": _outcome(fit_fl, "std of N3 - E[N3 | X]")}
-    return with_readings(v, hyps, readings)
+_N3_WHOLE = "N3 as App. B.2 defines it (the whole term, conditional mean d_k <delta, delta> included)"
 
 
 def _limit_n3_over_dk(m: int, d: int, r: np.random.Generator) -> float:
@@ -344,7 +348,11 @@ CLAIMS = (
           statement="At B = d_model, N3 grows like sqrt(d_k log m), i.e. max |N3| ~ sqrt(d_k) at fixed (m, d_model)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_dk_exponent, role="proof-step", supports=("Theorem 4.1",),
           notes="The conditional mean E[N3 | X] = d_k <delta, delta> is linear in d_k and dominates once d_k >~ "
-                "d_model / log m; Eq. (1) keeps only the fluctuation. (256, 32) is a size of the experiments. "
+                "d_model / log m; Eq. (1) keeps only the fluctuation (App. B.2 bounds the mean separately, by "
+                "d_k C3 sqrt(log m / d_model)). Measured at (512, 384), c0 = 61.6, inside Theorem 4.1's hypothesis "
+                "(an earlier version used the experiments' (256, 32), c0 = 5.8, which the audit deems inadmissible "
+                "elsewhere). Per reading: the whole N3 (App. B.2's definition, the printed one) and the fluctuation "
+                "only; mixed readings fail only because the printed one fails. "
                 "Mutation: the exponent -1 mutant (-0.5) survives by nature of a refutation: a stronger upper bound "
                 "is refuted a fortiori; +1 (1.5) is killed.",
           expects={"dk_exponent": Stated(0.5, "exponent", "Eq. (1): N3 ~ sqrt(d_k log m)")}),

@@ -366,8 +366,9 @@ CLAIMS = (
           expects={"t_coeff": Stated(6, "value", "Step 3: t = 6 log m in (15)"),
                    "fail_exponent": Stated(-3, "exponent", "Eq. (16): probability at least 1 - m^-3")},
           notes="Also checks that m^-3 is sharp for 2 m^-4 over m >= 2 (equality at m = 2).")),
-    with_role(symbolic_claim("thm81-sym-uniform-over-contexts", "Theorem 8.1", "The union bound of Step 3 covers all contexts of length "
-                   "ell simultaneously.", _uniform_contexts,
+    with_role(symbolic_claim("thm81-sym-uniform-over-contexts", "Proposition 8.4", "Step 3's union bound (Theorem 8.1) "
+                   "covers all contexts of length ell simultaneously, as Proposition 8.4's 'uniformly over all contexts' "
+                   "uses it.", _uniform_contexts,
                    notes="Quantifier order: the theorem says 'with probability >= 1 - m^-3 ..., for any fixed context', "
                          "i.e. for each context the probability is >= 1 - m^-3 (reading 'fixed context': holds). The "
                          "refutation is of the other order (one event for all contexts), which Proposition 8.4's "
@@ -375,8 +376,10 @@ CLAIMS = (
                          "order, not the uniform statement itself. The failing factor is binom(m, ell) (super-"
                          "polynomial), so the stated exponent -3 is not declared: the verdict is the same for m^-2 "
                          "or m^-4 (insensitive). The details' deviation uses the theorem's own length "
-                         "ell >= 8(1 + 2 C_2) max{h, ln m} (earlier versions used ell = 8 ln m, below Step 5's C_ell)."),
-              "proof-step", "Theorem 8.1", "Proposition 8.4"),
+                         "ell >= 8(1 + 2 C_2) max{h, ln m} (earlier versions used ell = 8 ln m, below Step 5's C_ell). "
+                         "Targeted at Proposition 8.4, whose success is uniform over contexts: Theorem 8.1 is stated "
+                         "per fixed context and is not touched."),
+              "proof-step", "Proposition 8.4"),
     with_role(symbolic_claim("thm81-sym-failure-probability", "Theorem 8.1", "The failure events the proof uses sum to at most m^-3.",
                    _failure_total,
                    notes="A claim about the proof's bookkeeping as written (Step 1 at Theorem 4.1's m^-3 plus Step 3's "

@@ -125,5 +125,8 @@ def verdict_over_readings(verdicts: dict, *, hypotheses, printed: str | None = N
                        measured_value={k: per[k]["measured"] for k in verdicts})
         details = "the readings disagree: " + "; ".join(f"{k}: {per[k]['status']}" for k in verdicts)
     record = reading_record(list(hypotheses), readings)
-    return dataclasses.replace(base, params={**base.params, **record, "per_reading": per},
-                               details=(base.details + "\n" if base.details else "") + details)
+    if isinstance(base.details, dict):  # structured details (a fit and its points): keep them, add the rule's words
+        merged = {**base.details, "readings": details}
+    else:
+        merged = (base.details + "\n" if base.details else "") + details
+    return dataclasses.replace(base, params={**base.params, **record, "per_reading": per}, details=merged)
