@@ -1,34 +1,35 @@
 """Sec. 6.1 and Figure 3: full-tier claims on the base grid (``sec6-grid`` full preset).
 
-The Fig. 3 slope with and without the three d_model = 16, m > 64 points (both log readings), the form of the law
-(AIC over competing laws), the single head at the scanned D_K, the multi-head advantage (picked on seeds 0-4,
+The Fig. 3 slope with and without the three d_model = 16, m > 64 points (both log readings), the exponents of the
+law (equivalence tests on interval-regression intervals; competing laws by AIC reported only), the single head at the scanned D_K, the multi-head advantage (picked on seeds 0-4,
 tested on seeds 5-9) and the sharp transition. Every tolerance is stated in the claim's notes.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from scipy import stats as _st
 
 from ...capacity import compression_x, fit_through_origin, threshold
-from ...fits import LAWS, compare_designs
+from ...fits import LAWS, compare_designs, interval_regression, profile_interval
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..tools import (
-    with_readings,
+    verdict_over_readings,
     GRID_FULL_NOTES,
     cell_rows,
     full_grid,
     laws_block,
     permutation_cells,
-    readings_text,
     sampler_rates,
     sharp_verdict,
-    status_from_readings,
     sweep_records,
     threshold_table,
     thresholds_plot,
 )
-from .measure import cached_full_grid, judge_reading, measured_reading, memo
+from .measure import (FACTOR2_TOL, cached_full_grid, equivalence_status, ladder_sigma_floor, measured_reading, memo,
+                      reading_verdict)
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -40,6 +41,9 @@ ORDER = 61
 _EXCLUDED = {(128, 16), (256, 16), (512, 16)}  # the three d_model = 16, m > 64 points of Sec. 6.1
 
 _READINGS = {"ln": "e", "log2": "2"}
+
+_WORD = {Status.HOLDS_EMPIRICALLY: "holds", Status.CONTRADICTED_EMPIRICALLY: "contradicted",
+         Status.INCONCLUSIVE: "inconclusive"}
 
 
 def _fig3_measure(ctx, exclude: bool):
@@ -61,7 +65,7 @@ def _fig3_measure(ctx, exclude: bool):
             "rates": sampler_rates(ctx, [k[0] for k in keys])}, ""
 
 
-def _fig3(ctx, *, exclude: bool, slope_factor=1.5, r2_tol=0.1):
+def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
     paper_slope, paper_r2 = ctx.expect("slope"), ctx.expect("r2")
     got, why = cached_full_grid(ctx)
     if got is None:
@@ -69,33 +73,44 @@ def _fig3(ctx, *, exclude: bool, slope_factor=1.5, r2_tol=0.1):
     recs, cells, ths, ivs, caps, _ = got
     meas, why = memo("fig3" + ("-excl" if exclude else ""), ctx, lambda: _fig3_measure(ctx, exclude))
     if meas is None:
-        return Verdict(Status.INCONCLUSIVE, measured_value=threshold_table(cells, ths), details="fewer than 3 finite D_K*")
+        return Verdict(Status.INCONCLUSIVE, measured_value=threshold_table(cells, ths),
+                       details="fewer than 3 finite D_K*", evidence_level="experiment")
     keys, capped = meas["keys"], meas["capped"]
-    readings = {name: judge_reading(r, paper_slope=paper_slope, slope_factor=slope_factor, paper_r2=paper_r2,
-                                    r2_tol=r2_tol)
-                for name, r in meas["readings"].items()}
-    words = {name: r["verdict under this reading"] for name, r in readings.items()}
-    status = status_from_readings(words)
+    per = {name: reading_verdict(r, paper_slope=paper_slope, slope_factor=slope_factor, paper_r2=paper_r2,
+                                 r2_tol=r2_tol)
+           for name, r in meas["readings"].items()}
     arts = thresholds_plot(ctx, {k: cells[k] for k in keys}, ths, "fig3" + ("-excl" if exclude else ""),
                            "D_K* against m ln m / d_model", fit=meas["fit_e"], paper_slope=paper_slope)
-    return Verdict(status,
-                   paper_value=f"D_K* = {paper_slope} m log m / d_model, R2 = {paper_r2} (tolerance: slope within a "
-                               f"factor {slope_factor}, centred R2 within {r2_tol:g} of {paper_r2}; log read as ln "
-                               "and as log2)",
-                   measured_value={"readings": readings_text(words), **readings,
-                                   "censored cells": {f"({k[0]},{k[1]})": ivs[k].kind for k in keys if ivs[k].censored},
-                                   "cap-limited cells (most threshold runs hit the cap)":
-                                       [f"({k[0]},{k[1]})" for k in sorted(capped)],
-                                   "competing laws on the same cells (AIC, leave-one-out error; the form is decided "
-                                   "by fig3-capacity-law-form)": meas["laws"],
-                                   "cells": cell_rows(keys, cells, ths, ivs, caps, meas["rates"])},
-                   witness=None if status is Status.HOLDS_EMPIRICALLY else words,
-                   params={"cells": [f"({k[0]},{k[1]})" for k in keys],
-                           "excluded": sorted(_EXCLUDED) if exclude else [], "readings": list(_READINGS)},
-                   evidence=f"full sweep ({len(recs)} runs); least squares through the origin (scipy lsq_linear) with "
-                            "its exact grid range; censored-Gaussian interval regression on log D_K* (scipy.optimize), "
-                            "95% profile-likelihood intervals",
-                   artefacts=arts)
+    hyps = ["the paper's base grid, App. A.1 protocol, Table 2 caps; D_K* of a cell an interval on the ladder",
+            f"tolerance: slope within a factor {slope_factor:.3g} (closer in log to the stated slope than to its "
+            f"double or half), centred R2 within {r2_tol:g} of {paper_r2}",
+            "the printed 'log m' names no base: neither reading is the printed one"]
+    v = verdict_over_readings(per, hypotheses=hyps, printed=None)
+    to_decide = {k: x.params.get("to_decide") for k, x in per.items() if x.params.get("to_decide")}
+    return dataclasses.replace(
+        v, artefacts=arts,
+        paper_value=f"D_K* = {paper_slope} m log m / d_model, R2 = {paper_r2} (tolerance: the 95% interval of the "
+                    f"slope wholly inside [{paper_slope / slope_factor:.3g}, {paper_slope * slope_factor:.3g}], "
+                    f"centred R2 within {r2_tol:g}; log read as ln and as log2, each held to that standard)",
+        measured_value={"per reading": {k: x.measured_value for k, x in per.items()},
+                        "per reading status": {k: x.status.value for k, x in per.items()},
+                        "readings": ", ".join(f"{_WORD[x.status]} under {k}" for k, x in per.items()),
+                        **{k: {"verdict under this reading": _WORD[per[k].status], **r}
+                           for k, r in meas["readings"].items()},
+                        "censored cells": {f"({k[0]},{k[1]})": ivs[k].kind for k in keys if ivs[k].censored},
+                        "cap-limited cells (most threshold runs hit the cap)":
+                            [f"({k[0]},{k[1]})" for k in sorted(capped)],
+                        "competing laws on the same cells (AIC; our comparison, reported only)": meas["laws"],
+                        "cells": cell_rows(keys, cells, ths, ivs, caps, meas["rates"])},
+        params={**v.params, "cells": [f"({k[0]},{k[1]})" for k in keys],
+                "excluded": sorted(_EXCLUDED) if exclude else [], "readings": list(_READINGS),
+                "slope_factor": slope_factor, "r2_tol": r2_tol,
+                "resolution": {k: x.params.get("resolution") for k, x in per.items()},
+                **({"to_decide": to_decide} if to_decide else {})},
+        evidence=f"full sweep ({len(recs)} runs) replayed; censored-Gaussian interval regression of log D_K* "
+                 "(scipy.optimize), 95% profile-likelihood interval of the slope per log reading against the band "
+                 "(equivalence test); the paper's estimator (least squares through the origin) reported",
+        evidence_level="fitted")
 
 
 def _check_fig3(ctx):
@@ -106,27 +121,45 @@ def _check_fig3_excluded(ctx):
     return _fig3(ctx, exclude=True)
 
 
-def _check_law_form(ctx, strong=10.0, close=2.0):
+def exponent_fit(keys, ivs, *, m_of=lambda k: k[0], d_of=lambda k: k[1], cap_limited=()) -> dict:
+    """log D_K* = c + alpha log(m ln m) - beta log d_model by censored-Gaussian interval regression, sigma held at
+    least at :func:`ladder_sigma_floor`; cells in ``cap_limited`` enter as upper bounds only. Returns the fit, the 95%
+    profile intervals of alpha and beta, and the sigma used (the log base only shifts c)."""
+    keys = sorted(keys)
+    m = np.array([m_of(k) for k in keys], dtype=float)
+    d = np.array([d_of(k) for k in keys], dtype=float)
+    lows = [0.0 if k in cap_limited else ivs[k].low for k in keys]
+    with np.errstate(divide="ignore"):
+        lo = np.log(np.array(lows, dtype=float))
+        hi = np.log(np.array([ivs[k].high for k in keys], dtype=float))
+    X = np.column_stack([np.ones(len(keys)), np.log(m * np.log(m)), -np.log(d)])
+    free = interval_regression(lo, hi, X)
+    floor = ladder_sigma_floor(ivs, keys)
+    fit = free if free.sigma >= floor else interval_regression(lo, hi, X, fixed_sigma=floor)
+    return {"alpha": float(fit.beta[1]), "beta": float(fit.beta[2]),
+            "alpha 95% profile": list(profile_interval(fit, 1)), "beta 95% profile": list(profile_interval(fit, 2)),
+            "sigma (log) fitted freely": float(free.sigma), "sigma floor (ladder)": floor,
+            "sigma used": float(fit.sigma if fit is free else floor), "n": len(keys)}
+
+
+def _check_law_form(ctx, tol=0.5):
     got, why = full_grid(ctx)
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got
     keys = sorted(cells)
-    blocks = {"all cells": laws_block(keys, ivs),
-              "excluding the d_model = 16, m > 64 cells": laws_block([k for k in keys if k not in _EXCLUDED], ivs)}
-    main = blocks["all cells"]["censored cells as intervals"]
-    unc = blocks["all cells"]["uncensored cells only"]
-    d_main = main["dAIC of m ln m / d_model"]
-    d_unc = unc["dAIC of m ln m / d_model"] if unc else d_main
-    loo = {name: v["leave-one-out log error"] for name, v in main["laws (best first)"].items()}
-    loo_worse = loo["m ln m / d_model"] is not None and loo["m ln m / d_model"] > min(
-        v for v in loo.values() if v is not None)
-    if d_main <= close:
-        status = Status.HOLDS_EMPIRICALLY
-    elif d_main > strong and d_unc > strong and loo_worse:
-        status = Status.CONTRADICTED_EMPIRICALLY
-    else:
-        status = Status.INCONCLUSIVE
+    capped = {k for k in keys if caps[k]["cap-limited"]}
+    fit = exponent_fit(keys, ivs, cap_limited=capped)
+    fit_excl = exponent_fit([k for k in keys if k not in _EXCLUDED], ivs, cap_limited=capped)
+    parts = {}
+    for name, claimed in (("alpha", 1.0), ("beta", 1.0)):
+        st, res = equivalence_status(fit[f"{name} 95% profile"], (claimed - tol, claimed + tol))
+        parts[name] = (st, res)
+    sts = [st for st, _ in parts.values()]
+    status = (Status.CONTRADICTED_EMPIRICALLY if Status.CONTRADICTED_EMPIRICALLY in sts
+              else Status.HOLDS_EMPIRICALLY if all(st is Status.HOLDS_EMPIRICALLY for st in sts)
+              else Status.INCONCLUSIVE)
+    to_decide = {n: r["to_decide"] for n, (st, r) in parts.items() if "to_decide" in r}
     arts = ()
     if ctx.out_dir is not None:
         from ...fits import law_design
@@ -144,35 +177,28 @@ def _check_law_form(ctx, strong=10.0, close=2.0):
                               ctx.out_dir / "fig3-laws.png", title="D_K* intervals and competing laws (base grid)",
                               xlabel="m ln m / d_model")
         arts = (str(p.relative_to(ctx.out_dir)),)
-    def outcome(block_name: str, part: str) -> str:
-        blk = blocks[block_name][part] if part else None
-        d = blk["dAIC of m ln m / d_model"] if blk else None
-        if d is None:
-            return "not tested: no cells"
-        if d <= close:
-            return f"holds: dAIC {d:.1f} <= {close:g}"
-        if d > strong:
-            return f"fails: dAIC {d:.1f} > {strong:g} behind {blk['preferred']}"
-        return f"not tested: undecided, dAIC {d:.1f} between {close:g} and {strong:g}"
-
-    verdict = Verdict(status, artefacts=arts,
-                   paper_value="D_K* follows the Theta(m log m / d_model) law (Fig. 3) rather than m / d_model or a free "
-                               f"power law (tolerance: m log m / d_model within dAIC <= {close:g} of the best law)",
-                   measured_value={"preferred law": main["preferred"], "dAIC to runner-up": main["dAIC to runner-up"],
-                                   "strength": main["strength"], **blocks},
-                   witness=None if status is Status.HOLDS_EMPIRICALLY else {"dAIC of m ln m / d_model": d_main},
-                   params={"laws": list(LAWS), "criterion": "AIC (BIC reported)"},
-                   evidence=f"full sweep ({len(recs)} runs); censored-Gaussian interval regression of log D_K* for each "
-                            "law on the same cells")
-    return with_readings(verdict, [
-        "the paper's base grid m in {64, 128, 256, 512} x d_model in {16, 32, 64}, App. A.1 protocol, Table 2 caps",
-        "D_K* of a cell: the smallest ladder D_K with mean test F1 >= 0.99 over its seeds (an interval on the ladder)",
-        "log base: irrelevant (it rescales the law's constant a only)"], {
-        "all cells, censored cells as intervals": outcome("all cells", "censored cells as intervals"),
-        "all cells, uncensored cells only": outcome("all cells", "uncensored cells only"),
-        "without the d_model = 16, m > 64 cells (as Fig. 3's second fit)": outcome(
-            "excluding the d_model = 16, m > 64 cells", "censored cells as intervals"),
-    })
+    return Verdict(status, artefacts=arts,
+                   paper_value="the base-grid thresholds follow D_K* ~ m log m / d_model (Fig. 3): exponent 1 on m log m "
+                               f"and -1 on d_model (tolerance: each exponent's 95% interval wholly inside [1 - {tol:g}, "
+                               f"1 + {tol:g}], closer to the law's exponent than to 0 or 2)",
+                   measured_value={"alpha (exponent of m ln m)": [round(fit["alpha"], 3),
+                                                                   [round(v, 3) for v in fit["alpha 95% profile"]]],
+                                   "beta (exponent of 1/d_model)": [round(fit["beta"], 3),
+                                                                    [round(v, 3) for v in fit["beta 95% profile"]]],
+                                   "per exponent": {n: st.value for n, (st, _) in parts.items()},
+                                   "fit": fit,
+                                   "without the d_model = 16, m > 64 cells (reported)": fit_excl,
+                                   "competing laws by AIC (our comparison, not the paper's statement; reported only)":
+                                       laws_block(keys, ivs)},
+                   witness=({n: r["interval"] for n, (st, r) in parts.items()
+                             if st is Status.CONTRADICTED_EMPIRICALLY} or None),
+                   params={"tolerance": tol, "resolution": {n: r for n, (_, r) in parts.items()},
+                           "cap-limited cells (upper bounds only)": [f"({k[0]},{k[1]})" for k in sorted(capped)],
+                           **({"to_decide": to_decide} if to_decide else {})},
+                   evidence=f"full sweep ({len(recs)} runs) replayed; censored-Gaussian interval regression of log D_K* "
+                            "on log(m ln m) and log d_model with sigma held at least at the ladder's resolution; 95% "
+                            "profile-likelihood intervals of the exponents against the band (equivalence test)",
+                   evidence_level="fitted")
 
 
 def _check_single_head_fails(ctx):
@@ -190,11 +216,13 @@ def _check_single_head_fails(ctx):
         if thm.central is None or (th1.central is not None and th1.central <= thm.central):
             bad.append(key)
     if not rows:
-        return Verdict(Status.INCONCLUSIVE, details="cells (512,64), (256,32) not in the results")
+        return Verdict(Status.INCONCLUSIVE, details="cells (512,64), (256,32) not in the results",
+                       evidence_level="experiment")
     return Verdict(Status.CONTRADICTED_EMPIRICALLY if bad else Status.HOLDS_EMPIRICALLY,
                    paper_value="a single head fails to reach 0.99 within the scanned D_K at (512,64) and (256,32), "
                                "several heads pass at smaller D_K",
-                   measured_value=rows, witness=bad or None, evidence=f"full sweep ({len(recs)} runs)")
+                   measured_value=rows, witness=bad or None, evidence=f"full sweep ({len(recs)} runs)",
+                   evidence_level="experiment")
 
 
 def _split(pt, seeds):
@@ -231,7 +259,7 @@ def _check_multihead_full(ctx, min_lambda=4.0, alpha=0.05, preset="sec6-grid"):
         if diff.mean() <= 0:
             worse.append(k)
     if not rows:
-        return Verdict(Status.INCONCLUSIVE, details="no compressed cell")
+        return Verdict(Status.INCONCLUSIVE, details="no compressed cell", evidence_level="experiment")
     n = len(rows)
     status = (Status.HOLDS_EMPIRICALLY if len(sig) >= n / 2 else Status.CONTRADICTED_EMPIRICALLY
               if not sig and len(worse) > n / 2 else Status.INCONCLUSIVE)
@@ -242,7 +270,8 @@ def _check_multihead_full(ctx, min_lambda=4.0, alpha=0.05, preset="sec6-grid"):
                    witness=[f"({k[0]},{k[1]})" for k in worse] or None,
                    params={"alpha": alpha, "Bonferroni alpha": bonf, "selection": "seeds 0-4", "test": "seeds 5-9"},
                    evidence=f"full sweep ({len(recs)} runs); (h, D_K) picked on half the seeds, one-sided paired "
-                            "t-test on the other half")
+                            "t-test on the other half",
+                   evidence_level="experiment")
 
 
 def _check_sharp_full(ctx, factor=4.0):
@@ -250,16 +279,22 @@ def _check_sharp_full(ctx, factor=4.0):
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got
-    return sharp_verdict(cells, caps, factor, len(recs), "the full base grid")
+    return sharp_verdict(cells, caps, factor, len(recs), "the full base grid", require_all=True,
+                         evidence_level="experiment")
 
 
-_READING_RULE = (" Readings: 'log' read as ln and as log2, fitted side by side. Per reading: holds when the paper's "
-                 "estimator (least squares through the origin on the first passing D_K of uncensored cells) is in the "
-                 "tolerance band with the R^2 bound and the 95% profile interval of the censored interval-regression "
-                 "slope meets the band; contradicted when both the exact grid range of the paper's estimator and that "
-                 "profile interval miss the band; otherwise inconclusive. Status: holds-empirically when the statement "
-                 "holds under at least one reading (the verdict names which), contradicted-empirically only when it "
-                 "is contradicted under both, inconclusive otherwise.")
+_READING_RULE = (" Readings: the printed 'log m' names no base, so ln and log2 are both fitted and neither is the "
+                 "printed one. Per reading, one standard to pass and to fail (level fitted): the 95% profile-likelihood "
+                 "interval of the slope of a censored-Gaussian interval regression of log D_K* on the offset log x "
+                 "(censored cells as intervals) holds when it lies wholly inside the band, is contradicted when it lies "
+                 "wholly outside, and is inconclusive otherwise (the resolution reached and what would decide are "
+                 "recorded); a pass also needs the centred R^2 of the paper's estimator (least squares through the "
+                 "origin on the first passing D_K, reported with its slope) within 0.1 of the stated R^2, else "
+                 "inconclusive. The readings are combined by verdict_over_readings: both hold -> holds; both fail -> "
+                 "contradicted; mixed -> inconclusive (no reading is the printed one). Tolerance: a factor sqrt(2) on "
+                 "the slope, the package's rule for a stated constant (a measured slope is read as agreeing when it "
+                 "is closer in log to the stated one than to its double or its half, so that a factor-2 error is "
+                 "detected); it is that fixed rule, not a band chosen for this grid.")
 
 
 CLAIMS = (
@@ -270,40 +305,47 @@ CLAIMS = (
           expects={"slope": Stated(1.19, "constant", "Sec. 6.1, display after 'Scaling laws' (Fig. 3): D_K* ~ 1.19 "
                                                      "m log m / d_model"),
                    "r2": Stated(0.944, "value", "Sec. 6.1 display and Figure 3 caption: R^2 = 0.944")},
-          notes=GRID_FULL_NOTES + " Tolerance: slope within a factor 1.5 of 1.19, centred R^2 within 0.1 of 0.944 "
-                "(two-sided, so that a wrong stated R^2 is noticed; R^2 <= 1 makes the upper side free at the "
-                "paper's value, so the verdict is the one of the earlier one-sided rule R^2 >= 0.844)." + _READING_RULE),
+          role="result",
+          notes=GRID_FULL_NOTES + " Band for the slope: [1.19 / sqrt(2), 1.19 sqrt(2)] = [0.841, 1.683]; centred R^2 "
+                "within 0.1 of 0.944 (two-sided)." + _READING_RULE),
     Claim(id="sec61-dkstar-scaling-slope-excluding-small-dmodel", ref="Sec. 6.1",
           statement="Excluding the three d_model = 16, m > 64 points gives slope 0.966 with R^2 = 0.992",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig3_excluded,
           replays=("sec6-grid",),
           expects={"slope": Stated(0.966, "constant", "Sec. 6.1, after the Fig. 3 display: 'gives slope 0.966'"),
                    "r2": Stated(0.992, "value", "Sec. 6.1, after the Fig. 3 display: 'with R^2 = 0.992'")},
-          notes=GRID_FULL_NOTES + " Tolerance: slope within a factor 1.5 of 0.966, centred R^2 within 0.1 of 0.992 "
-                "(two-sided; at the paper's value the same as the earlier R^2 >= 0.892)." + _READING_RULE),
+          role="result",
+          notes=GRID_FULL_NOTES + " Band for the slope: [0.966 / sqrt(2), 0.966 sqrt(2)] = [0.683, 1.366]; centred "
+                "R^2 within 0.1 of 0.992 (two-sided)." + _READING_RULE),
     Claim(id="fig3-capacity-law-form", ref="Figure 3",
-          statement="The base-grid thresholds follow the m log m / d_model law rather than m / d_model or a free "
-                    "power law m^a / d_model^b",
+          statement="The base-grid thresholds follow D_K* ~ m log m / d_model: exponent 1 on m log m and -1 on "
+                    "d_model",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_law_form,
-          replays=("sec6-grid",),
-          notes=GRID_FULL_NOTES + " Each law log D_K* = log a + log f(m, d_model) (free law: log a + alpha log m - beta log "
-                "d_model) is fitted by censored-Gaussian interval regression to the same cells' D_K* intervals; AIC "
-                "decides (BIC, Akaike weights and each law's leave-one-out error on the log scale reported; the log "
-                "base only rescales a). Holds when m ln m / d_model is within dAIC <= 2 of the best law (censored "
-                "cells included); contradicted when it trails by dAIC > 10 both with and without the censored cells "
-                "and its leave-one-out error is larger than the best law's; inconclusive in between."),
+          replays=("sec6-grid",), role="result",
+          notes=GRID_FULL_NOTES + " log D_K* = c + alpha log(m ln m) - beta log d_model is fitted by censored-Gaussian "
+                "interval regression to the cells' D_K* intervals (cap-limited cells as upper bounds only; the log "
+                "base only shifts c). The residual scale is held at least at the ladder's resolution (a uniform "
+                "spread over one ladder step in log, median step / sqrt(12)): a threshold known only to a ladder step "
+                "cannot pin the scatter below that, and a free sigma collapses towards 0 when a line threads every "
+                "interval, which makes the profile intervals spuriously narrow. Each exponent's 95% profile interval "
+                "is held to [0.5, 1.5] (closer to the law's exponent 1 than to 0 or 2, the rule of "
+                "fig4-diagonal-logarithmic-growth): holds when both lie wholly inside, contradicted when either lies "
+                "wholly outside, inconclusive otherwise (resolution and what would decide recorded). The paper does "
+                "not claim that m log m / d_model beats other laws: the AIC comparison with m / d_model and a free "
+                "power law is our own and is only reported."),
     Claim(id="sec61-single-head-fails-at-scanned-dk", ref="Sec. 6.1",
           statement="A single head fails to reach 0.99 within the scanned D_K at (512, 64) and (256, 32) while several "
                     "heads pass at smaller D_K",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_single_head_fails,
           replays=("sec6-grid",),
+          role="result",
           notes="Full tier. Holds when, in both cells, h > 1 reaches 0.99 and h = 1 either never does or only at a "
                 "larger D_K."),
     Claim(id="sec61-multihead-advantage-full-grid", ref="Sec. 6.1",
           statement="A pronounced multi-head advantage for many (m, d_model) of the base grid: at a fixed D_K, "
                     "splitting it across several heads beats one head",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_multihead_full,
-          replays=("sec6-grid",),
+          replays=("sec6-grid",), role="result",
           notes=GRID_FULL_NOTES + " Compressed cells m/d_model >= 4. Per cell, the (h > 1, D_K) with the largest mean-F1 "
                 "gap over h = 1 at the same D_K is picked on seeds 0-4 and tested on seeds 5-9 (one-sided paired "
                 "t-test, Bonferroni over cells at 0.05). Holds when at least half of the compressed cells are "
@@ -311,9 +353,12 @@ CLAIMS = (
     Claim(id="sec61-sharp-transition-full-grid", ref="Sec. 6.1",
           statement="A sharp F1 transition in a narrow D_K window across all (m, d_model, h) of the base grid",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_sharp_full,
-          replays=("sec6-grid",),
+          replays=("sec6-grid",), role="result",
           notes=GRID_FULL_NOTES + " 'Narrow window' read as: F1 rises from <= 0.5 to >= 0.99 within a factor 4 of D_K "
-                "(about three ladder steps). Rule of sec61-sharp-transition-quick on every curve that reaches mean F1 "
-                "0.99 (plateaus, e.g. single heads in compressed cells, are not transitions); one-sided t-bounds at "
-                "0.05 / #points; gradual curves in cap-limited cells are reported, not counted."),
+                "(about three ladder steps). Per curve that reaches mean F1 0.99 (plateaus, e.g. single heads in "
+                "compressed cells, are not transitions), one-sided t-bounds at 0.05 / #points decide sharp, gradual or "
+                "undecided. The statement is about all curves, so it holds only when every such curve is decided "
+                "sharp; a gradual curve outside the cap-limited cells contradicts it; otherwise inconclusive with the "
+                "counts (gradual curves in cap-limited cells are censored: reported, neither counted against nor as "
+                "covered)."),
 )

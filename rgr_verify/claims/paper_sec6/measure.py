@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from ..base import Status, Verdict
 from ..tools import full_grid, slope_reading
 
-__all__ = ["memo", "cached_full_grid", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL"]
+__all__ = ["memo", "cached_full_grid", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
+           "equivalence_status", "reading_verdict", "ladder_sigma_floor"]
 
 # "A factor 2 must be detected": a measured value is read as agreeing with a stated one when it is closer (in log) to
 # it than to its double or its half, i.e. within a factor sqrt(2).
@@ -97,3 +101,75 @@ def within_factor(measured: float, stated: float, factor: float = FACTOR2_TOL) -
     if not (measured > 0 and stated > 0):
         return False
     return stated / factor <= measured <= stated * factor
+
+
+def equivalence_status(ci, band) -> tuple[Status, dict]:
+    """One standard to pass and to fail, on an interval ``ci`` = (lo, hi) against a tolerance ``band`` = (lo, hi):
+    holds-empirically when the whole interval lies inside the band, contradicted-empirically when it lies wholly
+    outside, inconclusive otherwise. Returns the status and the resolution reached (the interval's half-width on the
+    log scale for positive quantities is not assumed: half-widths are in the interval's own units)."""
+    lo, hi = float(ci[0]), float(ci[1])
+    b_lo, b_hi = float(band[0]), float(band[1])
+    if not b_lo < b_hi:
+        raise ValueError(f"band must have lo < hi, got {band!r}")
+    if not lo <= hi:
+        raise ValueError(f"interval must have lo <= hi, got {ci!r}")
+    inside = b_lo <= lo and hi <= b_hi
+    outside = lo > b_hi or hi < b_lo
+    status = (Status.HOLDS_EMPIRICALLY if inside else Status.CONTRADICTED_EMPIRICALLY if outside
+              else Status.INCONCLUSIVE)
+    res = {"interval": [lo, hi], "band": [b_lo, b_hi], "half_width": (hi - lo) / 2}
+    if status is Status.INCONCLUSIVE:
+        mid = (lo + hi) / 2 if math.isfinite(lo + hi) else None
+        gap = None if mid is None else min(abs(mid - b_lo), abs(mid - b_hi))
+        res["half_width_to_decide"] = gap
+        res["to_decide"] = ("the interval is unbounded on one side: data that bound it (uncensored cells at the "
+                            "ends of the range) are needed" if gap is None else
+                            f"the interval half-width must fall from {(hi - lo) / 2:.3g} to below {gap:.3g} "
+                            f"(about {((hi - lo) / 2 / gap) ** 2 if gap > 0 else math.inf:.3g}x the cells at the same "
+                            "spread, or a wider range)")
+    return status, res
+
+
+def reading_verdict(reading: dict, *, paper_slope: float, slope_factor: float, paper_r2: float | None = None,
+                    r2_tol: float = 0.1, level: str = "fitted") -> Verdict:
+    """The verdict of one log reading of a through-origin law D_K* = a x (a :func:`measured_reading`), by the
+    equivalence standard: the 95% profile interval of the interval-regression slope (censored cells included) is held
+    to the band [paper_slope / slope_factor, paper_slope * slope_factor] by :func:`equivalence_status`. The paper's
+    R^2 (when stated) is compared with the centred R^2 of the paper's estimator: outside ``r2_tol`` a pass becomes
+    inconclusive (the estimator's R^2 has no interval, so it cannot decide a failure on its own)."""
+    if not slope_factor > 1:
+        raise ValueError(f"slope_factor must be > 1, got {slope_factor!r}")
+    if not paper_slope > 0:
+        raise ValueError(f"paper_slope must be > 0, got {paper_slope!r}")
+    est = reading["paper estimator (LS through origin, first passing D_K, uncensored cells)"]
+    ci = reading["interval regression, censored cells as intervals"]["95% profile"]
+    band = (paper_slope / slope_factor, paper_slope * slope_factor)
+    status, res = equivalence_status(ci, band)
+    r2 = est["R2 centred"]
+    r2_ok = paper_r2 is None or abs(r2 - paper_r2) <= r2_tol
+    if status is Status.HOLDS_EMPIRICALLY and not r2_ok:
+        status = Status.INCONCLUSIVE
+        res["to_decide"] = f"the slope passes but the centred R^2 {r2:.3f} is not within {r2_tol:g} of {paper_r2:g}"
+    params = {"resolution": {k: v for k, v in res.items() if k != "to_decide"}}
+    if "to_decide" in res:
+        params["to_decide"] = res["to_decide"]
+    measured = {"slope 95% profile interval": [round(v, 4) for v in ci],
+                "band": [round(v, 4) for v in band], "paper estimator slope": est["slope"], "centred R2": r2}
+    return Verdict(status, measured_value=measured, params=params, evidence_level=level,
+                   paper_value=f"slope {paper_slope} within a factor {slope_factor:.3g}"
+                               + ("" if paper_r2 is None else f", R2 within {r2_tol:g} of {paper_r2}"),
+                   evidence="censored-Gaussian interval regression of log D_K* with the offset log x; 95% "
+                            "profile-likelihood interval of the slope against the band (equivalence test)")
+
+
+def ladder_sigma_floor(ivs, keys) -> float:
+    """The residual scale the ladder can resolve: the standard deviation of a uniform spread over one ladder step on
+    the log scale (median log(high / low) over the bounded cells, over sqrt(12)). A threshold known only to a ladder
+    step cannot pin the law's scatter below this; a fitted sigma below it means the interval likelihood threads every
+    interval and its profile intervals are too narrow."""
+    steps = [math.log(ivs[k].high / ivs[k].low) for k in keys
+             if ivs[k].low > 0 and math.isfinite(ivs[k].high) and ivs[k].high > ivs[k].low]
+    if not steps:
+        raise ValueError("no bounded D_K* interval to read the ladder step from")
+    return float(np.median(steps)) / math.sqrt(12.0)

@@ -51,9 +51,13 @@ def _check_sharp_transition_quick(ctx, preset="sec6-grid", factor=4.0):
             elif row["kind"] == "gradual":
                 (gradual_capped if k in capped else gradual).append(row)
     arts = curve_artefacts(ctx, cells, f"{preset}-quick-f1-curves", f"F1-D_K curves ({preset}, quick); 95% t-intervals")
-    status = (Status.CONTRADICTED_EMPIRICALLY if gradual else Status.HOLDS_EMPIRICALLY if sharp
-              else Status.INCONCLUSIVE)
-    return Verdict(status,
+    # a statement about every curve: it holds only when every curve that reaches 0.99 is decided sharp
+    status = (Status.CONTRADICTED_EMPIRICALLY if gradual else Status.HOLDS_EMPIRICALLY
+              if sharp and len(sharp) == len(rows) else Status.INCONCLUSIVE)
+    extra = ({"to_decide": f"{len(rows) - len(sharp)} of {len(rows)} curves are not decided sharp; each needs seeds "
+                           "or ladder points enough for its one-sided bounds to place it"}
+             if status is Status.INCONCLUSIVE else {})
+    return Verdict(status, evidence_level="analogue",
                    paper_value=f"analogue at m <= {m_max}, cap {cap}: a sharp F1 transition, every curve that reaches "
                                f"F1 0.99 rising from <= 0.5 to >= 0.99 within a factor {factor:g} of D_K",
                    measured_value={"curves": len(rows), "sharp": len(sharp), "gradual": len(gradual),
@@ -63,7 +67,7 @@ def _check_sharp_transition_quick(ctx, preset="sec6-grid", factor=4.0):
                                    "cap-limited cells": [f"({k[0]},{k[1]})" for k in sorted(capped)]},
                    witness=gradual or None,
                    params={"preset": preset, "tier": "quick", "factor": factor, "per-point one-sided alpha": alpha,
-                           "points": n_points, "null pass probability": f"<= {FAMILY_ALPHA}"},
+                           "points": n_points, "null pass probability": f"<= {FAMILY_ALPHA}", **extra},
                    evidence=f"quick sweep ({len(recs)} runs); one-sided t-bounds, union bound over {n_points} points")
 
 
@@ -96,7 +100,8 @@ def _check_dkstar_grows_quick(ctx, preset="sec6-grid"):
             down.append(rows[-1])
     status = (Status.CONTRADICTED_EMPIRICALLY if down else Status.HOLDS_EMPIRICALLY if pairs and up == len(pairs)
               else Status.INCONCLUSIVE)
-    return Verdict(status, paper_value=f"analogue at m <= {m_max}, cap {cap}: D_K* grows with m and decreases with "
+    return Verdict(status, evidence_level="analogue",
+                   paper_value=f"analogue at m <= {m_max}, cap {cap}: D_K* grows with m and decreases with "
                                        "d_model",
                    measured_value={"pairs": rows, "significant increases": up},
                    witness=down or None,
@@ -119,12 +124,14 @@ def _check_hstar_grows_quick(ctx, preset="sec6-grid"):
     h_lo = [h for h in h_lo if math.isfinite(h)]
     h_hi = [h for h in h_hi if math.isfinite(h)]
     if len(h_lo) < 2 or len(h_hi) < 2:
-        return Verdict(Status.INCONCLUSIVE, details="fewer than two seeds with an h* in an end cell")
+        return Verdict(Status.INCONCLUSIVE, details="fewer than two seeds with an h* in an end cell",
+                       evidence_level="analogue")
     p_up = permutation_pvalue(h_lo, h_hi, alternative="greater")
     p_down = permutation_pvalue(h_lo, h_hi, alternative="less")
     status = (Status.HOLDS_EMPIRICALLY if p_up <= FAMILY_ALPHA else Status.CONTRADICTED_EMPIRICALLY
               if p_down <= FAMILY_ALPHA else Status.INCONCLUSIVE)
-    return Verdict(status, paper_value=f"analogue at m <= {m_max}, cap {cap}: h* increases with compression m / d_model",
+    return Verdict(status, evidence_level="analogue",
+                   paper_value=f"analogue at m <= {m_max}, cap {cap}: h* increases with compression m / d_model",
                    measured_value={"least compressed": {"cell": f"({lo[0]},{lo[1]})", "per-seed h*": h_lo},
                                    "most compressed": {"cell": f"({hi[0]},{hi[1]})", "per-seed h*": h_hi},
                                    "p (more heads when more compressed)": round(p_up, 4),
@@ -169,7 +176,8 @@ def _check_diagonal_quick(ctx, preset="sec6-diagonal"):
         p = plot_diagonal([(m, th) for (m, d), th in ths.items()], ctx.out_dir / "fig4-diagonal-quick.png",
                           title="lambda = 2 diagonal (quick): D_K* (line) and h* (bars)")
         arts = arts + (str(p.relative_to(ctx.out_dir)),)
-    return Verdict(status, paper_value=f"analogue at m <= {m_max}, cap {cap}: along a fixed compression m / d_model, "
+    return Verdict(status, evidence_level="analogue",
+                   paper_value=f"analogue at m <= {m_max}, cap {cap}: along a fixed compression m / d_model, "
                                        f"D_K* grows with m but far slower than m (from m = {m0} to {m1}: more than "
                                        f"x1 and less than x{linear:g}; ln-law ratio {math.log(m1) / math.log(m0):.2f})",
                    measured_value={f"per-seed D_K* at ({m0},{d0})": [pa[s]["D_K"] for s in sorted(pa)],
@@ -200,18 +208,19 @@ _QUICK_NOTES = ("Quick tier: a scaled-down analogue, not the paper's experiment.
 
 def _check_multihead_advantage_quick(ctx):
     """The multi-head advantage at fixed D_K on the sec6-grid quick preset (max-over-heads)."""
-    return multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick")
+    return multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", evidence_level="analogue")
 
 
 CLAIMS = (
     Claim(id="sec61-sharp-transition-quick", ref="Sec. 6.1",
           statement="Analogue at m <= 64, cap 12000: every F1-D_K curve that reaches F1 0.99 rises from <= 0.5 to "
                     ">= 0.99 within a factor 4 of D_K",
-          kind=Kind.QUALITATIVE, tier=Tier.QUICK, check=_check_sharp_transition_quick,
+          kind=Kind.QUALITATIVE, tier=Tier.QUICK, check=_check_sharp_transition_quick, role="result",
           notes=_QUICK_NOTES + " Per curve (cell, h) that reaches mean F1 0.99: sharp when some D with one-sided upper "
                 "t-bound <= 0.5 has a D' <= 4D with lower bound >= 0.99; gradual when some D with lower bound > 0.5 "
-                "has a D' >= 4D with upper bound < 0.99. Bounds at alpha = 0.05 / #points (union bound). Holds: at "
-                "least one sharp and no gradual curve; contradicted: a gradual curve outside cap-limited cells. Chance "
+                "has a D' >= 4D with upper bound < 0.99. Bounds at alpha = 0.05 / #points (union bound). Holds: every "
+                "curve that reaches 0.99 decided sharp (a statement about every curve is held to its decided "
+                "evidence); contradicted: a gradual curve outside cap-limited cells. Chance "
                 "of passing under the null (every curve takes more than 4x): <= 5%; of a false contradiction: <= 5%. "
                 "Why inconclusive (ledger; always, at this tier): every one of the 11 curves that reach mean F1 0.99 "
                 "is undecided (0 sharp, 0 gradual). The quick ladder has 4 D_K values (8, 16, 32, 64) and 4 seeds per "
@@ -221,11 +230,11 @@ CLAIMS = (
                 "below 0.5 to above 0.99 within a factor 4 where they start low ((64,16) h = 2: 0.44 at 8, 0.999 at "
                 "32), as the statement says, but not provably at this family-wise alpha. Deciding needs more seeds "
                 "or a ladder below 8 (longer quick runs); the statement is decided at the paper's scale by "
-                "sec61-sharp-transition-full-grid (18 sharp, 0 gradual of 49 curves)."),
+                "sec61-sharp-transition-full-grid (18 sharp, 0 gradual, 31 undecided of 49 curves: inconclusive there too)."),
     Claim(id="sec61-multihead-advantage-quick", ref="Sec. 6.1",
           statement="Analogue at m <= 64, cap 12000: at fixed D_K, several heads reach higher test F1 than one head "
                     "when m >> d_model",
-          kind=Kind.QUALITATIVE, tier=Tier.QUICK, check=_check_multihead_advantage_quick,
+          kind=Kind.QUALITATIVE, tier=Tier.QUICK, check=_check_multihead_advantage_quick, role="result",
           notes=_QUICK_NOTES + " Compressed cells: m/d_model >= 4. Holds when every compressed cell has an (h > 1, D_K) "
                 "whose mean F1 exceeds h = 1 at the same D_K by >= 0.1 with a paired t-test p < 0.05/k (Bonferroni "
                 "over the cell's k comparisons); contradicted when in some compressed cell no h > 1 beats h = 1. "
@@ -233,7 +242,7 @@ CLAIMS = (
                 "the paired t-test's normal model)."),
     Claim(id="sec61-dkstar-grows-with-compression-quick", ref="Sec. 6.1",
           statement="Analogue at m <= 64, cap 12000: D_K* grows with m and decreases with d_model",
-          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_dkstar_grows_quick,
+          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_dkstar_grows_quick, role="result",
           notes=_QUICK_NOTES + " Per seed, D_K* = smallest D_K where some h reaches test F1 0.99 (inf if none). For "
                 "every pair of cells differing in m only or d_model only, an exact one-sided permutation test (mid-"
                 "ranks) that the more compressed cell needs more; holds when every pair has p <= 0.05 / #pairs; "
@@ -242,14 +251,14 @@ CLAIMS = (
     Claim(id="fig2-hstar-grows-with-compression-quick", ref="Figure 2",
           statement="Analogue at m <= 64, cap 12000: the head count attaining D_K* increases with compression "
                     "m / d_model",
-          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_hstar_grows_quick,
+          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_hstar_grows_quick, role="result",
           notes=_QUICK_NOTES + " Per-seed h* (the h attaining the per-seed D_K*; ties: larger F1, then fewer heads) "
                 "of the least and most compressed cells; exact one-sided permutation test, holds at p <= 0.05, "
                 "contradicted when the reverse test gives p <= 0.05. Chance of passing under the null: <= 5%."),
     Claim(id="fig4-diagonal-sublinear-growth-quick", ref="Figure 4",
           statement="Analogue at m <= 128, cap 12000: along the fixed compression m / d_model = 2, D_K* grows with m "
                     "but far slower than m",
-          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_diagonal_quick,
+          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_diagonal_quick, role="result",
           notes="Quick tier: sec6-diagonal quick ((32,16), (64,32), (128,64); h in {1,2}; D_K in {4,6,8,12,16,24,32}; "
                 "4 seeds; cap 12000), a scaled-down analogue of the lambda = 8 diagonal. Per-seed D_K* (smallest D_K "
                 "where some h reaches F1 0.99; one known only as an upper bound (cap hit, or smallest D_K) counts at "

@@ -23,45 +23,43 @@ __all__ = ["CLAIMS", "ORDER", "FIT_FACTOR", "FIT_RTOL"]
 ORDER = 63
 
 
-# "Two fits of the same setting agree" means within a factor 1.5 (fixed before looking; the Sec. 6 fit has
-# R^2 0.944). In values_verdict's metric |a - b| / max(a, b) that is 1 - 1/1.5 = 1/3.
+# Our comparison of the two fits: they are read as different when they differ by more than a factor 1.5 under both
+# readings of Sec. 6's log. The factor is ours; the paper states no agreement between the fits.
 FIT_FACTOR = 1.5
 
 FIT_RTOL = 1 - 1 / FIT_FACTOR
 
 
 def _fits_r1(ctx: CheckContext) -> Verdict:
-    mm, dd = 128, 32  # App. A.3's setting; at r = 1 it is a permutation graph, as in Sec. 6
+    mm, dd = 128, 32  # App. A.3's grid point, evaluated at r = 1
     a3 = F.evaluate(F.fit_a3_DK(), {"r": 1, "m": mm, "d_model": dd})
     ln = F.evaluate(F.fit_sec6_DK(base="e"), {"m": mm, "d_model": dd})
     l2 = F.evaluate(F.fit_sec6_DK(base="2"), {"m": mm, "d_model": dd})
-    v_ln = values_verdict({"Sec. 6 fit, natural log": ln, "App. A.3 fit (32)": a3}, rtol=FIT_RTOL)
-    v_l2 = values_verdict({"Sec. 6 fit, log2": l2, "App. A.3 fit (32)": a3}, rtol=FIT_RTOL)
+    ratios = {"Sec. 6 log = natural log": ln / a3, "Sec. 6 log = log2": l2 / a3}
+    # exact arithmetic on the stated constants: each ratio is a closed form, compared with the factor exactly
+    apart = {k: (r > FIT_FACTOR or r < 1 / FIT_FACTOR) for k, r in ratios.items()}
+    status = Status.VERIFIED if all(apart.values()) else Status.REFUTED
     floor = 21  # Table 1: d_k* = 21 at (128, 32), so D_K* >= 21
-    both = v_ln.status is Status.REFUTED and v_l2.status is Status.REFUTED
-    status = Status.REFUTED if both else Status.VERIFIED
     closer = "natural log" if abs(ln - a3) < abs(l2 - a3) else "log2"
-
-    def _outcome(v, x):
-        word = "fails" if v.status is Status.REFUTED else "holds"
-        return f"{word}: ratio {x / a3:.3f} vs App. A.3's {a3:.2f} (factor {FIT_FACTOR} allowed)"
-
-    hyps = [f"m = {mm}, d_model = {dd}, r = 1 (App. A.3's setting; a permutation graph, as in Sec. 6)",
-            f"agreement read as within a factor {FIT_FACTOR} (fixed in advance)"]
-    readings = {"Sec. 6 log = natural log": _outcome(v_ln, ln), "Sec. 6 log = log2": _outcome(v_l2, l2)}
-    return with_readings(Verdict(status, paper_value="Sec. 6: D_K* ~ 1.19 m log m / d_model; App. A.3: D_K* ~ 0.46 (r m/d_model) log2 m",
+    return Verdict(status,
+                   paper_value="Sec. 6: D_K* ~ 1.19 m log m / d_model; App. A.3: D_K* ~ 0.46 (r m/d_model) log2 m "
+                               "(our comparison: the paper does not say the two fits agree)",
                    measured_value={"Sec. 6 (ln)": ln, "Sec. 6 (log2)": l2, "App. A.3 at r = 1": a3,
                                    "ratio ln/A.3": ln / a3, "ratio log2/A.3": l2 / a3,
+                                   "differ by more than the factor": apart,
                                    "Table 1 floor D_K* >= d_k*": floor},
-                   witness={"m": mm, "d_model": dd, "r": 1} if both else None,
-                   params={"evidence_level": "exact comparison", "rtol": FIT_RTOL},
-                   evidence=f"both fits evaluated at (m, d_model, r) = ({mm}, {dd}, 1); agreement within a factor "
-                            f"{FIT_FACTOR} fixed in advance",
-                   details=f"Both fits describe the permutation graph at (128, 32). They disagree under either reading "
-                           f"of Sec. 6's log; the {closer} reading is closer. In natural-log units App. A.3's slope is "
-                           f"0.46/ln 2 = {0.46 / 0.6931471805599453:.3f} vs Sec. 6's 1.19. App. A.3's value is also below "
-                           f"the floor D_K* >= d_k* = 21 that Table 1 implies at this point (one head at least)."),
-                         hyps, readings)
+                   witness=None if status is Status.VERIFIED else {k: r for k, r in ratios.items() if not apart[k]},
+                   params={"factor": FIT_FACTOR, "m": mm, "d_model": dd, "r": 1},
+                   evidence=f"both fits evaluated exactly at (m, d_model, r) = ({mm}, {dd}, 1) from their stated "
+                            f"constants; ratios compared with our factor {FIT_FACTOR}",
+                   evidence_level="proved",
+                   details=f"A comparison of ours, not a finding against the paper: the two fits describe different "
+                           f"runs (App. A.3's r = 1 runs weight the positive pairs' loss differently from Sec. 6's "
+                           f"permutation-graph runs), and the paper never states that they agree. Under either reading of Sec. 6's log "
+                           f"they differ by more than a factor {FIT_FACTOR}; the {closer} reading is closer. In natural-"
+                           f"log units App. A.3's slope is 0.46/ln 2 = {0.46 / 0.6931471805599453:.3f} vs Sec. 6's "
+                           f"1.19. App. A.3's value at r = 1 is also below the floor D_K* >= d_k* = 21 that Table 1 "
+                           f"gives at this point (one head at least).")
 
 
 def _diagonal(ctx: CheckContext) -> Verdict:
@@ -138,34 +136,38 @@ def _stated(claim, **expects):
 
 
 CLAIMS = (
-    symbolic_claim("sec6-sym-fits-sec6-vs-a3", "Sec. 6", "The Sec. 6 fit and the App. A.3 fit agree (within a factor 1.5) on the "
-                   "permutation graph at m = 128, d_model = 32 (r = 1).", _fits_r1,
-                   notes="Both readings of Sec. 6's 'log m' evaluated; tolerance fixed in advance. The two stated "
-                         "slopes (1.19, 0.46) are not declared as stated values: they enter through the formulas "
-                         "module (rgr_verify.formulas.fit_sec6_DK / fit_a3_DK), and the verdict is a refutation (the "
-                         "two fits disagree by more than the factor under both readings), so doubling either value "
-                         "in the direction of the disagreement keeps it refuted: mutation cannot measure this check."),
+    symbolic_claim("sec6-sym-fits-sec6-vs-a3", "Sec. 6", "Our comparison (not a statement of the paper): at m = "
+                   "128, d_model = 32, r = 1, the Sec. 6 fit and the App. A.3 fit differ by more than a factor 1.5 "
+                   "under either reading of Sec. 6's log.", _fits_r1,
+                   role="detail", provenance="ours", supports=("Figure 3", "Figure 12"),
+                   notes="A comparison of ours, reported for the reader: the paper never says the two fits agree, "
+                         "App. A.3's r = 1 runs use another positive loss weight than Sec. 6's permutation-graph "
+                         "runs (see the App. A.3 sampler claims), and the factor 1.5 is ours. Exact evaluation of both fits from their stated "
+                         "constants (entering through rgr_verify.formulas.fit_sec6_DK / fit_a3_DK); verified when "
+                         "both ratios lie outside [1/1.5, 1.5], refuted (our statement is wrong: the fits are close) "
+                         "otherwise. Nothing here is a finding against the paper."),
     _stated(symbolic_claim("sec6-sym-diagonal", "Sec. 6", "The diagonal points have m/d_model = 8 (and the extra points "
-                           "32), where the fit is 1.19 lambda log m.", _diagonal,
+                           "32), where the fit is 1.19 lambda log m.", _diagonal, role="detail",
                            notes="The 1.19 lambda log m identity is symbolic (the fit's constant cancels on both "
                                  "sides), so only the compressions 8 and 32 are declared stated values."),
             lam=Stated(8, "value", "Sec. 6.1 'Fixed-compression diagonal (lambda = 8)' and the Figure 4 caption"),
             lam_extra=Stated(32, "value", "Sec. 6.1 grid description: the two extra points with m/d_model = 32")),
     _stated(symbolic_claim("sec6-sym-table1-range", "Sec. 6", "Sec. 6's range d_k* in [5, 24] matches Table 1.",
-                           _table1_range),
+                           _table1_range, role="detail"),
             lo=Stated(5, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'"),
             hi=Stated(24, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'")),
     symbolic_claim("sec6-sym-table1-median", "Sec. 6", "Sec. 6's median d_k* = 11 matches Table 1.", _table1_median,
+                   role="detail",
                    notes="Exact comparison (rtol 0) of Sec. 6.1's 'median 11' with the median of Table 1's twelve "
                          "values. Refuted: Table 1's median is not 11. The stated 11 is not declared for mutation: "
                          "any other stated median (22, 5.5) is refuted as well, so a refuted exact comparison cannot "
                          "tell 11 from a wrong value by construction; the measured comparison is "
                          "table1-per-head-width-at-threshold, which declares it."),
     _stated(symbolic_claim("sec6-sym-excluded-points", "Sec. 6", "There are three base-grid points with d_model = 16 "
-                           "and m > 64.", _excluded_count),
+                           "and m > 64.", _excluded_count, role="detail"),
             count=Stated(3, "value", "Sec. 6.1 'Excluding the three (d_model = 16, m > 64) points'")),
     symbolic_claim("sec6-sym-heads-fit-range", "Sec. 6", "The head-count fit h* = 1.65 m/d_model - 6.64 crosses 1 at "
-                   "m/d_model = 764/165.", _heads_fit,
+                   "m/d_model = 764/165.", _heads_fit, role="detail", provenance="ours",
                    notes="764/165 is derived here from the fit's stated constants (1.65, 6.64, entering through "
                          "rgr_verify.formulas.fit_sec6_heads), not a number the paper states; the check is an exact "
                          "identity, so no stated value is declared (fig10-hstar-linear-in-compression declares 1.65, "
@@ -173,7 +175,7 @@ CLAIMS = (
     Claim(id="sec61-xref-diagonal-increased-budgets", ref="Sec. 6.1",
           statement="The 'increased budgets (App. A.2)' of the largest diagonal points are Table 2's extended "
                     "cutoffs: each diagonal point with m >= 1024 has a Table 2 cutoff above the default 20,000",
-          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_diagonal_budgets,
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_diagonal_budgets, role="detail",
           expects={"default_cap": Stated(20000, "value", "Table 2 caption: 'Default cutoff is 20,000 steps'")},
           notes="Table 2 as transcribed in rgr_verify.presets.table2_cap (the presets train with it). The default "
                 "is checked both ways: the m <= 128 rows of Table 2 use exactly the default, the diagonal points "

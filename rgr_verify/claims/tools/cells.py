@@ -289,14 +289,15 @@ def cap_limited_cells(cells, ths, runs) -> dict:
 
 
 def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambda=4.0, min_gap=0.1, alpha=0.05,
-                                variant="max"):
+                                variant="max", evidence_level: str | None = None):
     """At a fixed D_K, several heads beat one head in every compressed cell (m / d_model >= ``min_lambda``) of
     ``preset``'s ``variant`` runs at ``tier``.
 
     Holds when every compressed cell has an (h > 1, D_K) whose mean F1 exceeds h = 1 at the same D_K by at least
     ``min_gap`` with a paired t-test p below ``alpha`` / #comparisons (Bonferroni over the cell's comparisons);
     contradicted when some compressed cell has no h > 1 above h = 1; inconclusive otherwise. The rule of
-    sec61-multihead-advantage-quick (and of the Figure 5 softmax analogue).
+    sec61-multihead-advantage-quick (and of the Figure 5 softmax analogue). ``evidence_level`` (e.g. "analogue"
+    for a quick-tier training analogue, "experiment" for replayed paper-scale runs) is set on the verdict.
     """
     check_choice("tier", tier, TIERS)
     if not min_lambda > 0 or not 0 < alpha < 1 or not min_gap >= 0:
@@ -333,7 +334,8 @@ def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambd
               "min gap": min_gap, "alpha": alpha,
               "null pass probability": f"<= {alpha} (Bonferroni, paired t-tests' normal model)"}
     if not per_cell:
-        return Verdict(Status.INCONCLUSIVE, measured_value="no compressed cell in the preset", params=params)
+        return Verdict(Status.INCONCLUSIVE, measured_value="no compressed cell in the preset", params=params,
+                       evidence_level=evidence_level)
     no_adv = [k for k, v in per_cell.items() if v["best gap (mean F1, h>1 minus h=1)"] is not None
               and v["best gap (mean F1, h>1 minus h=1)"] <= 0]
     if no_adv:
@@ -345,7 +347,8 @@ def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambd
     return Verdict(status, paper_value=f"analogue at m <= {m_max}, cap {cap}: at fixed D_K, splitting into several "
                                        "heads beats one head when m >> d_model",
                    measured_value=per_cell, witness=no_adv or failed or None, params=params,
-                   evidence=f"training sweep ({len(recs)} runs), paired t-tests over seeds, Bonferroni")
+                   evidence=f"training sweep ({len(recs)} runs), paired t-tests over seeds, Bonferroni",
+                   evidence_level=evidence_level)
 
 
 def seed_values(cell_recs, *, favour: str) -> tuple[list[float], list[float], dict]:
@@ -393,11 +396,17 @@ def full_grid(ctx, preset="sec6-grid"):
     return (recs, cells, ths, dk_intervals(cells, ths), cap_table(cells, ths, runs), runs), ""
 
 
-def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},{k[1]})"):
+def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},{k[1]})", *,
+                  require_all: bool = False, evidence_level: str | None = None):
     """A sharp F1 transition in every curve of ``cells`` that reaches mean F1 0.99: from <= 0.5 to >= 0.99 within a
     factor ``factor`` of D_K, by one-sided t-bounds at :data:`FAMILY_ALPHA` / #points (union bound). Holds with a
     sharp curve and no gradual one; contradicted by a gradual curve outside the cap-limited cells of ``caps``
-    (those are reported, not counted). ``where`` names the grid in the verdict; ``n_runs`` is the record count."""
+    (those are reported, not counted). ``where`` names the grid in the verdict; ``n_runs`` is the record count.
+
+    ``require_all=True`` holds a statement about every curve to its decided evidence: it holds only when every curve
+    that reaches 0.99 is decided sharp (no undecided curve, no gradual one in a cap-limited cell), is contradicted by a
+    gradual curve outside the cap-limited cells, and is inconclusive otherwise, with the counts. ``evidence_level``
+    is set on the verdict."""
     if not factor > 1:
         raise ValueError(f"factor must be > 1, got {factor!r}")
     n_points = sum(len(v) for v in cells.values())
@@ -411,9 +420,14 @@ def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},
                 sharp.append(row)
             elif row["kind"] == "gradual":
                 (gradual_capped if caps[k]["cap-limited"] else gradual).append(row)
-    status = (Status.CONTRADICTED_EMPIRICALLY if gradual else Status.HOLDS_EMPIRICALLY if sharp
-              else Status.INCONCLUSIVE)
-    return Verdict(status,
+    covered = len(sharp) == len(rows)
+    status = (Status.CONTRADICTED_EMPIRICALLY if gradual else Status.HOLDS_EMPIRICALLY
+              if sharp and (covered or not require_all) else Status.INCONCLUSIVE)
+    extra = {}
+    if require_all and status is Status.INCONCLUSIVE:
+        extra["to_decide"] = (f"{len(rows) - len(sharp)} of {len(rows)} curves are not decided sharp; each needs "
+                              "seeds or ladder points enough for its one-sided bounds to place it")
+    return Verdict(status, evidence_level=evidence_level,
                    paper_value=f"a sharp F1 transition across {where}: every curve that reaches mean F1 0.99 rises "
                                f"from <= 0.5 to >= 0.99 within a factor {factor:g} of D_K",
                    measured_value={"curves": len(rows), "sharp": len(sharp), "gradual": len(gradual),
@@ -422,7 +436,8 @@ def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},
                                    "per curve": rows},
                    witness=gradual or None,
                    params={"factor": factor, "per-point one-sided alpha": alpha, "points": n_points,
-                           "family-wise false alarm": FAMILY_ALPHA},
+                           "family-wise false alarm": FAMILY_ALPHA, "every curve must be decided": require_all,
+                           **extra},
                    evidence=f"full sweep ({n_runs} runs); one-sided t-bounds per point, union bound over the points")
 
 
