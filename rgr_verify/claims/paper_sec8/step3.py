@@ -366,7 +366,7 @@ CLAIMS = (
           expects={"t_coeff": Stated(6, "value", "Step 3: t = 6 log m in (15)"),
                    "fail_exponent": Stated(-3, "exponent", "Eq. (16): probability at least 1 - m^-3")},
           notes="Also checks that m^-3 is sharp for 2 m^-4 over m >= 2 (equality at m = 2).")),
-    with_role(symbolic_claim("thm81-sym-uniform-over-contexts", "Proposition 8.4", "Step 3's union bound (Theorem 8.1) "
+    with_role(symbolic_claim("prop84-sym-uniform-over-contexts", "Proposition 8.4", "Step 3's union bound (Theorem 8.1) "
                    "covers all contexts of length ell simultaneously, as Proposition 8.4's 'uniformly over all contexts' "
                    "uses it.", _uniform_contexts,
                    notes="Quantifier order: the theorem says 'with probability >= 1 - m^-3 ..., for any fixed context', "
