@@ -151,6 +151,15 @@ def test_severity_follows_the_structure():
     assert roll["contributions"]["constructions"]["findings"]["proof-gap"] == ["thmb1-step"]
 
 
+def test_a_finding_under_every_reading_ranks_before_a_reading_scoped_one():
+    scoped = _record("eq22-scoped", "Eq. (22)", "refuted", level="proved")
+    scoped["params"] = {"refuted_under": "reading(s): m = omega(d_model)"}
+    whole = _record("thm81-whole", "Theorem 8.1", "refuted", level="witness")
+    whole["params"] = {"refuted_under": "every reading"}
+    ranked = [r["id"] for r in ranked_findings(annotate([scoped, whole]))]
+    assert ranked == ["thm81-whole", "eq22-scoped"]
+
+
 def test_a_result_that_did_not_run_is_undecided_not_standing():
     recs = annotate([_record("thm41-a", "Theorem 4.1", "inconclusive", ran=False),
                      _record("thm41-b", "Theorem 4.1", "verified", role="proof-step", supports=("Theorem 4.1",))])

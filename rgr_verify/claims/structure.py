@@ -166,12 +166,19 @@ def annotate(records: list[dict]) -> list[dict]:
 
 def ranked_findings(records: list[dict]) -> list[dict]:
     """The findings (refuted or contradicted records that ran), ranked: severity (breaks-result first), then
-    evidence level (strongest first), then paper order. ``records`` must be :func:`annotate`'d."""
+    scope (a finding under every reading before one scoped to some readings of an ambiguity), then evidence level
+    (strongest first), then paper order. ``records`` must be :func:`annotate`'d."""
     order = {r["id"]: i for i, r in enumerate(records)}
     found = [r for r in records if _finding(r)]
     return sorted(found, key=lambda r: (SEVERITIES.index(r["severity"]) if r.get("severity") in SEVERITIES
-                                        else len(SEVERITIES), level_rank(r.get("evidence_level") or ""),
+                                        else len(SEVERITIES), _scoped(r), level_rank(r.get("evidence_level") or ""),
                                         order[r["id"]]))
+
+
+def _scoped(record: dict) -> bool:
+    """Whether a finding stands only under some readings of an ambiguity (``params["refuted_under"]`` names them)."""
+    under = (record.get("params") or {}).get("refuted_under")
+    return isinstance(under, str) and under.startswith("reading")
 
 
 def _node_summary(name: str, members: list[dict]) -> dict:
