@@ -118,7 +118,8 @@ def _verdict(res, decision: dict, *, paper: str, artefacts=()) -> Verdict:
                             f"{res.records[0]['source']}), paired 95% t-intervals over seeds; {scope}",
                    details=f"{scope[0].upper()}{scope[1:]}. {decision['details']}{null_txt} Embedding source: "
                            f"{res.source_description}.",
-                   artefacts=tuple(artefacts))
+                   artefacts=tuple(artefacts),
+                   evidence_level="analogue" if p.name == "quick" else "experiment")
 
 
 _PAPER = {
@@ -146,10 +147,11 @@ def _check(decide, ctx: CheckContext, tier: str, source: str | None = None, *, g
     return _verdict(res, decide(res), paper=_PAPER[decide], artefacts=artefacts)
 
 
-def _claim(cid, ref, statement, check, tier, notes="", *, kind=Kind.QUALITATIVE):
-    """A Sec. 7.3 claim: its notes end with the readings shared by every rule."""
-    return Claim(id=cid, ref=ref, statement=statement, kind=kind, tier=tier, check=check,
-                 notes=(notes + " " + _READINGS).strip())
+def _claim(cid, ref, statement, check, tier, notes="", *, kind=Kind.QUALITATIVE, provenance="paper"):
+    """A Sec. 7.3 claim (a stated experimental finding, or its scaled-down analogue): its notes end with the readings
+    shared by every rule."""
+    return Claim(id=cid, ref=ref, statement=statement, kind=kind, tier=tier, check=check, role="result",
+                 provenance=provenance, notes=(notes + " " + _READINGS).strip())
 
 
 _QUICK_NOTE = ("Quick tier: a scaled-down analogue of Figure 7, not the paper's setting (m = 256 vs 6144, l = 4 vs "
@@ -225,7 +227,7 @@ def _check_near_perfect(ctx: CheckContext) -> Verdict:
 CLAIMS = (
     dataclasses.replace(
         symbolic_claim("sec7-sym-sec73-widths", "Sec. 7", "Sec. 7.3's example h = 8 at D_K = 64 has d_k = 8.",
-                       _sec73_widths),
+                       _sec73_widths, role="detail"),
         expects={"d_k": Stated(8, "value", "Sec. 7.3 Takeaway: 'h = 8 at D_K = 64, where d_k = 8'")}),
     _claim("sec73-accuracy-grows-with-dk-quick", "Sec. 7.3",
            f"Sec. 7.3 {_Q}: for h >= 2 test accuracy increases with D_K (null pass probability 0.025).",
@@ -272,7 +274,8 @@ CLAIMS = (
            "Control, " + _Q.replace("MiniLM", "Gaussian unit-norm rows (d_model = 384)") + ": at every D_K the "
            "best multi-head partition (picked on seed 0) beats h = 1 on seeds 1-3 (null pass probability 0.025).",
            _check_gaussian_control, Tier.FULL, _QUICK_NOTE + " Control run, not a statement of the paper: the quick grid "
-           "on Gaussian unit-norm rows seeded from the root seed, the embeddings of the theory (Sec. 4-5)."),
+           "on Gaussian unit-norm rows seeded from the root seed, the embeddings of the theory (Sec. 4-5).",
+           provenance="ours"),
     _claim("fig7-accuracy-grows-with-dk", "Figure 7",
            "For h >= 2 test accuracy increases with D_K over {64, 128, 256, 512} (m = 6144, l = 16; decided on "
            "the source named in the verdict; null pass probability 0.025).",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...capacity import threshold
 from ...fits import dk_interval, stratified_permutation_pvalue
 from ..base import Claim, Kind, Status, Tier, Verdict
@@ -61,6 +63,7 @@ def _check_softmax_shift(ctx, tier="full"):
               else Status.INCONCLUSIVE)
     return Verdict(status, paper_value="softmax shifts the D_K needed for F1 0.99 to the right",
                    measured_value=rows, witness=wrong or None, artefacts=arts,
+                   evidence_level="experiment" if tier == "full" else "analogue",
                    params={"tier": tier}, evidence=f"{tier} sweeps ({len(soft)} softmax + {len(base)} max runs)")
 
 
@@ -93,12 +96,12 @@ def _check_softmax_shift_quick(ctx):
                                     "per-seed D_K* softmax": [ps[x]["D_K"] for x in sorted(ps)],
                                     "softmax seeds at the cap": sum(v["stopped_early"] is False for v in ps.values())}
     if not up:
-        return Verdict(Status.INCONCLUSIVE, details="no common cell")
+        return Verdict(Status.INCONCLUSIVE, details="no common cell", evidence_level="analogue")
     p_up = stratified_permutation_pvalue(up, alternative="greater")
     p_down = stratified_permutation_pvalue(down, alternative="less")
     status = (Status.HOLDS_EMPIRICALLY if p_up <= FAMILY_ALPHA else Status.CONTRADICTED_EMPIRICALLY
               if p_down <= FAMILY_ALPHA else Status.INCONCLUSIVE)
-    return Verdict(status, paper_value=f"analogue at m <= {m_max}, softmax cap {cap}: the D_K needed for F1 0.99 moves "
+    return Verdict(status, evidence_level="analogue", paper_value=f"analogue at m <= {m_max}, softmax cap {cap}: the D_K needed for F1 0.99 moves "
                                        "to the right of the max-over-heads model",
                    measured_value={"cells": rows, "p (softmax needs more)": round(p_up, 4),
                                    "p (softmax needs less)": round(p_down, 4)},
@@ -124,10 +127,10 @@ def _check_softmax_multihead(ctx):
         elif b == a:  # equal at the grid's resolution, or both beyond the grid: no evidence either way
             undecided.append((m, d))
     if not rows:
-        return Verdict(Status.INCONCLUSIVE, details="no compressed softmax cell")
+        return Verdict(Status.INCONCLUSIVE, details="no compressed softmax cell", evidence_level="experiment")
     status = (Status.CONTRADICTED_EMPIRICALLY if bad else Status.INCONCLUSIVE if undecided
               else Status.HOLDS_EMPIRICALLY)
-    return Verdict(status,
+    return Verdict(status, evidence_level="experiment",
                    paper_value="multi-head advantage in the compressed regime persists with softmax (Figure 5)",
                    measured_value=rows, witness=bad or undecided or None,
                    evidence=f"full sweep ({len(soft)} runs)")
@@ -135,7 +138,43 @@ def _check_softmax_multihead(ctx):
 
 def _check_softmax_multihead_quick(ctx):
     """Quick tier: the multi-head advantage at fixed D_K, by sec61-multihead-advantage-quick's rule, on softmax runs."""
-    return multihead_advantage_verdict(ctx, preset="sec71-softmax", tier="quick", variant="softmax")
+    return multihead_advantage_verdict(ctx, preset="sec71-softmax", tier="quick", variant="softmax",
+                                       evidence_level="analogue")
+
+
+SHIFT_TOL = 0.5  # the growth exponent of the shift in ln m: closer to the claimed 1 than to 0 (no growth) or 2
+
+
+def shift_growth_range(ms, lows, highs) -> tuple[float, float]:
+    """The exact range of the least-squares exponent b of shift ~ (ln m)^b when each cell's shift may lie anywhere in
+    its grid range [low, high]: the slope is linear in the log shifts, so its extremes sit at the ends of the ranges."""
+    x = np.log(np.log(np.asarray(ms, dtype=float)))
+    w = (x - x.mean()) / float(((x - x.mean()) ** 2).sum())
+    lo, hi = np.log(np.asarray(lows, dtype=float)), np.log(np.asarray(highs, dtype=float))
+    return float(np.where(w > 0, w * lo, w * hi).sum()), float(np.where(w > 0, w * hi, w * lo).sum())
+
+
+def shift_size_decision(cells: dict, growth: tuple[float, float] | None, tol: float = SHIFT_TOL):
+    """One standard for the size and the growth of the softmax shift. ``cells``: {(m, d_model): (low, high)} grid
+    ranges of D_K*(softmax) / D_K*(max); ``growth``: the range of the exponent of the shift in ln m along one
+    d_model (None when fewer than 3 sizes). Per cell the range must lie inside [1, ln m]; the growth range inside
+    [1 - tol, 1 + tol]. Contradicted when some cell's range, or the growth range, lies wholly outside its band;
+    holds when every cell's range and the growth range lie wholly inside; inconclusive otherwise (a shift that does
+    not grow with m cannot pass). Returns (status, {part: word})."""
+    words = {}
+    for (m, d), (lo, hi) in cells.items():
+        words[f"({m},{d})"] = ("inside" if 1.0 <= lo and hi <= math.log(m) else
+                               "outside" if hi < 1.0 or lo > math.log(m) else "undecided")
+    if growth is None:
+        words["growth in ln m"] = "undecided"
+    else:
+        g_lo, g_hi = growth
+        words["growth in ln m"] = ("inside" if 1 - tol <= g_lo and g_hi <= 1 + tol else
+                                   "outside" if g_lo > 1 + tol or g_hi < 1 - tol else "undecided")
+    vals = list(words.values())
+    status = (Status.CONTRADICTED_EMPIRICALLY if "outside" in vals else Status.HOLDS_EMPIRICALLY
+              if all(v == "inside" for v in vals) else Status.INCONCLUSIVE)
+    return status, words
 
 
 def _check_softmax_shift_size(ctx):
@@ -146,7 +185,7 @@ def _check_softmax_shift_size(ctx):
     if base is None:
         return Verdict.not_run(why)
     sc, bc = permutation_cells(soft, "softmax"), permutation_cells(base, "max")
-    rows, inside, outside = {}, [], []
+    rows, ranges = {}, {}
     for k in sorted(sc):
         if k not in bc:
             continue
@@ -156,27 +195,52 @@ def _check_softmax_shift_size(ctx):
         central = iv_s.high / iv_b.high
         lo = iv_s.low / iv_b.high
         hi = iv_s.high / iv_b.low if iv_b.low > 0 else math.inf
-        band = (1.0, math.log(k[0]))
+        ranges[k] = (lo, hi)
         rows[f"({k[0]},{k[1]})"] = {"max D_K* interval": iv_b.as_dict(), "softmax D_K* interval": iv_s.as_dict(),
                                     "shift (first passing ratio)": central, "grid range of the shift": [lo, hi],
-                                    "ln m": band[1]}
-        if band[0] <= central <= band[1]:
-            inside.append(k)
-        elif hi < band[0] or lo > band[1]:
-            outside.append(k)
+                                    "ln m": math.log(k[0])}
     if not rows:
-        return Verdict(Status.INCONCLUSIVE, details="no common cell")
-    status = (Status.CONTRADICTED_EMPIRICALLY if outside else Status.HOLDS_EMPIRICALLY if len(inside) == len(rows)
-              else Status.INCONCLUSIVE)
-    d32 = sorted((k for k in rows if k.endswith(",32)")), key=lambda k: int(k[1:k.index(",")]))
+        return Verdict(Status.INCONCLUSIVE, details="no common cell", evidence_level="fitted")
+    # the growth along the d_model with the most sizes (d_model = 32 on the committed evidence)
+    by_d = {}
+    for (m, d) in ranges:
+        by_d.setdefault(d, []).append(m)
+    d_line = max(by_d, key=lambda d: (len(by_d[d]), d))
+    ms = sorted(by_d[d_line])
+    fin = all(math.isfinite(ranges[(m, d_line)][1]) and ranges[(m, d_line)][0] > 0 for m in ms)
+    growth = shift_growth_range(ms, [ranges[(m, d_line)][0] for m in ms], [ranges[(m, d_line)][1] for m in ms]) \
+        if len(ms) >= 3 and fin else None
+    central_growth = (float(np.polyfit(np.log(np.log(ms)), np.log([rows[f"({m},{d_line})"]["shift (first passing ratio)"]
+                                                                  for m in ms]), 1)[0]) if len(ms) >= 3 else None)
+    status, words = shift_size_decision(ranges, growth)
+    to_decide = None
+    if status is Status.INCONCLUSIVE and growth is not None:
+        to_decide = (f"the growth range [{growth[0]:.2f}, {growth[1]:.2f}] must fit inside [{1 - SHIFT_TOL:g}, "
+                     f"{1 + SHIFT_TOL:g}]: ln m spans only a factor {math.log(ms[-1]) / math.log(ms[0]):.2f} over m in "
+                     f"{ms}, and each shift is known to a ladder step; sizes over a much wider range of m (or a finer "
+                     "D_K ladder) are needed")
     return Verdict(status,
                    paper_value="softmax shifts D_K* right by a factor consistent with the extra log m of the softmax "
-                               "construction (tolerance: the shift D_K*(softmax) / D_K*(max) lies in [1, ln m] in every "
-                               "cell; contradicted when a cell's whole grid range lies outside)",
-                   measured_value={"cells": rows, "shift along d_model = 32 (m increasing)":
-                                   [rows[k]["shift (first passing ratio)"] for k in d32]},
-                   witness=[f"({k[0]},{k[1]})" for k in outside] or None,
-                   evidence=f"full sweeps ({len(soft)} softmax, 3 seeds, cap 80000; {len(base)} max runs)")
+                               "construction (tolerance: in every cell the grid range of D_K*(softmax) / D_K*(max) lies "
+                               f"inside [1, ln m], and along d_model = {d_line} the range of the exponent b of shift ~ "
+                               f"(ln m)^b lies inside [{1 - SHIFT_TOL:g}, {1 + SHIFT_TOL:g}]; contradicted when either "
+                               "lies wholly outside)",
+                   measured_value={"cells": rows, "per part": words,
+                                   f"shift along d_model = {d_line} (m increasing)":
+                                       [rows[f"({m},{d_line})"]["shift (first passing ratio)"] for m in ms],
+                                   "growth exponent in ln m: grid range": None if growth is None
+                                   else [round(growth[0], 3), round(growth[1], 3)],
+                                   "growth exponent in ln m: least squares on the first passing ratios":
+                                       None if central_growth is None else round(central_growth, 3)},
+                   witness=({k: v for k, v in words.items() if v == "outside"} or None)
+                   if status is Status.CONTRADICTED_EMPIRICALLY else None,
+                   params={"tolerance on the growth exponent": SHIFT_TOL, "sizes along the line": ms,
+                           "resolution": {"growth range": None if growth is None else list(growth),
+                                          "band": [1 - SHIFT_TOL, 1 + SHIFT_TOL]},
+                           **({"to_decide": to_decide} if to_decide else {})},
+                   evidence=f"full sweeps ({len(soft)} softmax, 3 seeds, cap 80000; {len(base)} max runs); exact grid "
+                            "range of the least-squares growth exponent over the cells' shift ranges",
+                   evidence_level="fitted")
 
 
 def _check_softmax_uncompressed(ctx, key=(64, 32)):
@@ -185,7 +249,7 @@ def _check_softmax_uncompressed(ctx, key=(64, 32)):
         return Verdict.not_run(why)
     sc = permutation_cells(soft, "softmax")
     if key not in sc:
-        return Verdict(Status.INCONCLUSIVE, details=f"no softmax cell {key}")
+        return Verdict(Status.INCONCLUSIVE, details=f"no softmax cell {key}", evidence_level="experiment")
     pts = sc[key]
     tested = sorted({p.D_K for p in pts})
     t1 = threshold([p for p in pts if p.h == 1])
@@ -194,7 +258,7 @@ def _check_softmax_uncompressed(ctx, key=(64, 32)):
     steps = (sum(1 for t in tested if dm < t <= d1) if math.isfinite(d1) else math.inf) if d1 > dm else 0
     status = (Status.HOLDS_EMPIRICALLY if steps <= 1 else Status.CONTRADICTED_EMPIRICALLY if steps >= 2
               else Status.INCONCLUSIVE)
-    return Verdict(status,
+    return Verdict(status, evidence_level="experiment",
                    paper_value="no multi-head advantage at (m, d_model) = (64, 32) with softmax (the exception in "
                                "Figure 5): one head reaches F1 0.99 within one ladder step of the best h > 1",
                    measured_value={"h=1 D_K*": str(d1), "best h>1 D_K*": str(dm), "h*": tm.h_star,
@@ -209,14 +273,14 @@ CLAIMS = (
     Claim(id="sec71-softmax-shifts-threshold-right", ref="Sec. 7.1",
           statement="With softmax over the context, 1/sqrt(d_k) and a sum over heads, the D_K needed for F1 0.99 moves "
                     "to the right of the max-over-heads model",
-          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_softmax_shift,
+          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_softmax_shift, role="result",
           replays=("sec71-softmax", "sec6-grid"),
           notes="Full tier (sec71-softmax full vs sec6-grid full at the same (m, d_model), seeds 0-2 vs 0-9). Holds "
                 "when no cell has a smaller softmax D_K* and at least one has a larger; censored = beyond the grid."),
     Claim(id="sec71-softmax-shifts-threshold-right-quick", ref="Sec. 7.1",
           statement="Analogue at m <= 64, softmax cap 24000: with softmax over the context, 1/sqrt(d_k) and a sum over "
                     "heads, the D_K needed for F1 0.99 moves to the right of the max-over-heads model",
-          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_softmax_shift_quick,
+          kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_softmax_shift_quick, role="result",
           notes="Quick tier, a scaled-down analogue: sec71-softmax quick ((m, d_model) in {(32,16), (64,16)}, h in {1,4}, "
                 "D_K in {8,...,64}, 3 seeds, cap 24000 = 2x the max model's quick cap 12000) against the same cells "
                 "of sec6-grid quick restricted to the same heads and seeds (0-2). Per-seed D_K* (a passing run at the "
@@ -225,17 +289,22 @@ CLAIMS = (
                 "p <= 0.05. Chance of passing under the null (no shift): <= 5%."),
     Claim(id="sec71-softmax-shift-size", ref="Sec. 7.1",
           statement="The softmax shift of D_K* is consistent with the extra log m factor of the softmax construction",
-          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_softmax_shift_size,
+          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_softmax_shift_size, role="result",
           replays=("sec71-softmax", "sec6-grid"),
           notes="Full tier (sec71-softmax full vs sec6-grid full, same cells). 'Consistent with the extra log m' read "
-                "as: the ratio D_K*(softmax) / D_K*(max) (first passing ladder values) lies in [1, ln m] in every "
-                "cell (the construction's extra factor, constants unknown). Contradicted when a cell's whole grid "
-                "range of the ratio (D_K* intervals) lies outside [1, ln m]; inconclusive otherwise. The ratio along "
-                "d_model = 32 is reported (an extra log m predicts growth with m)."),
+                "as two parts, each by one standard (inside passes, wholly outside fails, else inconclusive): (1) the "
+                "size: in every cell the grid range of the shift D_K*(softmax) / D_K*(max) (D_K* intervals (last "
+                "failing, first passing]) lies inside [1, ln m] (the construction's extra factor, constants unknown); "
+                "(2) the growth: an extra log m factor makes the shift grow like ln m, so along d_model = 32 (m = 64, "
+                "128, 256) the exact range of the least-squares exponent b of shift ~ (ln m)^b over the cells' shift "
+                "ranges must lie inside [0.5, 1.5] (closer to 1 than to no growth or to (ln m)^2). A band on the size "
+                "alone passed a shift that does not grow with m. Measured: first passing shifts 2.67, 2.0, 2.0 along "
+                "d_model = 32; growth range about [-3.5, 1.05]: ln m spans a factor 1.33 only, so the sweep cannot "
+                "tell growth from none: inconclusive (deciding needs softmax runs over a much wider range of m)."),
     Claim(id="fig5-softmax-multihead-advantage-quick", ref="Figure 5",
           statement="Analogue at m <= 64, cap 24000: with softmax, at a fixed D_K several heads beat one head when "
                     "m >> d_model",
-          kind=Kind.QUALITATIVE, tier=Tier.QUICK, check=_check_softmax_multihead_quick,
+          kind=Kind.QUALITATIVE, tier=Tier.QUICK, check=_check_softmax_multihead_quick, role="result",
           notes="Quick tier: the (64,16) cell of sec71-softmax quick (h in {1,4}, D_K in {8,...,64}, 3 seeds, cap "
                 "24000). Decision rule of sec61-multihead-advantage-quick: in every cell with m/d_model >= 4, some h > 1 beats "
                 "h = 1 at the same D_K by >= 0.1 mean test F1 with a paired t-test p below 0.05 / #comparisons "
@@ -245,7 +314,7 @@ CLAIMS = (
     Claim(id="fig5-softmax-multihead-advantage", ref="Figure 5",
           statement="With softmax, multi-head attention still reaches F1 0.99 at a smaller D_K than one head when "
                     "m >> d_model",
-          kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_softmax_multihead,
+          kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_softmax_multihead, role="result",
           replays=("sec71-softmax",),
           notes="Full tier. Compressed cells: m/d_model >= 4 (all of the paper's panels except (64, 32)). Holds when "
                 "every such cell has D_K*(h > 1) < D_K*(h = 1) (censored = infinite); contradicted when some cell has "
@@ -253,7 +322,7 @@ CLAIMS = (
     Claim(id="fig5-softmax-no-advantage-uncompressed", ref="Figure 5",
           statement="With softmax there is no multi-head advantage at (m, d_model) = (64, 32), the exception in "
                     "Figure 5",
-          kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_softmax_uncompressed,
+          kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_softmax_uncompressed, role="result",
           replays=("sec71-softmax",),
           notes="Full tier (sec71-softmax full, 3 seeds). Holds when D_K*(h = 1) is at most one ladder step above the "
                 "best D_K*(h > 1); contradicted when it is two or more steps above or h = 1 never passes."),

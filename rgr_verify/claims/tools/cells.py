@@ -34,7 +34,7 @@ from ..base import TIERS, Status, Verdict
 __all__ = [
     "positive_rates", "TABLE1", "TABLE2", "BASE_GRID", "DIAGONAL", "EXTRA", "sweep_records", "permutation_cells",
     "dk_or_inf", "curve_artefacts", "thresholds_plot", "threshold_table", "runs_by_config", "dk_intervals",
-    "cap_table", "cell_rows", "band_text", "slope_reading", "status_from_readings", "readings_text", "laws_block",
+    "cap_table", "cell_rows", "band_text", "slope_reading", "readings_text", "laws_block",
     "sampler_rates", "FAMILY_ALPHA", "quick_sizes", "cap_limited_cells", "multihead_advantage_verdict",
     "seed_values", "cell_records", "full_grid", "sharp_verdict", "GRID_FULL_NOTES",
 ]
@@ -226,17 +226,6 @@ def slope_reading(keys, ivs, ths, xs, *, paper_slope, slope_factor, r2_min, cap_
         out["interval regression, cap-limited cells as upper bounds"] = {
             "slope": round(math.exp(f_cap.beta[0]), 4), "95% profile": [round(v, 4) for v in ci_cap]}
     return out
-
-
-def status_from_readings(per_reading: dict) -> Status:
-    """Holds when the statement holds under at least one recorded reading; contradicted when it is contradicted
-    under every reading; otherwise inconclusive."""
-    words = list(per_reading.values())
-    if "holds" in words:
-        return Status.HOLDS_EMPIRICALLY
-    if words and all(w == "contradicted" for w in words):
-        return Status.CONTRADICTED_EMPIRICALLY
-    return Status.INCONCLUSIVE
 
 
 def readings_text(per_reading: dict) -> str:
