@@ -221,6 +221,36 @@ def test_sec73_store_replays_runs_and_plots(tmp_path, monkeypatch):
         plot_fig7(first.records, tmp_path / "plots")
 
 
+def test_sec73_stop_after_keeps_finished_batches_and_resumes(tmp_path, monkeypatch):
+    # A deadline passed during the second batch (h = 2): the h = 1 batch is stored, the h = 2 batch is dropped,
+    # None is returned; the same call without a deadline trains only the missing h = 2 runs, and the sweep equals
+    # one trained in a single sitting.
+    import rgr_verify.transformer as tr
+
+    clock = {"t": 0.0}
+    monkeypatch.setattr(tr.time, "monotonic", lambda: clock["t"])
+    real = tr._train_group
+
+    def group(E, specs, *a, **k):
+        if specs[0].n_heads == 2:
+            clock["t"] = 1e9  # the deadline passes while this batch trains
+        return real(E, specs, *a, **k)
+
+    monkeypatch.setattr(tr, "_train_group", group)
+    assert run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, stop_after=10.0) is None
+    kept = [json.loads(line) for line in (tmp_path / STORE_NAME).read_text().splitlines()]
+    assert sorted(r["h"] for r in kept) == [1, 1, 1, 1]
+    trained = []
+    monkeypatch.setattr(tr, "_train_group", lambda E, specs, *a, **k: trained.extend(specs) or real(E, specs, *a, **k))
+    res = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
+    assert {s.n_heads for s in trained} == {2} and len(trained) == 4
+    whole = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path / "one-sitting")
+    strip = lambda recs: sorted((r["key"], r["test_acc"], r["steps"]) for r in recs)  # noqa: E731
+    assert strip(res.records) == strip(whole.records)
+    with pytest.raises(ValueError, match="stop_after"):
+        run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, stop_after=0)
+
+
 def test_sec73_runs_of_an_equivalent_code_version_replay(tmp_path, monkeypatch):
     # Records keyed under an earlier code version listed as equivalent replay (re-keyed); others do not.
     monkeypatch.setattr("rgr_verify.sweep_sec73._code_version", lambda: "0ld0c0de0000")

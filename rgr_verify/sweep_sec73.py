@@ -23,6 +23,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from ._checks import check_choice, check_int
+from ._checks import check_choice, check_int, check_real
 from .presets_sec73 import GPT2_DIR_ENV, Sec73Preset
 from .store import RESULTS_ENV, JsonlStore, default_results_dir
 from .transformer import RunResult, RunSpec
@@ -51,7 +52,10 @@ STORE_NAME = "sec73-runs.jsonl"
 # their stored records replay. cfd1c392b7c3: the sources of commit b368e18, which trained the committed Gaussian
 # control (evidence/sec73-gaussian-control); they differ from these in imports, names and input checks only, and
 # retraining its h = 1 and h = 2 groups (16 runs) on a CPU reproduced every stored field but the wall-clock time.
-EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3",)
+# 94b55fb122c1: the sources before train_runs took a deadline (2026-11-26); the training arithmetic is unchanged
+# (the deadline is read only at evaluations), and test_sec73_stop_after_keeps_finished_batches_and_resumes compares
+# a resumed sweep with one trained in a single sitting.
+EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1")
 
 
 def default_cache_dir() -> Path:
@@ -163,17 +167,25 @@ def run_sec73(
     gpt2_dir: str | None = None,
     train_missing: bool = True,
     progress: Callable | None = None,
+    stop_after: float | None = None,
 ) -> Sec73Results | None:
     """Replay stored runs of ``preset`` and train the missing ones (unless ``train_missing`` is False, in which
-    case None is returned when any run is missing). Returns the sweep's :class:`Sec73Results`."""
+    case None is returned when any run is missing). Returns the sweep's :class:`Sec73Results`.
+
+    ``stop_after`` (seconds) bounds the training: each finished batch is stored as soon as it ends, the batch in
+    training at the first evaluation past the deadline is dropped, and None is returned when runs are still
+    missing then; the same call resumes (stored runs are replayed, never retrained)."""
     from filelock import Timeout
 
-    from .transformer import train_runs
+    from .transformer import DeadlineReached, train_runs
 
     if not isinstance(preset, Sec73Preset):
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     check_choice("device", device, ("cpu", "cuda"))
+    deadline = None
+    if stop_after is not None:
+        deadline = time.monotonic() + check_real("stop_after", stop_after, low=0.0, low_open=True)
     store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME)
     plan = _plan(preset, root_seed, device)
     stored = _replayable(store.read(), plan, device)
@@ -184,7 +196,7 @@ def run_sec73(
     # share the groups between them, and a caller waits only for groups that another caller is training.
     pending = sorted({spec.n_heads for _, spec, _ in missing})
     table = None
-    while pending:
+    while pending and not (deadline is not None and time.monotonic() > deadline):
         progressed = False
         for h in list(pending):
             lock = store.lock(_group_lock_name(preset, device, h))
@@ -199,18 +211,28 @@ def run_sec73(
                     if table is None:  # built only when something must train: replay needs no embedding files
                         source, rng = _source_for(preset, root_seed=root_seed, gpt2_dir=gpt2_dir)
                         table = source.table(preset.task.m, rng=rng)
-                    results = train_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train,
-                                         device=device, max_batch_runs=preset.max_batch_runs, progress=progress)
-                    store.append([_record(key, spec, i, res, preset, table, device)
-                                  for (key, spec, i), res in zip(todo, results)])
+
+                    def keep(chunk, results, todo=todo):  # each finished batch is stored at once
+                        store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
+
+                    try:
+                        train_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
+                                   max_batch_runs=preset.max_batch_runs, progress=progress, deadline=deadline,
+                                   on_batch=keep)
+                    except DeadlineReached:
+                        return None
             finally:
                 lock.release()
             pending.remove(h)
             progressed = True
-        if pending and not progressed:  # every remaining group trains elsewhere: wait for the first one
+        if pending and not progressed and deadline is not None:  # another caller trains them: poll until the deadline
+            time.sleep(1.0)
+        elif pending and not progressed:  # every remaining group trains elsewhere: wait for the first one
             with store.locked(_group_lock_name(preset, device, pending[0])):
                 pass
     stored = _replayable(store.read(), plan, device)
+    if any(key not in stored for key, _, _, _ in plan):  # stopped at the deadline, or groups left to other callers
+        return None
     records = tuple(stored[key] for key, _, _, _ in plan)
     return Sec73Results(preset, records[0]["source_description"], device, records)
 

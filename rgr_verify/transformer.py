@@ -74,6 +74,7 @@ __all__ = [
     "block_logits",
     "head_layout",
     "train_runs",
+    "DeadlineReached",
 ]
 
 
@@ -353,7 +354,12 @@ def _evaluate(params, E, G, scale, data, *, autocast, chunk: int = 1024):
     return correct / n, null / n
 
 
-def _train_group(E, specs, task, cfg, device, progress):
+class DeadlineReached(RuntimeError):
+    """Raised by :func:`train_runs` at the first evaluation past its ``deadline``: the batch in training is dropped
+    (none of its runs has a result), the batches finished before it are passed to ``on_batch``."""
+
+
+def _train_group(E, specs, task, cfg, device, progress, deadline=None):
     t0 = time.perf_counter()
     d = E.shape[1]
     init = init_block_params(specs, d, task.d_ff, init_std=cfg.init_std)
@@ -402,6 +408,9 @@ def _train_group(E, specs, task, cfg, device, progress):
                 progress(step, specs, v_acc, t_acc)
             if cfg.patience and stale >= cfg.patience:
                 break
+            if deadline is not None and time.monotonic() > deadline and step < cfg.steps:
+                raise DeadlineReached(f"deadline reached at step {step} of a batch of {R} runs (h = "
+                                      f"{specs[0].n_heads}) after {time.perf_counter() - t0:.1f} s; batch dropped")
     seconds = time.perf_counter() - t0
     return [RunResult(s, float(best_val[r]), float(best["test"][r]), float(best["null"][r]), int(best["step"][r]),
                       float(final_test[r]), step, seconds) for r, s in enumerate(specs)]
@@ -416,12 +425,17 @@ def train_runs(
     device: str = "cpu",
     max_batch_runs: int = 64,
     progress: Callable | None = None,
+    deadline: float | None = None,
+    on_batch: Callable | None = None,
 ) -> list[RunResult]:
     """Train every run of ``specs`` on the Sec. 7.3 task with the frozen table ``E`` ``[m + 1, d_model]``.
 
     Runs sharing n_heads are stacked (at most ``max_batch_runs`` at a time, padded to their largest D_K); each
     run is independent of the others in its batch. ``progress(step, specs, val_acc, test_acc)`` is called at
-    every evaluation. Returns one :class:`RunResult` per spec, in the order of ``specs``.
+    every evaluation; ``on_batch(indices, results)`` after each finished batch (indices into ``specs``).
+    ``deadline`` (a :func:`time.monotonic` value) stops training at the first evaluation past it by raising
+    :class:`DeadlineReached` (the batch in training is dropped; no batch starts after the deadline either).
+    Returns one :class:`RunResult` per spec, in the order of ``specs``.
     """
     specs = list(specs)
     if not specs:
@@ -453,8 +467,13 @@ def train_runs(
             idx = sorted((i for i, s in enumerate(specs) if s.n_heads == h), key=lambda i: specs[i].D_K)
             for lo in range(0, len(idx), max_batch_runs):
                 chunk = idx[lo : lo + max_batch_runs]
-                for i, res in zip(chunk, _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress)):
+                if deadline is not None and time.monotonic() > deadline:
+                    raise DeadlineReached("deadline reached before a batch started")
+                out = _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress, deadline)
+                for i, res in zip(chunk, out):
                     results[i] = res
+                if on_batch is not None:
+                    on_batch(chunk, out)
     finally:
         torch.set_num_threads(threads)
     return [results[i] for i in range(len(specs))]

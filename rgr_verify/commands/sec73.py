@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from ..embedding_sources import SOURCE_NAMES
@@ -29,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="training device (default: cuda when available, else cpu)")
     parser.add_argument("--seed", type=int, default=None, help="root seed (default: $RGR_VERIFY_SEED or 20250926)")
     parser.add_argument("--replay-only", action="store_true", help="fail instead of training missing runs")
+    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
+                        help="stop training after SECONDS: finished batches are stored, the batch in training at "
+                             "the first evaluation past it is dropped; the same command resumes")
 
 
 def run(args) -> int:
@@ -45,14 +49,24 @@ def run(args) -> int:
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device must be cpu on a machine without CUDA, got cuda")
     root_seed = args.seed if args.seed is not None else root_seed_from_env()
+    if args.stop_after is not None:
+        from .._checks import check_real
+
+        check_real("--stop-after", args.stop_after, low=0.0, low_open=True)
+        if args.replay_only:
+            raise ValueError("--stop-after bounds training; it takes no --replay-only")
+    t0 = time.perf_counter()
 
     def progress(step, specs, val, test):
-        best = float(val.max())
-        print(f"  h={specs[0].n_heads} runs={len(specs)} step={step} best val acc in batch={best:.3f}",
-              file=sys.stderr, flush=True)
+        print(f"  h={specs[0].n_heads} runs={len(specs)} step={step} val acc in batch: best {float(val.max()):.3f} "
+              f"median {float(val.median()):.3f} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
     res = run_sec73(preset, root_seed=root_seed, results_dir=args.results, device=device, gpt2_dir=args.gpt2_dir,
-                    train_missing=not args.replay_only, progress=progress)
+                    train_missing=not args.replay_only, progress=progress, stop_after=args.stop_after)
+    if res is None and args.stop_after is not None:
+        print(f"sec73 {preset.name} tier ({preset.source}) on {device}: stopped after --stop-after "
+              f"({time.perf_counter() - t0:.0f} s); finished batches are stored, the same command resumes")
+        return 0
     if res is None:
         raise ValueError("--replay-only was given but the result store lacks runs of this preset")
     p = res.preset
