@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -444,12 +445,16 @@ def profile_engine(configs: Sequence[RunConfig], seeds: Sequence[int], *, steps:
     cuda = device.startswith("cuda")
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     stats: dict = {}
-    with profile(activities=activities) as prof:
-        t0 = time.perf_counter()
-        train_runs(runs, device=device, stats=stats, max_waste=max_waste)
-        if cuda:
-            torch.cuda.synchronize()
-        wall = time.perf_counter() - t0
+    # torch 2.11 on CUDA warns on entering a profile without a schedule that only one cycle's events are kept (the
+    # profile here is one cycle): that warning alone is silenced.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*Profiler clears events", category=UserWarning)
+        with profile(activities=activities) as prof:
+            t0 = time.perf_counter()
+            train_runs(runs, device=device, stats=stats, max_waste=max_waste)
+            if cuda:
+                torch.cuda.synchronize()
+            wall = time.perf_counter() - t0
     events = prof.key_averages()
     kernels = [e for e in events  # kernels only: the labels' device-side spans are not kernels
                if getattr(e, "device_type", None) == DeviceType.CUDA and not e.key.startswith("rgr.")]
