@@ -6,6 +6,7 @@ the Chernoff and union-bound algebra of its proof (symbolic).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -21,7 +22,7 @@ from functools import lru_cache
 
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict
-from ..tools import outcome, recorded
+from ..tools import verdict_over_readings
 from ..tools import (
     VAR_D_K,
     VAR_M,
@@ -74,7 +75,8 @@ def _check_b1_certificate(ctx: CheckContext) -> Verdict:
     return Verdict(status=status, paper_value="P(separation fails) <= m^-3 at d_k = C ln m, C > max{3/c1, 2/c2}",
                    measured_value=f"max over grid of (exact union bound) * m^3 = {worst:.3g}",
                    witness=None if status is Status.VERIFIED else rows, params={"grid": rows},
-                   evidence="exact binomial tails (scipy) and a union bound over all pairs: a rigorous certificate")
+                   evidence="exact binomial tails (scipy) and a union bound over all pairs: a rigorous certificate",
+                   evidence_level="certified")
 
 
 def _check_b1_montecarlo(ctx: CheckContext) -> Verdict:
@@ -106,13 +108,14 @@ def _check_b1_minimal_c(ctx: CheckContext) -> Verdict:
                    f"{max(c['C'] for c in cert):.1f}], empirical C (all draws separate) "
                    f"{[round(r['empirical_C'], 1) for r in emp['rows'] if r['empirical_C']]}, "
                    f"proof's C_paper = {table['C_paper']['C_paper']:.1f}",
-                   witness=v.witness, params=v.params, details=jsonable(table), evidence=v.evidence)
+                   witness=v.witness, params=v.params, details=jsonable(table), evidence=v.evidence,
+                   evidence_level=v.evidence_level)
 
 
-def _sym(id_, ref, statement, check, notes="", expects=None) -> Claim:
-    """A quick-tier symbolic claim with stated values (``symbolic_claim`` plus ``expects``)."""
+def _sym(id_, ref, statement, check, notes="", expects=None, **kw) -> Claim:
+    """A quick-tier symbolic claim with stated values (``symbolic_claim`` plus ``expects``; ``kw`` role, supports)."""
     return Claim(id=id_, ref=ref, statement=statement, kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=check, notes=notes,
-                 expects=expects or {})
+                 expects=expects or {}, **kw)
 
 
 _READ = ("Natural log; d_k = ceil(C ln m); separation over all ordered pairs of V including (i, i). "
@@ -163,11 +166,30 @@ def _b1_chernoff_exact(ctx: CheckContext) -> Verdict:
                               paper_value="Pr[S_true <= tau] <= e^{-c_1 d_k}, Pr[S_ij >= tau] <= e^{-c_2 d_k}")
 
 
+_B1_UNION_HYPOTHESES = ["p in (0, 1/2) (grid 0.01..0.49)", "C = f max{3/c_1, 2/c_2} with f in (1, 1.5] (C strictly "
+                        "above the stated max)", "d_k = C log m, m integer in [2, 1e4]"]
+_B1_LN, _B1_LOG2 = "log = natural log (the audit's reading throughout, docs/theorems.md)", "log = log base 2"
+
+
 def _b1_union(ctx: CheckContext) -> Verdict:
+    """The union-bound step under each reading of "log" in d_k = C log m, by one rule (verdict_over_readings)."""
+    per = {_B1_LN: _b1_union_reading(ctx, sp.log(F.m)), _B1_LOG2: _b1_union_reading(ctx, sp.log(F.m) / sp.log(2))}
+    v = verdict_over_readings(per, hypotheses=_B1_UNION_HYPOTHESES, printed=_B1_LN)
+    where = {k: (f"fails at {w.witness}: {w.measured_value}" if w.status is Status.REFUTED else w.status.value)
+             for k, w in per.items()}
+    # where the base-2 reading fails: the same grid from m = 3 on (reported, not a reading of its own)
+    from3 = _b1_union_reading(ctx, sp.log(F.m) / sp.log(2), m_min=3)
+    where["log = log base 2, m >= 3 only (scope of the base-2 failure)"] = (
+        f"{from3.status.value}: {from3.measured_value}")
+    return dataclasses.replace(v, params={**v.params, "where_each_reading_fails": where})
+
+
+def _b1_union_reading(ctx: CheckContext, log_m, m_min: int = 2) -> Verdict:
     Cfac = sp.Symbol("f", positive=True)  # C = f * max{3/c_1, 2/c_2}, f slightly above 1
-    fail = F.b1_failure_probability(dk=Cfac * F.b1_claimed_C() * sp.log(F.m))
-    return inequality_verdict(fail, "<=", F.m ** -3, variables=[Var(F.m, 2, 1e4, integer=True, log=True), VAR_P,
+    fail = F.b1_failure_probability(dk=Cfac * F.b1_claimed_C() * log_m)
+    return inequality_verdict(fail, "<=", F.m ** -3, variables=[Var(F.m, m_min, 1e4, integer=True, log=True), VAR_P,
                                                                  Var(Cfac, 1.000001, 1.5)], ctx=ctx, max_points=800,
+                              proof=lambda: None,  # no symbolic attempt: sympy's search on this sum ran out of memory
                               paper_value="C > max{3/c_1, 2/c_2} and d_k = C log m make m e^{-c_1 d_k} + m^2 e^{-c_2 d_k} <= m^-3",
                               details="m e^{-c_1 C log m} = m^{1 - c_1 C} < m^-2 only; the first term needs c_1 C >= 4 and "
                                       "the second c_2 C >= 5 (plus log 2 / log m each for the sum). E.g. p = 1/4: "
@@ -200,12 +222,12 @@ CLAIMS = (
     Claim(id="alg3-weights-layout", ref="Algorithm 3",
           statement="Algorithm 3 builds one head with X = I, W_K = Bernoulli(p) signatures, W_Q[i] = W_K[pi(i)] and "
                     "tau = (p + p^2) d_k / 2, so the true-edge score is ||k_pi(i)||^2",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg3_layout,
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg3_layout, role="detail",
           expects={"tau_half": Stated(0.5, "constant", "Algorithm 3: tau = (p + p^2) d_k / 2")}),
     Claim(id="thmb1-separation-certificate", ref="Theorem B.1",
           statement="At the proof's C = max{3/c1, 2/c2} the exact failure probability bound of Algorithm 3 is <= m^-3 "
                     "for p in {0.1, 0.25, 0.4} and m from 8 to 2^18",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b1_certificate,
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b1_certificate, role="result",
           notes="Exact binomial tails and a union bound over m edges and m(m-1)/2 unordered non-edge row pairs. Stated "
                 "value: the direction of the bound. The rate exponent 3 is not declared: the certificate is an upper "
                 "bound, so it holds a fortiori for the weaker rate m^-2 (no check of a bound can tell them apart).",
@@ -213,37 +235,38 @@ CLAIMS = (
     Claim(id="thmb1-separation-montecarlo", ref="Theorem B.1",
           statement="Monte Carlo: Algorithm 3 (p = 1/4, m = 64, certified d_k) separates all pairs with failure "
                     "rate <= 1e-2 (the paper's 1 - m^-3 is certified exactly by thmb1-separation-certificate)",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b1_montecarlo),
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b1_montecarlo, role="result"),
     Claim(id="thmb1-minimal-constant-c", ref="Theorem B.1",
           statement="d_k = C log m with C depending only on p suffices: the certified minimal d_k grows like ln m "
                     "(measured C beside the proof's C)",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b1_minimal_c, notes=_READ,
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_b1_minimal_c, notes=_READ, role="result",
           expects={"log_exponent": Stated(1.0, "exponent", "Theorem B.1: d_k = C log m")}),
     _sym("thmb1-sym-means-threshold", "Theorem B.1", "Bernoulli(p) keys give S_true ~ Bin(d_k, p), S_ij ~ "
-         "Bin(d_k, p^2), and tau = (p + p^2) d_k / 2 is their midpoint.", _b1_means,
+         "Bin(d_k, p^2), and tau = (p + p^2) d_k / 2 is their midpoint.", _b1_means, role="proof-step",
+         supports=("Theorem B.1",),
          expects={"tau_half": Stated(0.5, "constant", "Theorem B.1 proof: tau = (p + p^2) d_k / 2")}),
     _sym("thmb1-sym-chernoff-exponents", "Theorem B.1", "delta_1 = (1-p)/2 and delta_2 = (1-p)/(2p) give the "
-         "exponents c_1 = p(1-p)^2/8 and c_2 = p(1-p)^2/(2(1+3p)).", _b1_exponents,
+         "exponents c_1 = p(1-p)^2/8 and c_2 = p(1-p)^2/(2(1+3p)).", _b1_exponents, role="proof-step",
+         supports=("Theorem B.1",),
          expects={"delta_half": Stated(0.5, "constant", "Theorem B.1 proof: delta_1 = (1-p)/2, delta_2 = (1-p)/(2p)"),
                   "c1_denominator": Stated(8, "constant", "Theorem B.1 proof: c_1 = p(1-p)^2/8"),
                   "c2_factor": Stated(2, "constant", "Theorem B.1 proof: c_2 = p(1-p)^2/(2(1+3p))")}),
     symbolic_claim("thmb1-sym-chernoff-tails-exact", "Theorem B.1", "The two Chernoff bounds hold against the exact binomial "
-                   "tails.", _b1_chernoff_exact,
+                   "tails.", _b1_chernoff_exact, role="proof-step", supports=("Theorem B.1",),
                    notes="No stated value declared: the exponents c_1, c_2 are checked as identities by "
                          "thmb1-sym-chernoff-exponents; here they bound tails from above, so a smaller (weaker) "
                          "exponent would hold a fortiori."),
-    symbolic_claim("thmb1-sym-union-constant", "Theorem B.1", "C > max{3/c_1, 2/c_2} with d_k = C log m makes the union bound "
-                   "m e^{-c_1 d_k} + m^2 e^{-c_2 d_k} at most m^-3.",
-                   recorded(_b1_union, ["p in (0, 1/2) (grid 0.01..0.49)", "C = f max{3/c_1, 2/c_2} with f in "
-                                        "(1, 1.5] (C strictly above the stated max)", "d_k = C log m (natural log), "
-                                        "m integer in [2, 1e4]"],
-                            lambda v: {"as printed": outcome(
-                                v, f"at {v.witness} the union bound is {(v.measured_value or {}).get('lhs')} > m^-3 = "
-                                   f"{(v.measured_value or {}).get('rhs')} "
-                                   f"({(v.measured_value or {}).get('failing_points')} failing grid points)")})),
+    symbolic_claim("thmb1-sym-union-constant", "Theorem B.1", "Proof step: C > max{3/c_1, 2/c_2} with d_k = C log m "
+                   "makes the union bound m e^{-c_1 d_k} + m^2 e^{-c_2 d_k} at most m^-3 (per reading of log).",
+                   _b1_union, role="proof-step", supports=("Theorem B.1",),
+                   notes="Two readings of 'log' in d_k = C log m, decided by one rule (verdict_over_readings): natural "
+                         "log (the audit's reading, named as printed) leaves m^{1 - c_1 C} = m^-2 for the first term; "
+                         "log base 2 multiplies d_k by 1/ln 2 and the stated C then works except at the smallest m. "
+                         "The verdict names the failing reading(s) and where each fails."),
     symbolic_claim("thmb1-sym-union-constant-corrected", "Theorem B.1", "A corrected constant C >= max{(4 + log2/log m)/c_1, "
                    "(5 + log2/log m)/c_2} gives failure probability <= m^-3.", _b1_union_fixed,
+                   role="proof-step", supports=("Theorem B.1",), provenance="ours",
                    notes="Our correction, recorded so the repaired statement is checked too."),
     symbolic_claim("thmb1-sym-tightness", "Theorem B.1", "At d_model = m' = m the lower bound is Omega(log m) and the "
-                   "construction uses d_k = O(log m).", _b1_tight),
+                   "construction uses d_k = O(log m).", _b1_tight, role="detail"),
 )

@@ -308,7 +308,7 @@ def _b10_theta(ctx: CheckContext) -> Verdict:
         return Verdict(Status.REFUTED, paper_value=v.paper_value, measured_value=v.measured_value,
                        witness={"graph": "a matching of m' = d_model edges (Delta = 1)", "d_model": "8 ln m",
                                 "D_K": "C log m", "m' log m' / d_model": "log(8 log m)"},
-                       params=v.params, evidence=v.evidence,
+                       params=v.params, evidence=v.evidence, evidence_level="proved",
                        details="The construction's D_K is ceil(m'/d) C log m = Theta(m' log m / d_model); it equals "
                                "Theta(m' log m'/d_model) only when log m' = Theta(log m), i.e. m' >= m^eps.")
     return v
@@ -338,6 +338,7 @@ def _construction_cost(ctx: CheckContext) -> Verdict:
                        witness={"graph": "m' = m(m-1)/2 edges (e.g. a tournament), Delta = m - 1", "d_model": "8 ln m",
                                 "output entries": ">= 2 m' C log m"},
                        params=v.params, evidence=v.evidence + " (of a lower bound on the output size)",
+                       evidence_level="proved",
                        details="Construction IV must write its 2 d_model D_K weights, at least 2 m' C log m numbers, "
                                "which is not O(m d_model log m) once m' = omega(m d_model). The claim holds for "
                                "Constructions I-III (m' = m).")
@@ -348,30 +349,32 @@ CLAIMS = (
     Claim(id="lemb8-konig-coloring", ref="Lemma B.8",
           statement="Konig colouring with Delta colours plus batching partitions E into at most ceil(m'/d_model) + "
                     "Delta matchings of size <= d_model",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b8,
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b8, role="result",
           expects={"dir": Stated("<=", "relation", "Lemma B.8: a partition of E into H = ceil(m'/d_model) + Delta matchings")}),
     symbolic_claim("lemb8-sym-counting", "Lemma B.8", "sum_c ceil(|F_c|/d_model) <= ceil(m'/d_model) + Delta.",
-                          _lemb8_counting, expects={"dir": Stated("<=", "relation", "Lemma B.8 proof: the counting inequality")}),
+                          _lemb8_counting, role="proof-step", supports=("Lemma B.8",), expects={"dir": Stated("<=", "relation", "Lemma B.8 proof: the counting inequality")}),
     symbolic_claim("lemb8-sym-budget", "Lemma B.8", "H = ceil(m'/d_model) + Delta <= 2(m'/d_model + Delta), so D_K = "
-                          "O(m' log m/d_model + Delta log m).", _lemb8_budget,
+                          "O(m' log m/d_model + Delta log m).", _lemb8_budget, role="result", supports=("Theorem B.9",),
                           expects={"dir": Stated("<=", "relation", "Theorem B.9: D_K = O(m' log m/d_model + Delta log m)")}),
     Claim(id="alg5-weights-layout", ref="Algorithm 5",
           statement="Algorithm 5 builds one head per matching with W^(k) = X^T W'^(k), shared Rademacher signatures, "
                     "tau = d_k / 2, and each edge owned by exactly one head",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg5_layout,
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg5_layout, role="detail",
           expects={"tau_half": Stated(0.5, "constant", "Algorithm 5 line 7: tau = d_k / 2")}),
     Claim(id="thmb9-event-count", ref="Theorem B.9",
           statement="Proof step: sum_k |M_k|^2 <= d_model m' for the Lemma B.8 matchings",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b9_events,
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b9_events, role="proof-step",
+          supports=("Theorem B.9",),
           expects={"dir": Stated("<=", "relation", "Theorem B.9 proof: sum_k |M_k|^2 <= d_model m'")}),
     symbolic_claim("thmb9-sym-event-count", "Theorem B.9", "The printed arithmetic sum_k |M_k|^2 <= d_model m' holds "
                           "(the event count the proof's union bound needs is thmb9-sym-union-event-count).", _b9_events,
+                          role="proof-step", supports=("Theorem B.9",),
                           expects={"dir": Stated("<=", "relation", "Theorem B.9 proof: sum_k |M_k|^2 <= d_model m'")}),
     Claim(id="thmb9-limit-separation", ref="Theorem B.9",
           statement="On 2-regular graphs at (m, d_model) = (512, 384) the d_k -> infinity limit of Algorithm 5's "
                     "scores separates every ordered pair in every one of 20 draws, tested against the statement's "
                     "failure probability m^-3 (exact binomial, false alarm 1e-6)",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b9_limit,
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b9_limit, role="result",
           notes="d_model / ln m = 61.6, above the measured c0 of about 40 (thm41-minimal-constant-c0). Pass bar from "
                 "the statement (issue 12): refuted if the exact lower bound on the failure rate exceeds m^-3 (one "
                 "failing draw in 20 does); m^-3 = 7.5e-9 cannot be certified by sampling, so 0 failures is "
@@ -382,28 +385,30 @@ CLAIMS = (
     Claim(id="thmb9-separation-whp", ref="Theorem B.9",
           statement="Some C makes Algorithm 5 separate w.p. >= 1 - m^-3 at (m, d_model) = (512, 384), r = 2: failures "
                     "vanish as C grows (measured C), and the d_k -> infinity limit does not fail",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.FULL, check=_check_b9_mc,
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.FULL, check=_check_b9_mc, role="result",
           notes="C in {250, 500, 1000, 2000}, 20 fresh draws of (G, X, W_sig) each, 300 draws of the limit. 'C "
                 "sufficiently large' is never fixed: refuted only if the limit fails (no C works at this size, under "
                 "the reading that c0 = 61.6 is admissible). m^-3 itself would need ~1e8 draws."),
     symbolic_claim("eq33-sym-equivalent-forms", "Eq. (33)", "Delta/d_avg <= m/d_model is equivalent to Delta <= m'/d_model, "
-                   "and holds for r-regular graphs.", _eq33_forms, notes="Reading: d_model <= m (the compressive setting)."),
+                   "and holds for r-regular graphs.", _eq33_forms, notes="Reading: d_model <= m (the compressive setting).",
+                   role="detail", supports=("Corollary B.10",)),
     Claim(id="corb10-equitable-h0-heads", ref="Corollary B.10",
           statement="Under (33), ceil(m'/d_model) matchings of size <= d_model exist (equitable Konig colouring), so "
                     "h_0 heads suffice",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b10,
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_b10, role="result",
           notes="Lemma B.8's packing gives ceil(m'/d_model) + Delta heads; h_0 needs an equitable colouring "
                 "(de Werra), which the paper does not describe but which exists. No stated value declared: the "
                 "direction |class| <= d_model is the only one, and equitable classes have size ceil(m'/h_0) or "
                 "floor(m'/h_0), which is d_model itself in most generated instances, so '>=' holds there too."),
-    symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "Under (33), Theorem B.9's decomposition "
-                          "needs only h_0 = ceil(m'/d_model) heads.", _b10_heads,
-                          notes="Bookkeeping refutation, kept deliberately: the corollary says h_0 = ceil(m'/d_model) "
-                                "heads and 'immediate from Theorem B.9', whose decomposition (Lemma B.8) has "
-                                "ceil(m'/d_model) + Delta matchings; the witness (any graph with Delta >= 1 under "
-                                "(33)) satisfies every hypothesis. The reading 'h_0 up to a constant factor' holds "
-                                "(H <= 2 h_0 under (33)), and h_0 matchings do exist (corb10-equitable-h0-heads), but "
-                                "through a lemma the paper does not state.",
+    symbolic_claim("corb10-sym-heads-from-theorem-b9", "Corollary B.10", "The word 'immediate': under (33), Theorem "
+                          "B.9's own decomposition (Lemma B.8) needs only h_0 = ceil(m'/d_model) heads.", _b10_heads,
+                          role="detail", supports=("Corollary B.10",),
+                          notes="Bookkeeping imprecision, not a refutation of the corollary: its conclusion (h_0 "
+                                "heads suffice) is true and verified by corb10-equitable-h0-heads through an equitable "
+                                "edge colouring (de Werra), a lemma the paper does not state. What fails is only "
+                                "'immediate from Theorem B.9': Lemma B.8's decomposition has ceil(m'/d_model) + Delta "
+                                "matchings (any graph with Delta >= 1 under (33) shows it). The reading 'h_0 up to a "
+                                "constant factor' holds (H <= 2 h_0 under (33)).",
                           expects={"dir": Stated("<=", "relation", "Corollary B.10: h_0 = ceil(m'/d_model) heads suffice")}),
     symbolic_claim("corb10-sym-theta-log-m-prime", "Corollary B.10", "Under (33) the construction has D_K = "
                    "Theta(m' log m' / d_model).",
@@ -413,13 +418,13 @@ CLAIMS = (
                             lambda v: {"c_0 <= 8 (witness d_model = 8 ln m admissible)": outcome(
                                 v, f"D_K / (m' log m' / d_model) = {v.measured_value}"),
                                 "c_0 > 8": "not tested: witness outside hypothesis d_model >= c_0 log m (the check "
-                                "takes d_model = 8 ln m only)"})),
+                                "takes d_model = 8 ln m only)"}), role="result"),
     symbolic_claim("corb10-sym-matches-lower-bound", "Corollary B.10", "For m' = O(m^(2-eps)) the budget matches the lower "
-                   "bound up to a constant.", _b10_lower),
+                   "bound up to a constant.", _b10_lower, role="result"),
     Claim(id="appb-construction-complexity", ref="App. B",
           statement="All constructive algorithms run in O(m d_model log m): the output of Algorithm 5 alone has "
                     "2 h d_model d_k entries; its ratio to m d_model ln m stays bounded as the degree grows",
-          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK,
+          kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, role="detail",
           check=recorded(_check_complexity, ["m = 128, d_model = 16, d_k = 8 fixed; r-regular graphs, r = 1..32 "
                                              "(m' = r m), which satisfy (33)", "d_model = 16 >= c_0 ln 128 for "
                                              "c_0 <= 3.3", "the cost counted is only the output Algorithm 5 must "
@@ -437,5 +442,6 @@ CLAIMS = (
                                                  "written (ceil dropped: a lower bound)"],
                             lambda v: {"as printed (every constructive algorithm, Construction IV included)": outcome(
                                 v, f"output size / (m d_model log m): {v.measured_value}"),
-                                "Constructions I-III only (m' = m)": "not tested: the check takes m' = m(m-1)/2"})),
+                                "Constructions I-III only (m' = m)": "not tested: the check takes m' = m(m-1)/2"}),
+                   role="detail"),
 )

@@ -64,7 +64,8 @@ def _check_b9_union_count(ctx: CheckContext) -> Verdict:
                                 "repaired: 2 m^4 events at m^-8 each <= m^-3": repaired.status.value},
                 witness={"instance": {"m": m, "d_model": d, "edges": g.edges.tolist()}, "outside_pairs": outside}
                 if not counted_ok else None,
-                params={"evidence_level": "exact count on an instance + symbolic"}, details=jsonable(per_head.measured_value),
+                params={"instance": "exact count on an instance + symbolic"}, details=jsonable(per_head.measured_value),
+                evidence_level="witness" if status is Status.REFUTED else "proved",
                 evidence="exact head scores of Algorithm 5 on one instance; sympy/grid inequalities")
     if status is Status.VERIFIED:
         return v
@@ -114,6 +115,7 @@ def _check_b9_lemma_b3(ctx: CheckContext) -> Verdict:
     k = int(str(v.measured_value).split("/")[0])
     return Verdict(Status.HOLDS_EMPIRICALLY if k == 0 else v.status, paper_value=v.paper_value,
                    measured_value=v.measured_value, params=v.params, evidence=v.evidence,
+                   evidence_level="sampled" if k == 0 else v.evidence_level,
                    details="No draw exceeds C2 on the matchings' leakage sets; m^-4 itself cannot be certified by "
                            "sampling (holds-empirically).")
 
@@ -123,7 +125,8 @@ CLAIMS = (
           statement="Proof step 'a union bound over all heads and all pairs in those heads ... sum_k |M_k|^2 <= "
                     "d_model m' events in total', with per-head failure m^-4: the count covers every event the "
                     "max-over-heads separation needs, and H m^-4 <= m^-3",
-          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_b9_union_count,
+          kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check_b9_union_count, role="proof-step",
+          supports=("Theorem B.9",),
           notes="Max over heads needs S^(k)_ij < tau for every non-edge (i, j) in every head k, and head k's score is "
                 "nonzero for pairs outside V_k x T_k through leakage (u_i = e_i + delta_i): H m^2 events, not "
                 "sum_k |M_k|^2. Per-head failure m^-4 over H heads gives H m^-4, above m^-3 once H > m (dense "
@@ -136,7 +139,8 @@ CLAIMS = (
           statement="Cross-reference 'controlled using Lemma B.3, since all leakage sets have size <= d_model': Lemma "
                     "B.3 item 2 (mass <= C2 = 2) holds with Lemma B.8's matchings as the leakage sets at (m, d_model) "
                     "= (512, 384), r = 2 (135 draws, no failure allowed at m^-4)",
-          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b9_lemma_b3,
+          kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b9_lemma_b3, role="proof-step",
+          supports=("Theorem B.9",),
           notes="Lemma B.3 is proved for h = m/d_model consecutive blocks; Construction IV has H = ceil(m'/d) + "
                 "Delta matchings, so its union bound runs over 2H sets (still polynomial). C2 = 2 and the rate are "
                 "not declared (a larger C2 is weaker; 0 failures certify no rate that small); the direction is.",

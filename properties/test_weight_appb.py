@@ -1,0 +1,143 @@
+"""Decision rules of the App. B claims, against the alternatives they must reject.
+
+- Rates in several variables (along_each_variable): a rate that fails along one variable fails, a straddling sweep
+  is inconclusive with its resolution, and only a rate that holds along every variable holds.
+- lemb3-leakage-minimal-c0: a minimal c0 growing like ln m must not pass (fitted against ln m, not m).
+- thmb2-signal-bound-constant: each C is judged on its own (a trivial C cannot carry a failing one).
+- thmb2-n1-mean-zero / thmb2-n2-mean-zero: the exact conditional means vanish when there is no leakage and are
+  nonzero at the admissible size (the witness meets the theorem's size hypothesis).
+- thmb1-sym-union-constant: the verdict names each reading of log and where it fails.
+- thmb5-sym-bernoulli-noise-mean: the refutation is symbolic in c and p (every admissible constant), level proved.
+- corb6 / corb7 log-factor reading: judged by the equivalence band, undecided when the interval straddles it.
+- Roles: every App. B claim declares one; a proof step never has role "result"; detail findings are imprecisions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rgr_verify.claims.base import CheckContext, Status, Verdict
+from rgr_verify.claims.paper_appb import (construction1, construction2, construction3, construction3_corollaries,
+                                          construction4, construction4_steps, lemma_b3)
+from rgr_verify.claims.paper_appb.common import along_each_variable
+from rgr_verify.claims.tools import exponent_verdict
+
+MODULES = (construction1, construction2, lemma_b3, construction3, construction3_corollaries, construction4,
+           construction4_steps)
+CLAIMS = {c.id: c for mod in MODULES for c in mod.CLAIMS}
+
+
+def _fitted(slope, *, n=8, noise=0.01, claimed=0.0, tol=0.25, upper=True, seed=0):
+    r = np.random.default_rng(seed)
+    xs = np.geomspace(16, 1024, n)
+    ys = xs**slope * np.exp(noise * r.standard_normal(n))
+    return exponent_verdict(xs, ys, claimed=claimed, tol=tol, upper=upper, what="planted", paper_value="p",
+                            params={})
+
+
+def test_along_each_variable_rule():
+    ok, bad, wide = _fitted(0.0), _fitted(1.0), _fitted(0.25, n=4, noise=0.5)
+    assert ok.status is Status.HOLDS_EMPIRICALLY and bad.status is Status.CONTRADICTED_EMPIRICALLY
+    assert wide.status is Status.INCONCLUSIVE
+    v = along_each_variable({"m": bad, "d_model": ok, "B": ok}, paper_value="p")
+    assert v.status is Status.CONTRADICTED_EMPIRICALLY and v.evidence_level == "fitted" and "m" in v.details
+    v = along_each_variable({"m": wide, "d_model": ok}, paper_value="p")
+    assert v.status is Status.INCONCLUSIVE and "m" in v.params["resolution"] and v.params["to_decide"]
+    assert along_each_variable({"m": ok, "d_model": ok}, paper_value="p").status is Status.HOLDS_EMPIRICALLY
+
+
+def _c0_rows(c0_of_m):
+    return [{"m": m, "c0_min": c0_of_m(m)} for m in (64, 128, 256, 512, 1024, 2048, 4096, 8192, 2**14, 2**15)]
+
+
+def test_leakage_c0_growing_like_log_m_does_not_pass():
+    grows = lemma_b3._leakage_c0_verdict(_c0_rows(lambda m: 1.5 * math.log(m)), claimed=0.0, n=10)
+    assert grows.status is Status.CONTRADICTED_EMPIRICALLY, grows.measured_value
+    flat = lemma_b3._leakage_c0_verdict(_c0_rows(lambda m: 9.0 + 0.01 * (m % 3)), claimed=0.0, n=10)
+    assert flat.status is Status.HOLDS_EMPIRICALLY, flat.measured_value
+    # the old fit against m itself would have passed the growing c0: slope of ln m in m is about 0.16 < 0.25
+    rows = _c0_rows(lambda m: 1.5 * math.log(m))
+    old = exponent_verdict([r["m"] for r in rows], [r["c0_min"] for r in rows], claimed=0.0, tol=0.25,
+                           paper_value="p", what="old", params={})
+    assert old.status is Status.HOLDS_EMPIRICALLY
+
+
+def test_signal_constant_not_pooled():
+    v = construction2._check_signal_constant(_with_expects("thmb2-signal-bound-constant"))
+    assert set(v.params["per_variable"]) == {f"m at d_k = ceil({C:g} ln m)" for C in construction2._SIGNAL_CS}
+    assert v.evidence_level == "fitted"
+    # a failing C is not rescued by a passing one
+    assert along_each_variable({"C = 5": _fitted(0.0), "C = 20": _fitted(1.0)},
+                               paper_value="p").status is Status.CONTRADICTED_EMPIRICALLY
+
+
+def _with_expects(claim_id, seed=0):
+    return CheckContext(seed=seed, expects=CLAIMS[claim_id].stated_values())
+
+
+def test_linear_means_zero_without_leakage_nonzero_with_it():
+    from rgr_verify.constructions import algorithm1
+    from rgr_verify.embeddings import gaussian_unit_norm_embeddings
+    from rgr_verify.graphs import random_permutation_graph
+
+    r = np.random.default_rng(3)
+    g = random_permutation_graph(32, rng=r)
+    one_hot = algorithm1(g, np.eye(32), d_k=4, rng=r, block_size=8)  # X = I: no leakage, means exactly zero
+    for k in range(one_hot.n_heads):
+        means = construction2._linear_means(one_hot, k)
+        assert np.abs(means["N1"]).max() == 0 and np.abs(means["N2"]).max() == 0
+    leaky = algorithm1(g, gaussian_unit_norm_embeddings(32, 16, rng=r), d_k=4, rng=r)
+    assert np.abs(construction2._linear_means(leaky, 0)["N1"]).max() > 0
+    assert construction2._tiny_linearity_check() <= 1e-12
+
+
+@pytest.mark.parametrize("cid", ["thmb2-n1-mean-zero", "thmb2-n2-mean-zero"])
+def test_mean_zero_witness_meets_size_hypothesis(cid):
+    v = CLAIMS[cid].check(_with_expects(cid))
+    assert v.status is Status.REFUTED and v.evidence_level == "witness"
+    assert v.witness["c0 = d_model / ln m"] >= 40 and v.witness["m"] >= 512
+
+
+def test_union_constant_names_each_reading():
+    v = CLAIMS["thmb1-sym-union-constant"].check(_with_expects("thmb1-sym-union-constant"))
+    per = v.params["per_reading"]
+    assert set(per) == {construction1._B1_LN, construction1._B1_LOG2}
+    assert per[construction1._B1_LN]["status"] == "refuted"
+    where = v.params["where_each_reading_fails"]
+    assert all(k in where for k in per) and any("m >= 3" in k for k in where)
+
+
+def test_bernoulli_mean_refutation_is_symbolic_in_the_constants():
+    v = CLAIMS["thmb5-sym-bernoulli-noise-mean"].check(_with_expects("thmb5-sym-bernoulli-noise-mean"))
+    assert v.status is Status.REFUTED and v.evidence_level == "proved"
+    assert v.measured_value["lim_{m -> oo} (E[S_ij] - tau) / d_k, symbolic in c > 0 and p > 0"] == "oo"
+    assert "any" in v.witness["constants"] and CLAIMS["thmb5-sym-bernoulli-noise-mean"].role == "result"
+
+
+def test_log_factor_reading_by_band():
+    def fake(lo, hi):
+        return Verdict(Status.CONTRADICTED_EMPIRICALLY, params={"per_variable": {"m": {"interval": [lo, hi]}}},
+                       evidence_level="fitted")
+
+    f = construction3_corollaries._log_factor
+    assert f(fake(0.2, 1.1), "r").startswith("holds")
+    assert f(fake(1.3, 2.0), "r").startswith("fails")
+    assert f(fake(0.9, 1.6), "r").startswith("not tested")
+
+
+def test_every_claim_declares_a_role():
+    assert len(CLAIMS) == 70
+    for c in CLAIMS.values():
+        assert c.role in ("result", "proof-step", "detail"), c.id
+        if c.statement.lower().startswith("proof step") or c.role == "proof-step":
+            assert c.role == "proof-step" and c.supports, c.id
+    for cid in ("thmb2-n2-mean-zero", "thmb2-sym-n1-n2-means", "thmb9-sym-union-event-count",
+                "lemb3-sym-leakage-identity"):
+        assert CLAIMS[cid].role == "proof-step" and CLAIMS[cid].supports, cid
+    for cid in ("corb7-sym-expectations", "corb7-sym-square-le-sum", "corb10-sym-heads-from-theorem-b9",
+                "thmb5-limit-separation", "thmb5-rademacher-signatures-verbatim"):
+        assert CLAIMS[cid].role == "detail", cid
+    assert "Corollary B.10" in CLAIMS["corb10-sym-heads-from-theorem-b9"].supported
