@@ -17,7 +17,8 @@ from rgr_verify.facts_model import (
     train_facts,
     train_facts_batch,
 )
-from rgr_verify.facts_tensors import fibre_argmax_accuracy, permutation_database
+from rgr_verify.facts_tensors import permutation_database
+from rgr_verify.facts_inflation import fibre_argmax_accuracy
 
 _TINY = dict(n_keys=5, n_queries=2, n_values=6, epochs=30, check_every=10)
 

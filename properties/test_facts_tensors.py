@@ -7,25 +7,27 @@ from hypothesis import strategies as st
 
 from rgr_verify.facts_tensors import (
     Database,
-    circle_argmax_failures,
-    circle_rank2_factors,
     cp_tensor,
     database_from_triples,
     distinct_value_database,
-    fibre_argmax_accuracy,
     flattening_lower_bound,
     graph_database,
-    hyperdeterminant,
     is_decomposition,
     modular_rank,
-    numerical_rank_upper_estimate,
-    pencil_polynomial,
     permutation_database,
     prop21_bounds,
     random_functional_database,
     rank_bounds,
     single_value_diagonal_database,
     slice_decomposition,
+)
+from rgr_verify.facts_inflation import (
+    circle_argmax_failures,
+    circle_rank2_factors,
+    fibre_argmax_accuracy,
+    hyperdeterminant,
+    numerical_rank_upper_estimate,
+    pencil_polynomial,
     softmax_rank1_exact,
     softmax_threshold,
 )

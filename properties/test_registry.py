@@ -97,7 +97,7 @@ def test_audit_writes_report_and_json(tmp_path, capsys):
     rc = main(["audit", "--only", "appc-qk-parameters-depend-on-dk-only,sec3-linear-aggregation-equals-single-head", "--out", str(out), "--json", str(js)])
     assert rc == 0
     printed = capsys.readouterr().out
-    assert "appc-qk-parameters-depend-on-dk-only" in printed and "verified" in printed
+    assert "appc-qk-parameters-depend-on-dk-only" in printed and "holds-empirically" in printed
     doc = json.loads(js.read_text())
     assert doc["schema"] == "rgr-verify/audit/2" and doc == json.loads((out / "report.json").read_text())
     rec = doc["claims"][0]

@@ -12,13 +12,13 @@ from rgr_verify.facts_tensors import (
     cp_tensor,
     database_from_triples,
     example_facts_database,
-    fibre_argmax_accuracy,
     flattening_lower_bound,
     prop21_bounds,
     rank_bounds,
     rank_one_span_decomposition,
     single_value_diagonal_database,
 )
+from rgr_verify.facts_inflation import fibre_argmax_accuracy
 
 
 # rank_bounds certifies ranks below Proposition 2.1's bound, and never below the rank

@@ -30,7 +30,7 @@ from rgr_verify.claims.paper_appa.a3_rules import (
 from rgr_verify.claims.paper_appa.results import TABLE2_CUTOFFS, table2_coverage_verdict
 from rgr_verify.claims.paper_appa.sampler import hoeffding_interval
 from rgr_verify.claims.paper_sec7.softmax import shift_growth_range, shift_size_decision
-from rgr_verify.claims.paper_sec7.value import GAP_PRINTED, _gap_reading_verdict, d32_fold_decision
+from rgr_verify.claims.paper_sec7.value import GAP_PRINTED, gap_reading_verdict, d32_fold_decision
 from rgr_verify.claims.tools import BASE_GRID, DIAGONAL, EXTRA, TABLE2, verdict_over_readings
 from rgr_verify.fits import DKInterval
 
@@ -38,8 +38,8 @@ from rgr_verify.fits import DKInterval
 
 
 def _gap(diff16, diff32, ratio16, ratio32):
-    per = {"difference of MSE": _gap_reading_verdict(diff16, diff32, "difference of MSE", 144),
-           "ratio of MSE": _gap_reading_verdict(ratio16, ratio32, "ratio of MSE", 144)}
+    per = {"difference of MSE": gap_reading_verdict(diff16, diff32, "difference of MSE", 144),
+           "ratio of MSE": gap_reading_verdict(ratio16, ratio32, "ratio of MSE", 144)}
     return verdict_over_readings(per, printed=GAP_PRINTED, hypotheses=["planted gaps"])
 
 

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.claims.paper_sec8.algorithm2 import layout_problems
 from rgr_verify.claims.paper_sec8.common import algorithm2_instance
-from rgr_verify.claims.paper_sec8.conclusion import _constants_table, constants_decision
+from rgr_verify.claims.paper_sec8.conclusion import constants_table, constants_decision
 from rgr_verify.claims.paper_sec8.steps12 import eq10_decision
 from rgr_verify.strategies import theorem81_cases
 
@@ -27,7 +27,7 @@ from rgr_verify.strategies import theorem81_cases
 def test_minimal_constants_stable_over_seeds():
     statuses = []
     for seed in range(5):
-        rows = _constants_table(CheckContext(seed=1000 + seed), [(512, 256)], (8.0, 32.0), 8)
+        rows = constants_table(CheckContext(seed=1000 + seed), [(512, 256)], (8.0, 32.0), 8)
         statuses.append(constants_decision(rows)[0])
     assert statuses == [Status.CONTRADICTED_EMPIRICALLY] * 5, statuses
 

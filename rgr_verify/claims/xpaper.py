@@ -22,16 +22,12 @@ import torch
 from hypothesis import strategies as st
 
 from ..facts_model import FactsParams, circuit_rank_bound, circuit_tensor
-from ..facts_tensors import (
+from ..facts_tensors import flattening_lower_bound, graph_database, permutation_database, prop21_bounds, rank_bounds
+from ..facts_inflation import (
     circle_argmax_failures,
     circle_rank2_factors,
     fibre_argmax_accuracy,
-    flattening_lower_bound,
-    graph_database,
     numerical_rank_upper_estimate,
-    permutation_database,
-    prop21_bounds,
-    rank_bounds,
 )
 from ..strategies import seeds
 from .base import FACTS_PAPER, RGR_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from ..._checks import check_finite_array, check_int, check_real
 from ...facts_model import FactsParams, circuit_parts, circuit_rank_bound, circuit_tensor, forward_logits
-from ...facts_tensors import (
+from ...facts_tensors import modular_rank
+from ...facts_inflation import (
     circle_argmax_failures,
     circle_rank2_factors,
-    modular_rank,
     numerical_rank_upper_estimate,
     softmax_rank1_exact,
 )

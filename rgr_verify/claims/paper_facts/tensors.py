@@ -10,24 +10,21 @@ from hypothesis import strategies as st
 
 from ...facts_tensors import (
     Database,
-    circle_rank2_factors,
     cp_tensor,
     database_from_triples,
     BORN_LIVES_CURRENCY,
     example_facts_database,
     distinct_value_database,
-    fibre_argmax_accuracy,
     flattening_lower_bound,
     flattenings,
-    hyperdeterminant,
     is_decomposition,
     modular_rank,
-    pencil_polynomial,
     permutation_database,
     prop21_bounds,
     rank_bounds,
     slice_decomposition,
 )
+from ...facts_inflation import circle_rank2_factors, fibre_argmax_accuracy, hyperdeterminant, pencil_polynomial
 from ...strategies import seeds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from ..tools import property_verdict

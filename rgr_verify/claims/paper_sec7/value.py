@@ -181,7 +181,7 @@ def _check_value_d32_best_heads(ctx, d_model=32, winners=(4, 8)):
                    evidence=f"full sweep ({n} runs, 3 seeds)", evidence_level="experiment"), hyps, readings)
 
 
-def _gap_reading_verdict(g16, g32, reading: str, n: int) -> Verdict:
+def gap_reading_verdict(g16, g32, reading: str, n: int) -> Verdict:
     """The verdict under one reading of 'the gap': exact one-sided permutation tests, d_model 16 vs 32."""
     p_narrow = permutation_pvalue(g16, g32, alternative="less")
     p_wide = permutation_pvalue(g16, g32, alternative="greater")
@@ -216,7 +216,7 @@ def _check_value_gap_narrows(ctx):
         return out
 
     g16, g32 = gaps(cells[16]), gaps(cells[32])
-    per = {reading: _gap_reading_verdict(g16[reading], g32[reading], reading, n) for reading in g16}
+    per = {reading: gap_reading_verdict(g16[reading], g32[reading], reading, n) for reading in g16}
     v = verdict_over_readings(per, printed=GAP_PRINTED, hypotheses=[
         "m = 64, d_model in {16, 32}, h in {1, 2, 4, 8, 16}, 3 seeds (committed sec72-value full sweep)",
         "per seed, gap = best h = 1 test MSE against the best test MSE of any h (both minimised over D_K)",

@@ -218,7 +218,7 @@ def _check_large_dk(ctx: CheckContext) -> Verdict:
     ), hyps, readings)
 
 
-def _constants_table(ctx: CheckContext, sizes, Cs, draws: int) -> list:
+def constants_table(ctx: CheckContext, sizes, Cs, draws: int) -> list:
     """Per (m, d_model, C): the conclusion on C = V over ``draws`` draws (seeded by the position in the grids)."""
     rows = []
     for si, (m, d_model) in enumerate(sizes):
@@ -262,7 +262,7 @@ def _check_constants(ctx: CheckContext) -> Verdict:
     sizes = [(128, 64), (256, 128), (512, 256), (1024, 512)] + ([(2048, 1024), (1024, 256)] if full else [])
     Cs = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
     draws = _CONSTANTS_DRAWS
-    rows = _constants_table(ctx, sizes, Cs, draws)
+    rows = constants_table(ctx, sizes, Cs, draws)
     smallest = []
     for m, d_model in sizes:
         mine = [r for r in rows if (r["m"], r["d_model"]) == (m, d_model)]
