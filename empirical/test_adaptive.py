@@ -300,3 +300,29 @@ def test_table1_adaptive_claim_replays_the_committed_search_and_can_fail(tmp_pat
     res = run_claim(claim, tier="quick", device="cpu")
     assert res.verdict.status.value == "contradicted-empirically" and len(res.verdict.witness) >= 5
     assert not run_claim(claim, tier="quick", device="cpu", evidence_dir=tmp_path / "none").ran
+
+
+def test_a_non_monotone_bracket_is_reported_not_bisected_through():
+    # Passes at D_K = 12 and from 15 on, fails at 9-11 and 13-14: the bisection between the rungs 8 and 16 lands on
+    # 12, with a failing width just above it; the check probes 13 and the cell is non-monotone, with no D_K*.
+    def probe(requests):
+        return [[1.0 if (c.D_K == 12 or c.D_K >= 15) else 0.5 for _ in seeds] for c, seeds in requests]
+
+    res = adaptive_threshold(RunConfig(m=64, d_model=16, n_heads=1, d_k=1), [4, 8, 16, 32], (0, 1), probe)
+    assert res.status == "non-monotone" and res.dk_star is None and res.ladder_dk == 16
+    assert res.probes[-1].phase == "check" and res.probes[-1].passed is False
+    # a monotone curve passes the check (or needs none) and stays exact
+    mono = adaptive_threshold(RunConfig(m=64, d_model=16, n_heads=1, d_k=1), [4, 8, 16, 32], (0, 1),
+                              lambda reqs: [[1.0 if c.D_K >= 10 else 0.5 for _ in s] for c, s in reqs])
+    assert mono.status == "exact" and mono.dk_star == 10 and mono.mean_at_star == 1.0
+
+
+def test_table1_adaptive_h_star_tie_break_is_the_larger_mean_f1():
+    from rgr_verify.claims.paper_appa.results import adaptive_cell
+
+    def cell(h, mean):
+        return adaptive_threshold(RunConfig(m=64, d_model=16, n_heads=h, d_k=1), [8, 16], (0, 1),
+                                  lambda reqs: [[mean if c.D_K >= 8 else 0.5 for _ in s] for c, s in reqs])
+
+    row = adaptive_cell([cell(1, 0.992), cell(2, 0.999), cell(4, 0.995)], 1.1)
+    assert row["D_K*"] == 8 and row["h*"] == 2  # all three reach D_K* = 8: the larger mean F1 wins, not fewer heads

@@ -101,8 +101,10 @@ def test_audit_writes_report_and_json(tmp_path, capsys):
     doc = json.loads(js.read_text())
     assert doc["schema"] == "rgr-verify/audit/2" and doc == json.loads((out / "report.json").read_text())
     rec = doc["claims"][0]
-    for key in ("id", "ref", "kind", "tier", "status", "paper_value", "measured_value", "witness", "params", "seed"):
+    for key in ("id", "ref", "kind", "tier", "status", "paper_value", "measured_value", "witness", "params", "seed",
+                "rule_fingerprint", "post_hoc"):
         assert key in rec
+    assert doc["summary"]["post_hoc"] == [] and set(doc["summary"]["by_scale"]) == {"theory and properties"}
     md = (out / "report.md").read_text()
     assert "| id | ref | status | paper value | measured value |" in md and "App. C" in md
     assert not [p for p in out.iterdir() if p.name.startswith(".")], "no staging leftovers"
@@ -151,3 +153,14 @@ def test_monte_carlo_verdict_exact_bars_and_clean_runs():
     v = monte_carlo_verdict(bad, n_trials=40, claimed_failure_rate=1e-6, clean_holds=True)
     assert v.status is Status.REFUTED and v.witness[0] == 1
     assert monte_carlo_verdict(clean, n_trials=40, claimed_failure_rate=0.5).status is Status.VERIFIED
+
+
+def test_scale_separates_paper_scale_experiments_from_quick_analogues():
+    from rgr_verify.report import scale_of
+
+    assert scale_of({"id": "fig3-x", "ran": True, "evidence_level": "experiment"}) == "paper-scale experiment"
+    assert scale_of({"id": "fig7-x", "ran": False, "tier": "gpu", "kind": "qualitative"}) == "paper-scale experiment"
+    assert scale_of({"id": "sec61-x-quick", "ran": True, "evidence_level": "analogue"}) == "quick analogue"
+    assert scale_of({"id": "sec61-y-quick", "ran": False, "tier": "quick", "kind": "empirical"}) == "quick analogue"
+    assert scale_of({"id": "thm41-x", "ran": True, "evidence_level": "fitted", "tier": "quick",
+                     "kind": "asymptotic"}) == "theory and properties"

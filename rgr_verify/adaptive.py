@@ -7,7 +7,7 @@ same seeds at every D_K. The ladder threshold of a cell is the App. A.2 central 
 restricted to one head count: the smallest ladder D_K whose **mean test micro-F1 over the seeds is >= 0.99**
 (``target``). The same pass rule decides every probe here.
 
-The search (:func:`adaptive_threshold`) has two phases:
+The search (:func:`adaptive_threshold`) has three phases:
 
 1. **Bracket on the ladder.** ``bracket="scan"`` (default) probes the rungs from the bottom up and stops at the first
    that passes, so it finds the ladder threshold exactly, monotone curve or not, and skips every rung above it.
@@ -16,6 +16,10 @@ The search (:func:`adaptive_threshold`) has two phases:
 2. **Bisect on multiples of h** strictly between the last failing rung below the first passing one (0 when the
    lowest rung passes, so widths down to d_k = 1 are tried) and that passing rung. This assumes that pass/fail is
    monotone in D_K between the two rungs: it returns the smallest passing multiple of h there under that assumption.
+3. **Check.** When the bisection ends on a multiple T below the passing rung, T + h is probed too (unless it is
+   that rung): a failure there shows pass/fail is not monotone inside the bracket, so the bisection's answer is
+   not the smallest passing width; the cell is then reported **non-monotone** (no D_K*, with the probes), never
+   bisected through. An unknown check leaves the result exact (unchecked, as before).
 
 A *probe* evaluates one D_K of a cell for all its seeds at once: it is called with a list of requests
 ``[(config, seeds), ...]`` (``config`` the cell's run at that D_K: only ``d_k`` differs from the cell's ladder
@@ -47,8 +51,9 @@ __all__ = ["BRACKETS", "STATUSES", "ProbeOutcome", "ProbeRecord", "AdaptiveResul
            "adaptive_thresholds", "cells_of", "CandidateRuns", "records_probe", "engine_probe", "store_probe"]
 
 BRACKETS = ("scan", "bisect")
-# exact: bisect complete; bracket-only: a bisect probe was unknown; censored: no rung passes; unknown: a rung was.
-STATUSES = ("exact", "bracket-only", "censored", "unknown")
+# exact: bisect complete; bracket-only: a bisect probe was unknown; censored: no rung passes; unknown: a rung was;
+# non-monotone: a width just above the bisection's answer fails (pass/fail not monotone inside the bracket).
+STATUSES = ("exact", "bracket-only", "censored", "unknown", "non-monotone")
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ class ProbeRecord:
     """One probe made by a search: D_K, phase, per-seed metrics and pass/fail, the mean rule's verdict."""
 
     D_K: int
-    phase: str  # "bracket" or "bisect"
+    phase: str  # "bracket", "bisect" or "check"
     metrics: tuple  # per seed (None: unknown)
     seed_passed: tuple  # per seed: metric >= target (None: unknown)
     mean: float | None  # mean over the seeds (None when any is unknown)
@@ -102,6 +107,12 @@ class AdaptiveResult:
     def dk_star(self) -> int | None:
         """The adaptive D_K* (the smallest passing multiple of h), when the search completed."""
         return self.high if self.status == "exact" else None
+
+    @property
+    def mean_at_star(self) -> float | None:
+        """Mean test F1 over the seeds at D_K* (App. A.2's tie-break between head counts), when known."""
+        means = [p.mean for p in self.probes if p.D_K == self.dk_star and p.mean is not None]
+        return means[0] if self.dk_star is not None and means else None
 
     @property
     def width(self) -> float | None:
@@ -145,7 +156,7 @@ class AdaptiveResult:
 _Search = Generator[tuple, "bool | None", tuple]
 
 
-def _first_pass(values: Sequence[int], phase: str, scan: bool) -> Generator:
+def _first_pass(values: Sequence[int], phase: str, scan: bool, seen: list | None = None) -> Generator:
     """Index of the first passing value (len(values): none passes), or None if a probe was unknown. ``scan``:
     bottom-up (exact without monotonicity); else bisection (assumes pass/fail monotone in the values)."""
     if scan:
@@ -160,6 +171,8 @@ def _first_pass(values: Sequence[int], phase: str, scan: bool) -> Generator:
     while ok - fail > 1:
         mid = (fail + ok) // 2
         verdict = yield (values[mid], phase)
+        if seen is not None:
+            seen.append(values[mid])
         if verdict is None:
             return None, fail, ok
         if verdict:
@@ -180,10 +193,17 @@ def _search(h: int, ladder: tuple, bracket: str) -> _Search:
         return "censored", None, low, None
     ladder_dk = ladder[found]
     between = tuple(k * h for k in range(low // h + 1, ladder_dk // h))
-    got, fail, ok = yield from _first_pass(between, "bisect", False)
+    probed: list = []
+    got, fail, ok = yield from _first_pass(between, "bisect", False, probed)
     low = between[fail] if fail >= 0 else low
     high = between[ok] if ok < len(between) else ladder_dk
-    return ("bracket-only" if got is None else "exact"), ladder_dk, low, high
+    if got is None:
+        return "bracket-only", ladder_dk, low, high
+    if high + h < ladder_dk and high + h not in probed:  # the check: does the width just above the answer pass?
+        above = yield (high + h, "check")
+        if above is False:
+            return "non-monotone", ladder_dk, low, high
+    return "exact", ladder_dk, low, high
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -74,6 +74,9 @@ class Manifest:
     # "preset": runs of the preset (its ladder); "adaptive": the runs an adaptive D_K* search trained beyond it
     # (multiples of h between rungs, rgr_verify.adaptive.CandidateRuns), never replayed by the claims
     runs_of: str = "preset"
+    # rule fingerprints of the claims this store feeds, recorded when it was added (rgr_verify.claims.preregistration)
+    rules: dict = dataclasses.field(default_factory=dict)
+    rules_date: str | None = None  # when ``rules`` were recorded (ISO date)
 
     @property
     def engine(self) -> bool:
@@ -99,6 +102,7 @@ class Manifest:
         d = dataclasses.asdict(self)
         d["engine_versions"] = list(self.engine_versions)
         d["commands"] = list(self.commands)
+        d["rules"] = dict(self.rules)
         return d
 
     @classmethod
@@ -109,6 +113,8 @@ class Manifest:
         kw = {k: v for k, v in data.items() if k in names}
         kw["engine_versions"] = tuple(kw.get("engine_versions", ()))
         kw["commands"] = tuple(kw.get("commands", ()))
+        if not isinstance(kw.get("rules", {}), dict):
+            raise ValueError(f"rules must map claim ids to rule fingerprints, got {kw['rules']!r}")
         if kw.get("runs_of", "preset") not in ("preset", "adaptive"):
             raise ValueError(f"runs_of must be 'preset' or 'adaptive', got {kw['runs_of']!r}")
         return cls(**kw)
@@ -324,6 +330,9 @@ def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions,
         cuda=provenance.get("cuda", cuda_v), device=provenance.get("device", device),
         date=provenance.get("date", _dt.date.today().isoformat()), commands=tuple(commands),
         sha256=hashlib.sha256(data).hexdigest(), notes=notes, runs_of=runs_of)
+    from .claims.preregistration import with_rules
+
+    man = with_rules(man)  # the rules of the claims it feeds, fixed now, before any claim reads the records
     dest.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(dest / man.records_path_name, data)
     atomic_write_text(dest / f"{name}.json", json.dumps(man.to_dict(), indent=2) + "\n")

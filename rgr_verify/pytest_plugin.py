@@ -131,6 +131,17 @@ class _VerdictCollector:
             tr.write_line("  by evidence level: " + "; ".join(
                 f"{lvl}: " + ", ".join(f"{n} {k}" for k, n in sorted(row.items()))
                 for lvl, row in sorted(levels.items(), key=lambda kv: level_rank(kv[0]))))
+        from .report import SCALES, scale_of
+
+        scales: dict[str, dict[str, int]] = {}
+        for rec in self.records.values():
+            status = rec["status"] if rec["ran"] else "inconclusive (not run)"
+            row = scales.setdefault(scale_of(rec), {})
+            row[status] = row.get(status, 0) + 1
+        if scales:
+            tr.write_line("  by scale: " + "; ".join(
+                f"{scale}: " + ", ".join(f"{n} {k}" for k, n in sorted(scales[scale].items()))
+                for scale in SCALES if scale in scales))
         bad = [r for r in self.records.values() if r["ran"] and r["status"] != r["expected"]]
         for rec in sorted(bad, key=lambda r: r["id"]):
             tr.write_line(f"  MISMATCH {rec['id']} ({rec['ref']}): computed {rec['status']}, ledger {rec['expected']}")

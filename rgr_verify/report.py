@@ -82,6 +82,7 @@ def result_record(result: ClaimResult) -> dict:
         "supports": list(c.supports),
         "provenance": c.provenance,
         "declared_severity": list(c.severity) if c.severity else None,
+        "robustness": jsonable((v.params or {}).get("robustness")) if isinstance(v.params, dict) else None,
     }
 
 
@@ -93,7 +94,9 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
 
     from . import __version__
 
+    results = list(results)
     records = annotate([result_record(r) for r in results])
+    _add_rules(records, results)
     counts = Counter(shown_status(r) for r in records)
     ranked = ranked_findings(records)
     return {
@@ -119,12 +122,45 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
                                                   if r["ran"] and r["evidence_level"] == lvl).items()))
                          for lvl in LEVELS if any(r["ran"] and r["evidence_level"] == lvl for r in records)},
             "findings_by_severity": {sev: [r["id"] for r in ranked if r["severity"] == sev] for sev in SEVERITIES},
+            "post_hoc": [r["id"] for r in records if r["post_hoc"]],
+            "by_scale": {scale: dict(sorted(Counter(shown_status(r) for r in records if scale_of(r) == scale).items()))
+                         for scale in SCALES if any(scale_of(r) == scale for r in records)},
         },
         "findings": [r["id"] for r in ranked],
         "rollup": rollup(records),
         "papers": {paper: paper_title(paper) for paper, _ in group_by_paper(records)},
         "claims": records,
     }
+
+
+SCALES = ("paper-scale experiment", "quick analogue", "theory and properties")
+
+
+def scale_of(rec: dict) -> str:
+    """Which of :data:`SCALES` a verdict record belongs to: a paper-scale experiment (level ``experiment``, or an
+    experimental full/gpu-tier claim that did not run), a quick analogue (level ``analogue`` or an id ending in
+    ``-quick``), or theory and properties (symbolic, property and statistical checks)."""
+    lvl = rec.get("evidence_level")
+    if lvl == "experiment":
+        return SCALES[0]
+    if lvl == "analogue" or str(rec.get("id", "")).endswith("-quick"):
+        return SCALES[1]
+    if not rec.get("ran") and rec.get("tier") in ("full", "gpu") and rec.get("kind") in ("empirical", "qualitative"):
+        return SCALES[0]
+    return SCALES[2]
+
+
+def _add_rules(records: list[dict], results: list[ClaimResult]) -> None:
+    """Each record's rule fingerprint, and whether its rule was fixed after its evidence (``post_hoc``: None, or
+    the manifest, dates and reason; :mod:`rgr_verify.claims.preregistration`)."""
+    from .claims.fingerprint import rule_fingerprint
+    from .claims.preregistration import post_hoc
+    from .evidence import manifests
+
+    mans = manifests()
+    for rec, res in zip(records, results):
+        rec["rule_fingerprint"] = rule_fingerprint(res.claim)
+        rec["post_hoc"] = post_hoc(res.claim, mans)
 
 
 def _short(value, width: int) -> str:
@@ -243,6 +279,9 @@ def render_markdown(doc: dict) -> str:
                                              + ", ".join(f"{n} {k}" for k, n in c.items())
                                              for p, c in s.get("by_provenance", {}).items()) + ".", ""]
           if s.get("by_provenance") else []),
+        *(["Paper-scale experiments and quick analogues apart: " + "; ".join(
+            f"{scale}: " + ", ".join(f"{n} {k}" for k, n in c.items()) for scale, c in s["by_scale"].items()) + ".",
+           ""] if s.get("by_scale") else []),
         *(["By evidence level (claims that ran): " + "; ".join(
             f"`{lvl}`: " + ", ".join(f"{n} {k}" for k, n in c.items()) for lvl, c in s["by_level"].items()) + ".", ""]
           if s.get("by_level") else []),
@@ -250,6 +289,9 @@ def render_markdown(doc: dict) -> str:
         f"Ledger mismatches: {len(s['mismatches'])}" + (": " + ", ".join(f"`{m}`" for m in s["mismatches"])
                                                      if s["mismatches"] else "."),
         "",
+        *([f"Rules fixed after their evidence (**post hoc**): {len(s['post_hoc'])} of the claims fed by committed "
+           "evidence" + (": " + ", ".join(f"`{m}`" for m in s["post_hoc"]) if s["post_hoc"] else "") + ".", ""]
+          if "post_hoc" in s else []),
         "Statuses: *verified* / *refuted* only on decisive evidence (a proof, an exhaustive check, exact statistics, "
         "a witness meeting every hypothesis); *holds-empirically* / *contradicted-empirically* on finite evidence "
         "(samples, a grid, a search, a fitted rate, an experiment, a quick analogue); *inconclusive* where the "
@@ -297,6 +339,13 @@ def render_markdown(doc: dict) -> str:
                 f"{r['seconds']} s", "", r["statement"], ""]
         if r.get("severity_reason"):
             out.append(f"- **Severity:** {r['severity']}: {r['severity_reason']}")
+        if r.get("robustness"):
+            out.append(f"- **Robustness:** {r['robustness']['summary']} (dimensions: "
+                       + "; ".join(f"{d}: {len(v)}" for d, v in r["robustness"]["dimensions"].items()) + ")")
+        if r.get("post_hoc"):
+            ph = r["post_hoc"]
+            out.append(f"- **Rule post hoc:** {ph['reason']} (evidence `{ph['evidence']}` of "
+                       f"{ph['evidence_date'] or 'an unrecorded date'}; rule `{r.get('rule_fingerprint')}`)")
         for key, label in (("paper_value", "Paper"), ("measured_value", "Measured"), ("evidence", "Evidence"),
                            ("witness", "Witness"), ("details", "Details"), ("notes", "Reading / notes")):
             val = r[key]

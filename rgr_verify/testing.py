@@ -15,7 +15,7 @@ from .claims import all_claims, read_ledger, run_claim
 from .claims.runner import replayable
 from .claims.base import Claim, Tier
 
-__all__ = ["claim_params", "check_claim_against_ledger", "weight_problems"]
+__all__ = ["claim_params", "check_claim_against_ledger", "weight_problems", "rule_problem"]
 
 
 def claim_params(*markers: str) -> list:
@@ -47,7 +47,8 @@ def check_claim_against_ledger(claim: Claim, request) -> None:
         ("rgr_verdict", json.dumps({"id": claim.id, "ref": claim.ref, "status": verdict.status.value,
                                     "expected": result.expected.value if result.expected else None,
                                     "ran": result.ran, "evidence_level": verdict.evidence_level,
-                                    "provenance": claim.provenance}))
+                                    "provenance": claim.provenance, "tier": claim.tier.value,
+                                    "kind": claim.kind.value}))
     )
     if not result.ran:
         pytest.skip(f"{claim.id}: {verdict.unavailable}")
@@ -61,6 +62,25 @@ def check_claim_against_ledger(claim: Claim, request) -> None:
     if verdict.status is not result.expected:
         pytest.fail(f"{where}: computed {verdict.status.value}, ledger expects {result.expected.value}.\n"
                     f"{_explain(verdict)}", pytrace=False)
+    problem = rule_problem(claim, ledger.get(claim.id))
+    if problem:
+        pytest.fail(f"{where}: {problem}", pytrace=False)
+
+
+def rule_problem(claim: Claim, entry) -> str | None:
+    """Why the ledger's recorded rule does not cover ``claim``'s current rule (None when it does): a rule changed
+    without the ledger's review, or none recorded."""
+    from .claims.fingerprint import rule_fingerprint
+
+    now = rule_fingerprint(claim)
+    if entry is None or entry.rule == now:
+        return None
+    if not entry.rule:
+        return (f"the ledger records no rule fingerprint (now rule={now}); record it with "
+                f"`rgr-verify audit --only {claim.id} --update-ledger`")
+    return (f"the claim's rule changed since the ledger recorded its status (ledger rule={entry.rule}, now "
+            f"rule={now}): review the verdict under the new rule, then `rgr-verify audit --only {claim.id} "
+            "--update-ledger`")
 
 
 def weight_problems(claim: Claim, verdict) -> list[str]:

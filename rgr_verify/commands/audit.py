@@ -116,7 +116,10 @@ def run(args) -> int:
     if args.update_ledger:
         updates = {r.claim.id: r.verdict.status for r in results_list if r.ran and r.verdict.status is not Status.ERROR}
         changed = {cid: st for cid, st in updates.items() if ledger.get(cid) is None or ledger[cid].status is not st}
-        write_ledger(updates, order=[c.id for c in all_claims()])
+        from ..claims.fingerprint import rule_fingerprint
+
+        rules = {r.claim.id: rule_fingerprint(r.claim) for r in results_list if r.claim.id in updates}
+        write_ledger(updates, order=[c.id for c in all_claims()], rules=rules)
         print(f"ledger: recorded {len(updates)} statuses ({len(changed)} new or changed)")
         for cid, st in changed.items():
             old = ledger.get(cid)

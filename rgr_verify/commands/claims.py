@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from ..claims import all_claims, read_ledger
+from ..claims.fingerprint import rule_fingerprint
 from ..claims.base import RGR_PAPER
 from ..report import paper_title as _paper_title
 
@@ -52,7 +53,8 @@ def run(args) -> int:
         rows.append({"id": c.id, "paper": c.paper, "ref": c.ref, "kind": c.kind.value, "tier": c.tier.value,
                      "expected": entry.status.value if entry else None, "statement": c.statement, "notes": c.notes,
                      "role": c.role or "result", "supports": list(c.supported), "provenance": c.provenance,
-                     "declared_severity": list(c.severity) if c.severity else None})
+                     "declared_severity": list(c.severity) if c.severity else None,
+                     "rule_fingerprint": rule_fingerprint(c), "ledger_rule": entry.rule if entry else None})
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

@@ -168,7 +168,7 @@ def _check_table1_cells(ctx, factor=2.0):
                             "the h* paired-t pool", evidence_level="experiment")
 
 
-def _adaptive_cell(results, pool) -> dict:
+def adaptive_cell(results, pool) -> dict:
     """One (m, d_model) cell of the adaptive search: its smallest exact D_K* over h, the pool (every h whose exact
     D_K* is within the factor ``pool`` of it) and its widths; ``resolved`` False when some h not searched to the end
     could still enter the pool (its D_K* may lie at or below ``pool`` x the smallest)."""
@@ -176,10 +176,12 @@ def _adaptive_cell(results, pool) -> dict:
     if not exact:
         return {"resolved": False, "why": "no head count has an exact D_K*"}
     best = min(exact.values())
-    open_h = [r.h for r in results if r.status in ("bracket-only", "unknown") and r.low < pool * best]
+    open_h = [r.h for r in results if r.status in ("bracket-only", "unknown", "non-monotone") and r.low < pool * best]
     members = {h: D for h, D in exact.items() if D <= pool * best}
     widths = sorted(D / h for h, D in members.items())
-    h_star = min(members, key=lambda h: (members[h], h))
+    means = {r.h: r.mean_at_star for r in results if r.h in members}
+    # App. A.2's tie-break: the smallest D_K*, then the larger mean F1 there, then fewer heads
+    h_star = min(members, key=lambda h: (members[h], -(means[h] if means[h] is not None else -1.0), h))
     return {"resolved": not open_h, "why": f"h = {open_h} not searched to the end" if open_h else "",
             "D_K*": best, "h*": h_star, "d_k* (D_K* / h*)": best / h_star,
             "pool {h: D_K*}": members, "width range": [widths[0], widths[-1]]}
@@ -198,7 +200,7 @@ def _check_table1_adaptive(ctx, factor=2.0, pool=1.1):
     results = adaptive_thresholds(cells, records_probe(stored))
     rows, agree, far, exact = {}, [], [], []
     for k, paper in sorted(TABLE1.items()):
-        row = {"paper d_k": paper, **_adaptive_cell([r for r in results if (r.cell.m, r.cell.d_model) == k], pool)}
+        row = {"paper d_k": paper, **adaptive_cell([r for r in results if (r.cell.m, r.cell.d_model) == k], pool)}
         rows[f"({k[0]},{k[1]})"] = row
         if not row["resolved"]:
             row["verdict"] = "not resolved"

@@ -28,10 +28,11 @@ from ..tools import (
     threshold_table,
     thresholds_plot,
 )
+from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve
 from .measure import (FACTOR2_TOL, cached_full_grid, equivalence_status, ladder_sigma_floor, measured_reading, memo,
                       reading_verdict)
 
-__all__ = ["CLAIMS", "ORDER"]
+__all__ = ["CLAIMS", "ORDER", "fig3_analyses"]
 
 ORDER = 61
 
@@ -86,13 +87,21 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
             f"double or half), centred R2 within {r2_tol:g} of {paper_r2}",
             "the printed 'log m' names no base: neither reading is the printed one"]
     v = verdict_over_readings(per, hypotheses=hyps, printed=None)
+    status, robustness = multiverse_status(fig3_analyses(meas["readings"], paper_slope=paper_slope,
+                                                         slope_factor=slope_factor, paper_r2=paper_r2, r2_tol=r2_tol))
+    if ctx.out_dir is not None:
+        name = "fig3" + ("-excl" if exclude else "") + "-specification-curve.png"
+        specification_curve(robustness, (paper_slope / slope_factor, paper_slope * slope_factor), ctx.out_dir / name,
+                            title="Fig. 3 slope of D_K* against m log m / d_model, every analysis", what="slope")
+        arts = tuple(arts) + (name,)
     to_decide = {k: x.params.get("to_decide") for k, x in per.items() if x.params.get("to_decide")}
     return dataclasses.replace(
-        v, artefacts=arts,
+        v, status=status, artefacts=arts,
         paper_value=f"D_K* = {paper_slope} m log m / d_model, R2 = {paper_r2} (tolerance: the 95% interval of the "
                     f"slope wholly inside [{paper_slope / slope_factor:.3g}, {paper_slope * slope_factor:.3g}], "
                     f"centred R2 within {r2_tol:g}; log read as ln and as log2, each held to that standard)",
-        measured_value={"per reading": {k: x.measured_value for k, x in per.items()},
+        measured_value={"multiverse": robustness["summary"],
+                        "per reading": {k: x.measured_value for k, x in per.items()},
                         "per reading status": {k: x.status.value for k, x in per.items()},
                         "readings": ", ".join(f"{_WORD[x.status]} under {k}" for k, x in per.items()),
                         **{k: {"verdict under this reading": _WORD[per[k].status], **r}
@@ -102,7 +111,7 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
                             [f"({k[0]},{k[1]})" for k in sorted(capped)],
                         "competing laws on the same cells (AIC; our comparison, reported only)": meas["laws"],
                         "cells": cell_rows(keys, cells, ths, ivs, caps, meas["rates"])},
-        params={**v.params, "cells": [f"({k[0]},{k[1]})" for k in keys],
+        params={**v.params, "robustness": robustness, "cells": [f"({k[0]},{k[1]})" for k in keys],
                 "excluded": sorted(_EXCLUDED) if exclude else [], "readings": list(_READINGS),
                 "slope_factor": slope_factor, "r2_tol": r2_tol,
                 "resolution": {k: x.params.get("resolution") for k, x in per.items()},
@@ -111,6 +120,35 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
                  "(scipy.optimize), 95% profile-likelihood interval of the slope per log reading against the band "
                  "(equivalence test); the paper's estimator (least squares through the origin) reported",
         evidence_level="fitted")
+
+
+def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, paper_r2: float,
+                  r2_tol: float) -> list[dict]:
+    """Every analysis of the Fig. 3 slope (:data:`~rgr_verify.claims.tools.multiverse.DIMENSIONS`: log base x
+    estimator), each judged by the equivalence standard against the band; a pass also needs the paper estimator's
+    centred R^2 within ``r2_tol`` of the stated one (as :func:`reading_verdict`)."""
+    band = (paper_slope / slope_factor, paper_slope * slope_factor)
+    paper_key = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
+    out = []
+    for base in DIMENSIONS["log base"]:
+        r = readings[base]
+        est = r[paper_key]
+        r2_ok = abs(est["R2 centred"] - paper_r2) <= r2_tol
+        for estimator in DIMENSIONS["estimator"]:
+            if estimator.startswith("paper estimator"):
+                slope, ci = est["slope"], est["grid range of the slope (cells anywhere in their D_K* interval)"]
+            else:  # no cap-limited cell: the upper-bound reading is the censored one
+                fit = r.get(estimator) or (None if "uncensored" in estimator
+                                           else r["interval regression, censored cells as intervals"])
+                if fit is None:
+                    continue
+                slope, ci = fit["slope"], fit["95% profile"]
+            st, _ = equivalence_status(ci, band)
+            if st is Status.HOLDS_EMPIRICALLY and not r2_ok:
+                st = Status.INCONCLUSIVE
+            out.append({"choices": {"log base": base, "estimator": estimator}, "estimate": float(slope),
+                        "interval": [float(ci[0]), float(ci[1])], "status": st})
+    return out
 
 
 def _check_fig3(ctx):
