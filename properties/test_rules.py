@@ -200,3 +200,15 @@ def test_fig3_multiverse_has_every_analysis_and_a_band_that_can_fail():
     bad = fig3_analyses({"ln": reading(2.38), "log2": reading(2.38)}, paper_slope=1.19, slope_factor=2 ** 0.5,
                         paper_r2=0.944, r2_tol=0.1)
     assert all(x["status"] is Status.CONTRADICTED_EMPIRICALLY for x in bad)
+
+
+def test_law_form_rule_rejects_a_doubled_exponent_and_passes_the_law():
+    import rgr_verify.claims.paper_sec6.grid as grid
+
+    def fit(a, b):
+        return {"alpha 95% profile": [a - 0.1, a + 0.1], "beta 95% profile": [b - 0.1, b + 0.1]}
+
+    assert grid._law_status(grid._law_parts(fit(1.0, 1.0), 0.5)) is Status.HOLDS_EMPIRICALLY
+    assert grid._law_status(grid._law_parts(fit(2.0, 1.0), 0.5)) is Status.CONTRADICTED_EMPIRICALLY  # m^2 law
+    assert grid._law_status(grid._law_parts(fit(1.0, 0.0), 0.5)) is Status.CONTRADICTED_EMPIRICALLY  # no d_model
+    assert grid._law_status(grid._law_parts(fit(1.0, 1.45), 0.5)) is Status.INCONCLUSIVE  # straddles the band

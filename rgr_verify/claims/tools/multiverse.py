@@ -30,6 +30,8 @@ DIMENSIONS = {
         "interval regression, cap-limited cells as upper bounds",  # runs stopped by the Table 2 cap: bounds only
         "paper estimator (LS through origin, first passing D_K)",  # App. A.2; interval = its ladder grid range
     ),
+    "cells": ("all", "without the d_model = 16, m > 64 cells"),  # Sec. 6.1's own exclusion
+    "cap-limited cells": ("upper bounds only", "intervals like the others"),  # runs stopped by the Table 2 cap
 }
 
 _WORD = {Status.HOLDS_EMPIRICALLY: "holds", Status.CONTRADICTED_EMPIRICALLY: "contradicted",
@@ -67,8 +69,9 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
     return status, {
         "analyses": len(analyses), "agree": max(counts.values()), "robust": robust, "summary": summary,
         "by_status": {s.value: n for s, n in counts.items()}, "dimensions": dims, "flips": flips,
-        "curve": [{"choices": a["choices"], "estimate": a.get("estimate"), "interval": a.get("interval"),
-                   "status": a["status"].value} for a in analyses],
+        "curve": [{**{k: v for k, v in a.items() if k not in ("choices", "status")}, "choices": a["choices"],
+                   "estimate": a.get("estimate"), "interval": a.get("interval"), "status": a["status"].value}
+                  for a in analyses],
     }
 
 
