@@ -100,6 +100,19 @@ class _VerdictCollector:
                 rec = json.loads(value)
                 self.records[rec["id"]] = rec
 
+    def _post_hoc(self):
+        """(post hoc, fed) over the claims of this session that committed evidence feeds, or None when none is."""
+        from .claims import all_claims
+        from .claims.preregistration import fed_claims, post_hoc
+        from .evidence import manifests
+
+        mans = manifests()
+        claims = [c for c in all_claims() if c.id in self.records]
+        fed = {c.id: c for m in mans for c in fed_claims(m, claims)}
+        if not fed:
+            return None
+        return sum(post_hoc(c, mans) is not None for c in fed.values()), len(fed)
+
     def pytest_terminal_summary(self, terminalreporter):
         if not self.records:
             return
@@ -142,6 +155,10 @@ class _VerdictCollector:
             tr.write_line("  by scale: " + "; ".join(
                 f"{scale}: " + ", ".join(f"{n} {k}" for k, n in sorted(scales[scale].items()))
                 for scale in SCALES if scale in scales))
+        post_hoc = self._post_hoc()
+        if post_hoc is not None:
+            tr.write_line(f"  rules fixed after their evidence (post hoc): {post_hoc[0]} of the {post_hoc[1]} claims "
+                          "here that committed evidence feeds")
         bad = [r for r in self.records.values() if r["ran"] and r["status"] != r["expected"]]
         for rec in sorted(bad, key=lambda r: r["id"]):
             tr.write_line(f"  MISMATCH {rec['id']} ({rec['ref']}): computed {rec['status']}, ledger {rec['expected']}")
