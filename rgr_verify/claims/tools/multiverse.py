@@ -14,6 +14,7 @@ the claim's band, sorted by estimate and coloured by status.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -77,8 +78,9 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
 
 
 def specification_curve(robustness: dict, band, path: Path, *, title: str, what: str = "estimate") -> Path:
-    """A specification curve: each analysis's estimate and interval (sorted by estimate, coloured by its status)
-    against the tolerance ``band``, with each analysis's choices marked below. Returns the file written."""
+    """A specification curve: each analysis's estimate and interval (sorted by estimate, coloured by its status;
+    an interval open on a side is drawn dashed to the plot's edge) against the tolerance ``band``, with each
+    analysis's choices marked below. Returns the file written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,13 +93,20 @@ def specification_curve(robustness: dict, band, path: Path, *, title: str, what:
         len(v) for v in robustness["dimensions"].values())), sharex=True,
         gridspec_kw={"height_ratios": [3, 1 + 0.3 * sum(len(v) for v in robustness["dimensions"].values())]})
     ax.axhspan(band[0], band[1], color="tab:blue", alpha=0.12, label="tolerance band")
+    unbounded = []
     for i, a in enumerate(curve):
-        lo, hi = a["interval"] if a["interval"] else (None, None)
+        lo, hi = (float(v) for v in a["interval"]) if a["interval"] else (None, None)
         c = colours.get(a["status"], "black")
         if lo is not None and hi is not None:
-            ax.vlines(i, lo, hi, color=c, lw=2)
+            ax.vlines(i, max(lo, -1e300), min(hi, 1e300), color=c, lw=2) if math.isfinite(lo + hi) else \
+                unbounded.append((i, lo, hi, c, a["estimate"]))
         if a["estimate"] is not None:
             ax.plot(i, a["estimate"], "o", color=c)
+    y0, y1 = ax.get_ylim()
+    for i, lo, hi, c, est in unbounded:  # an interval open on a side: dashed to the edge of the plot
+        lo_d, hi_d = (y0 if not math.isfinite(lo) else lo), (y1 if not math.isfinite(hi) else hi)
+        ax.vlines(i, lo_d, hi_d, color=c, lw=2, linestyles="dashed")
+    ax.set_ylim(y0, y1)
     ax.set_ylabel(what)
     ax.set_title(title + f"\n{robustness['summary']}", fontsize=9)
     ax.legend(loc="best", fontsize=8)
