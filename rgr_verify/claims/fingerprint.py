@@ -91,8 +91,9 @@ def _normalised_source(code: types.CodeType) -> str:
     """The function's syntax tree without docstrings, comments, layout or positions (see :func:`_dump`)."""
     try:
         src = textwrap.dedent(inspect.getsource(code))
-    except (OSError, TypeError):
-        return f"<no source: {code.co_name}>"
+    except (OSError, TypeError) as exc:  # a rule whose source cannot be read cannot be fingerprinted: say so
+        raise ValueError(f"the source of {code.co_name} ({code.co_filename}) cannot be read, so its rule cannot be "
+                         f"fingerprinted: {exc}") from None
     try:
         tree = ast.parse(src)
     except SyntaxError:  # a lambda inside a larger expression: its lines, comments and spacing dropped

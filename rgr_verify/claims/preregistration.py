@@ -42,6 +42,11 @@ def fed_claims(manifest, claims=None) -> list:
 
 def with_rules(manifest, claims=None, *, date: str | None = None):
     """``manifest`` with the rule fingerprints of the claims it feeds, recorded on ``date`` (default today)."""
+    if date is not None:
+        try:
+            _dt.date.fromisoformat(date)
+        except (TypeError, ValueError):
+            raise ValueError(f"date must be an ISO date (YYYY-MM-DD), got {date!r}") from None
     rules = {c.id: rule_fingerprint(c) for c in fed_claims(manifest, claims)}
     return dataclasses.replace(manifest, rules=dict(sorted(rules.items())),
                                rules_date=date or _dt.date.today().isoformat())

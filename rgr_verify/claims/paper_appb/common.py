@@ -4,6 +4,7 @@ flip it)."""
 from __future__ import annotations
 
 from ..base import Status, Verdict
+from ..symbolic import combine_verdicts
 from ..tools import exponent_verdict
 
 __all__ = ["bound_verdict", "along_each_variable"]
@@ -33,20 +34,19 @@ def along_each_variable(verdicts: dict, *, paper_value) -> Verdict:
     inconclusive otherwise, with each sweep's resolution. Level ``fitted``."""
     if not verdicts:
         raise ValueError("along_each_variable needs the verdict of at least one sweep")
+    # the decision is combine_verdicts' (fails if one fails, holds only if all hold); this adds the per-sweep report
+    status = combine_verdicts(list(verdicts.values())).status
     failing = [k for k, v in verdicts.items() if v.status is Status.CONTRADICTED_EMPIRICALLY]
     holding = [k for k, v in verdicts.items() if v.status is Status.HOLDS_EMPIRICALLY]
     per = {k: {"status": v.status.value, "measured": v.measured_value, "interval": v.params.get("interval"),
                "band": v.params.get("band"), "resolution": v.params.get("resolution"),
                **({"to_decide": v.params["to_decide"]} if "to_decide" in v.params else {})}
            for k, v in verdicts.items()}
-    if failing:
-        status = Status.CONTRADICTED_EMPIRICALLY
+    if status is Status.CONTRADICTED_EMPIRICALLY:
         why = "fails in the sweep(s): " + ", ".join(failing)
-    elif len(holding) == len(verdicts):
-        status = Status.HOLDS_EMPIRICALLY
+    elif status is Status.HOLDS_EMPIRICALLY:
         why = "holds along every variable swept"
     else:
-        status = Status.INCONCLUSIVE
         why = ("undecided in the sweep(s): " + ", ".join(k for k in verdicts if k not in holding)
                + (f"; holds in: {', '.join(holding)}" if holding else ""))
     extra = {}

@@ -86,7 +86,7 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
             f"tolerance: slope within a factor {slope_factor:.3g} (closer in log to the stated slope than to its "
             f"double or half), centred R2 within {r2_tol:g} of {paper_r2}",
             "the printed 'log m' names no base: neither reading is the printed one"]
-    v = verdict_over_readings(per, hypotheses=hyps, printed=None)
+    v = verdict_over_readings(per, hypotheses=hyps, printed=None)  # per-reading record; status: the multiverse
     status, robustness = multiverse_status(fig3_analyses(meas["readings"], paper_slope=paper_slope,
                                                          slope_factor=slope_factor, paper_r2=paper_r2, r2_tol=r2_tol))
     if ctx.out_dir is not None:
