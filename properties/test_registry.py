@@ -56,7 +56,7 @@ def test_runner_turns_exceptions_into_error_and_gates_tiers():
     r = run_claim(c)
     assert r.verdict.status is Status.ERROR and "boom" in r.verdict.details and r.matches is False
     slow = Claim(id="t-slow", ref="Sec. 6", statement="s", kind=Kind.EMPIRICAL, tier=Tier.FULL,
-                 check=lambda ctx: Verdict(Status.HOLDS_EMPIRICALLY))
+                 check=lambda ctx: Verdict(Status.HOLDS_EMPIRICALLY), analyses=())
     r = run_claim(slow, tier="quick")
     assert not r.ran and r.verdict.status is Status.INCONCLUSIVE and r.matches is None
     assert run_claim(slow, tier="full").verdict.status is Status.HOLDS_EMPIRICALLY

@@ -122,24 +122,38 @@ class IntervalFit:
 
 
 def _loglik(mu: np.ndarray, sigma: float, a: np.ndarray, b: np.ndarray) -> float:
+    return _log_likelihood(a, b)(mu, sigma)
+
+
+def _log_likelihood(a: np.ndarray, b: np.ndarray):
+    """``loglik(mu, sigma)`` of the interval observations (a_i, b_i] (exact where a_i = b_i) under N(mu_i, sigma^2):
+    the masks and the observations' parts are computed once, since an optimiser calls it many times."""
     point = a == b
-    out = np.empty_like(mu)
-    if np.any(point):
-        z = (a[point] - mu[point]) / sigma
-        out[point] = -0.5 * z * z - math.log(sigma * math.sqrt(2 * math.pi))
     iv = ~point
-    if np.any(iv):
-        za = (a[iv] - mu[iv]) / sigma
-        zb = (b[iv] - mu[iv]) / sigma
-        # log(Phi(zb) - Phi(za)) on whichever tail is accurate: lower tail when the interval lies left of the mean.
-        left = zb <= 0
-        lo_part = np.where(left, _sp.log_ndtr(zb), _sp.log_ndtr(-za))
-        hi_part = np.where(left, _sp.log_ndtr(za), _sp.log_ndtr(-zb))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            diff = np.exp(hi_part - lo_part)
-            vals = lo_part + np.log1p(-np.minimum(diff, 1.0))
-        out[iv] = np.where(np.isfinite(vals), vals, -1e6)
-    return float(np.sum(out))
+    has_point, has_iv = bool(np.any(point)), bool(np.any(iv))
+    a_pt, a_iv, b_iv = a[point], a[iv], b[iv]
+    half_log_2pi = math.sqrt(2 * math.pi)
+
+    def loglik(mu: np.ndarray, sigma: float) -> float:
+        out = np.empty_like(mu)
+        if has_point:
+            z = (a_pt - mu[point]) / sigma
+            out[point] = -0.5 * z * z - math.log(sigma * half_log_2pi)
+        if has_iv:
+            m = mu[iv]
+            za = (a_iv - m) / sigma
+            zb = (b_iv - m) / sigma
+            # log(Phi(zb) - Phi(za)) on whichever tail is accurate: lower tail when the interval lies left of the mean.
+            left = zb <= 0
+            lo_part = np.where(left, _sp.log_ndtr(zb), _sp.log_ndtr(-za))
+            hi_part = np.where(left, _sp.log_ndtr(za), _sp.log_ndtr(-zb))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                diff = np.exp(hi_part - lo_part)
+                vals = lo_part + np.log1p(-np.minimum(diff, 1.0))
+            out[iv] = np.where(np.isfinite(vals), vals, -1e6)
+        return float(np.sum(out))
+
+    return loglik
 
 
 def _validate_intervals(low, high) -> tuple[np.ndarray, np.ndarray]:
@@ -174,10 +188,12 @@ def interval_regression(low, high, design, *, offset=None, fixed_sigma: float | 
     beta0 = np.linalg.lstsq(X, rep - off, rcond=None)[0]
     s0 = max(float(np.std(rep - off - X @ beta0)), 0.1)
 
+    loglik = _log_likelihood(a, b)
+
     def nll(theta):
         beta = theta[: X.shape[1]]
         sigma = fixed_sigma if fixed_sigma is not None else math.exp(max(theta[-1], _MIN_LOG_SIGMA))
-        return -_loglik(X @ beta + off, sigma, a, b)
+        return -loglik(X @ beta + off, sigma)
 
     theta0 = np.concatenate([beta0, [] if fixed_sigma is not None else [math.log(s0)]])
     best = None
@@ -201,8 +217,8 @@ def profile_interval(fit: IntervalFit, index: int = 0, *, confidence: float = 0.
                      ) -> tuple[float, float]:
     """Profile-likelihood interval of coefficient ``index``: {beta_j : 2 (loglik_max - loglik_profile) <= chi2_1}.
 
-    The other coefficients and sigma are re-maximised at each trial value; the ends are found by bisection within
-    ``span`` of the estimate (returned as +-inf when the interval reaches that far).
+    The other coefficients and sigma are re-maximised at each trial value; the ends are found within
+    ``span`` of the estimate (returned as +-inf when the interval reaches that far) by Brent's method, to 1e-9.
     """
     check_probability("confidence", confidence, open_low=True, open_high=True)
     index = check_int("index", index, min_value=0, max_value=len(fit.beta) - 1)
@@ -215,10 +231,10 @@ def profile_interval(fit: IntervalFit, index: int = 0, *, confidence: float = 0.
         if others:
             sub = interval_regression(fit.low, fit.high, X[:, others], offset=off)
             return sub.loglik
-        a, b = fit.low, fit.high
+        loglik = _log_likelihood(fit.low, fit.high)
 
         def nll(ls):
-            return -_loglik(off, math.exp(max(ls[0], _MIN_LOG_SIGMA)), a, b)
+            return -loglik(off, math.exp(max(ls[0], _MIN_LOG_SIGMA)))
 
         res = _opt.minimize(nll, [math.log(max(fit.sigma, 1e-3))], method="Nelder-Mead",
                             options={"xatol": 1e-10, "fatol": 1e-12})
@@ -235,14 +251,8 @@ def profile_interval(fit: IntervalFit, index: int = 0, *, confidence: float = 0.
         if inside(far):
             ends.append(direction * math.inf)
             continue
-        lo, hi = est, far  # inside at lo, outside at hi
-        for _ in range(50):
-            mid = (lo + hi) / 2
-            if inside(mid):
-                lo = mid
-            else:
-                hi = mid
-        ends.append((lo + hi) / 2)
+        # the end: the root of loglik_max - loglik_profile - crit between est (below: inside) and far (above)
+        ends.append(float(_opt.brentq(lambda v: fit.loglik - prof(v) - crit, est, far, xtol=1e-9, rtol=1e-12)))
     return ends[0], ends[1]
 
 

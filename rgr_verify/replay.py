@@ -49,11 +49,11 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
             have.update(store.records())
             note += f", {len(todo)} missing runs trained now on {ctx.device}"
         ctx.provenance.append(note)
-        return [have[k] for k in keys], note
+        return ctx.keep_records([have[k] for k in keys]), note
     threads = torch.get_num_threads()
     try:
         recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
                               threads=1 if ctx.device == "cpu" else None, lock_name=f"{preset}-{tier}")
     finally:
         torch.set_num_threads(threads)
-    return recs, ""
+    return ctx.keep_records(recs), ""

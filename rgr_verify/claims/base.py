@@ -202,6 +202,12 @@ class CheckContext:
             added to the verdict's evidence by the runner.
         expects: the paper's stated values the check compares against (name -> value), from the claim's
             :attr:`Claim.expects`, or a mutated copy under ``rgr-verify mutate``; read with :meth:`expect`.
+        leave_out_seed: one analysis of the multiverse (:mod:`rgr_verify.claims.tools.multiverse`): the stored
+            records of this training seed are left out wherever the check reads records; None keeps every seed.
+        seeds_read: the training seeds of the records the check read, and how many records were left out, filled
+            by the record readers (``{"seeds": set, "left out": int}``).
+        plant: a planted alternative (tests): a named function mapping the records a check reads to records where
+            the alternative its rule must reject holds (``records -> records``, new dicts); None reads them as stored.
     """
 
     seed: int
@@ -214,6 +220,21 @@ class CheckContext:
     replay_only: bool = False
     provenance: list = field(default_factory=list, compare=False)
     expects: dict = field(default_factory=dict, compare=False)
+    leave_out_seed: int | None = None
+    seeds_read: dict = field(default_factory=lambda: {"seeds": set(), "left out": 0}, compare=False)
+    plant: Callable | None = field(default=None, compare=False)
+
+    def keep_records(self, records: list) -> list:
+        """``records`` (through :attr:`plant` when one is set) without those of :attr:`leave_out_seed`; notes their
+        seeds and the count left out."""
+        if self.plant is not None:
+            records = list(self.plant(list(records)))
+        self.seeds_read["seeds"].update(int(r["seed"]) for r in records if r.get("seed") is not None)
+        if self.leave_out_seed is None:
+            return records
+        kept = [r for r in records if r.get("seed") != self.leave_out_seed]
+        self.seeds_read["left out"] += len(records) - len(kept)
+        return kept
 
     def expect(self, name: str) -> Any:
         """The stated value ``name`` of the claim (KeyError naming the declared ones when it is not declared)."""
@@ -309,6 +330,9 @@ class Claim:
             exploratory prediction, a summary of our own, a formula or construction of ours); counted apart.
         severity: a declared ``(severity, reason)`` for a finding whose severity the structure cannot compute (one
             of :data:`SEVERITIES`); None: computed from ``role`` and the links.
+        analyses: the shared multiverse dimensions its verdict is computed over besides those its check declares
+            itself (:data:`rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS`); None: "leave one seed out" for
+            a full-tier empirical or qualitative claim, none otherwise.
     """
 
     id: str
@@ -325,6 +349,7 @@ class Claim:
     supports: tuple = ()
     provenance: str = "paper"
     severity: tuple | None = None
+    analyses: tuple | None = None
 
     def __post_init__(self):
         if not _ID_RE.match(self.id):
@@ -358,6 +383,13 @@ class Claim:
         object.__setattr__(self, "supports", supports)
         if self.role == "proof-step" and not supports:
             raise ValueError(f"claim {self.id}: a proof-step claim must name the result it serves in supports")
+        if self.analyses is None:
+            experimental = self.tier is Tier.FULL and self.kind in (Kind.EMPIRICAL, Kind.QUALITATIVE)
+            object.__setattr__(self, "analyses", ("leave one seed out",) if experimental else ())
+        if (isinstance(self.analyses, str) or not isinstance(self.analyses, tuple)
+                or any(a not in ("leave one seed out",) for a in self.analyses)):
+            raise ValueError(f"claim {self.id}: analyses must be a tuple of ('leave one seed out',), got "
+                             f"{self.analyses!r}")
         if self.severity is not None:
             if (not isinstance(self.severity, tuple) or len(self.severity) != 2 or self.severity[0] not in SEVERITIES
                     or not isinstance(self.severity[1], str) or not self.severity[1].strip()):

@@ -159,7 +159,13 @@ def rule_fingerprint(claim) -> str:
     """12 hex digits of the sha256 of the claim's rule: its check's reachable analysis code and constants, and its
     declared stated values (value and kind; the note is prose)."""
     parts: list = []
-    _walk(claim.check, parts, set())
+    seen: set = set()
+    _walk(claim.check, parts, seen)
+    if getattr(claim, "analyses", ()):
+        from .tools.multiverse import run_analyses
+
+        parts.append(f"analyses = {tuple(claim.analyses)!r}")
+        _walk(run_analyses, parts, seen)
     expects = sorted((k, _constant_repr(getattr(s, "value", s)), str(getattr(s, "kind", "")))
                      for k, s in (claim.expects or {}).items())
     parts.append(f"expects = {expects!r}")

@@ -109,7 +109,9 @@ def run_claim(
         verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}")
     else:
         try:
-            verdict = claim.check(ctx)
+            from .tools.multiverse import run_analyses
+
+            verdict = run_analyses(claim, ctx)
             if not isinstance(verdict, Verdict):
                 raise TypeError(f"check returned {type(verdict).__name__}, not Verdict")
             if ctx.provenance and not verdict.unavailable:

@@ -7,6 +7,7 @@ source in the context), and the per-context positive weight w_+ = #neg / #pos of
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -353,11 +354,17 @@ def _check_below_construction(ctx, r=16, draws=3):
                              torch.as_tensor(c.W_K, dtype=torch.float64), "max")[0].numpy()
         return bool(separation_margins(c, scores=S, max_failures=0).margin > 0)
 
-    rows = []
-    for d_k in CONSTRUCTION_DKS:
-        rows.append({"d_k": d_k, "D_K = h0 d_k": h0 * d_k, "separates": [separates(d_k, k) for k in range(draws)]})
-        if 2 * sum(rows[-1]["separates"]) > draws:
-            break
+    def widths():
+        rows = []
+        for d_k in CONSTRUCTION_DKS:
+            rows.append({"d_k": d_k, "D_K = h0 d_k": h0 * d_k, "separates": [separates(d_k, k) for k in range(draws)]})
+            if 2 * sum(rows[-1]["separates"]) > draws:
+                break
+        return rows
+
+    # the construction reads no training record: one search per claim seed, shared by the multiverse's analyses
+    rows = memo("a3-algorithm5-widths", dataclasses.replace(ctx, leave_out_seed=None, plant=None), widths,
+                extra=(r, draws))
     status, found = construction_decision(iv.low, iv.high, h0, rows)
     hi_c = found["construction's smallest working D_K in"][1]
     return Verdict(status,

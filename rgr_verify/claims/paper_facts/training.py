@@ -30,9 +30,9 @@ def _facts_records(preset: str, ctx, tier: str = "quick"):
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        return ensure_facts_runs(preset_runs(preset, tier),
-                                 results_dir=ctx.results_dir if ctx.results_dir is not None else default_results_dir(),
-                                 lock_name=f"{preset}-{tier}")
+        return ctx.keep_records(ensure_facts_runs(
+            preset_runs(preset, tier), results_dir=ctx.results_dir if ctx.results_dir is not None
+            else default_results_dir(), lock_name=f"{preset}-{tier}"))
     finally:
         torch.set_num_threads(threads)
 

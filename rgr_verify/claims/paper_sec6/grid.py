@@ -114,6 +114,7 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
         params={**v.params, "robustness": robustness, "cells": [f"({k[0]},{k[1]})" for k in keys],
                 "excluded": sorted(_EXCLUDED) if exclude else [], "readings": list(_READINGS),
                 "slope_factor": slope_factor, "r2_tol": r2_tol,
+                "band": [paper_slope / slope_factor, paper_slope * slope_factor],
                 "resolution": {k: x.params.get("resolution") for k, x in per.items()},
                 **({"to_decide": to_decide} if to_decide else {})},
         evidence=f"full sweep ({len(recs)} runs) replayed; censored-Gaussian interval regression of log D_K* "
@@ -252,7 +253,7 @@ def _check_law_form(ctx, tol=0.5):
                                        laws_block(keys, ivs)},
                    witness=({n: r["interval"] for n, (st, r) in parts.items()
                              if st is Status.CONTRADICTED_EMPIRICALLY} or None),
-                   params={"tolerance": tol, "robustness": robustness,
+                   params={"tolerance": tol, "robustness": robustness, "band": [1 - tol, 1 + tol],
                            "resolution": {n: r for n, (_, r) in parts.items()},
                            "cap-limited cells (upper bounds only)": [f"({k[0]},{k[1]})" for k in sorted(capped)],
                            **({"to_decide": to_decide} if to_decide else {})},

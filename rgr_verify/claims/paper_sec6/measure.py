@@ -27,14 +27,15 @@ _MEMO: dict = {}
 
 def _ctx_key(ctx, with_seed: bool) -> tuple:
     return ((ctx.seed if with_seed else None), ctx.tier, ctx.device, str(ctx.results_dir), str(ctx.evidence_dir),
-            bool(ctx.replay_only))
+            bool(ctx.replay_only), ctx.leave_out_seed, getattr(ctx.plant, "__qualname__", ctx.plant))
 
 
 def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = ()):
     """``compute()`` once per (``name``, the context's seed/tier/device/stores, ``extra``) in this process.
 
     What ``compute`` appended to ``ctx.provenance`` is replayed into the provenance of later contexts that hit the
-    cache, so a verdict's evidence is the same on a hit. ``with_seed=False`` shares the value among claims (use it
+    cache, so a verdict's evidence is the same on a hit, and so are the training seeds the records it read had (and
+    how many a left-out seed removed: see :func:`rgr_verify.claims.tools.multiverse.run_analyses`). ``with_seed=False`` shares the value among claims (use it
     only when ``compute`` draws nothing from ``ctx.rng``)."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty string, got {name!r}")
@@ -44,10 +45,17 @@ def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = ()):
     hit = _MEMO.get(key)
     if hit is None:
         n = len(ctx.provenance)
-        hit = (compute(), list(ctx.provenance[n:]))
+        seeds, left = set(ctx.seeds_read["seeds"]), ctx.seeds_read["left out"]
+        ctx.seeds_read["seeds"] = set()
+        value = compute()
+        read = (set(ctx.seeds_read["seeds"]), ctx.seeds_read["left out"] - left)
+        ctx.seeds_read["seeds"] = seeds | read[0]
+        hit = (value, list(ctx.provenance[n:]), read)
         _MEMO[key] = hit
     else:
         ctx.provenance.extend(hit[1])
+        ctx.seeds_read["seeds"] |= hit[2][0]
+        ctx.seeds_read["left out"] += hit[2][1]
     return hit[0]
 
 

@@ -12,6 +12,7 @@ import math
 from ...capacity import threshold
 from ...fits import permutation_pvalue, transition_windows
 from ..base import Claim, Kind, Status, Tier, Verdict
+from .trends import dkstar_grows_verdict, hstar_grows_verdict
 from ..tools import (
     FAMILY_ALPHA,
     cap_limited_cells,
@@ -72,74 +73,11 @@ def _check_sharp_transition_quick(ctx, preset="sec6-grid", factor=4.0):
 
 
 def _check_dkstar_grows_quick(ctx, preset="sec6-grid"):
-    recs, why = sweep_records(preset, "quick", ctx)
-    if recs is None:
-        return Verdict.not_run(why)
-    m_max, cap = quick_sizes(recs)
-    keys = sorted({(r["config"]["m"], r["config"]["d_model"]) for r in recs})
-    pairs = [(a, b) for a in keys for b in keys if (a[1] == b[1] and b[0] > a[0]) or (a[0] == b[0] and b[1] < a[1])]
-    alpha = FAMILY_ALPHA / max(len(pairs), 1)
-    rows, up, down = [], 0, []
-    for a, b in pairs:
-        ra, rb = cell_records(recs, a), cell_records(recs, b)
-        # "b needs more": b's cap-limited seeds at 0, a's as measured (upper bounds); the reverse for "b needs less".
-        a_small, _, pa = seed_values(ra, favour="small")
-        b_large, _, pb = seed_values(rb, favour="large")
-        a_large, _, _ = seed_values(ra, favour="large")
-        b_small, _, _ = seed_values(rb, favour="small")
-        p_up = permutation_pvalue(a_small, b_large, alternative="greater")
-        p_down = permutation_pvalue(a_large, b_small, alternative="less")
-        rows.append({"less compressed": f"({a[0]},{a[1]})", "more compressed": f"({b[0]},{b[1]})",
-                     "per-seed D_K* (less)": [pa[s]["D_K"] for s in sorted(pa)],
-                     "per-seed D_K* (more)": [pb[s]["D_K"] for s in sorted(pb)],
-                     "cap-limited seeds (less, more)": [sum(v["stopped_early"] is False for v in pa.values()),
-                                                        sum(v["stopped_early"] is False for v in pb.values())],
-                     "p (more compressed needs more)": round(p_up, 4), "p (needs less)": round(p_down, 4)})
-        up += p_up <= alpha
-        if p_down <= alpha:
-            down.append(rows[-1])
-    status = (Status.CONTRADICTED_EMPIRICALLY if down else Status.HOLDS_EMPIRICALLY if pairs and up == len(pairs)
-              else Status.INCONCLUSIVE)
-    return Verdict(status, evidence_level="analogue",
-                   paper_value=f"analogue at m <= {m_max}, cap {cap}: D_K* grows with m and decreases with "
-                                       "d_model",
-                   measured_value={"pairs": rows, "significant increases": up},
-                   witness=down or None,
-                   params={"preset": preset, "tier": "quick", "per-pair alpha": alpha,
-                           "null pass probability": f"<= {FAMILY_ALPHA} (exact permutation tests, Bonferroni)"},
-                   evidence=f"quick sweep ({len(recs)} runs); per-seed thresholds, exact one-sided permutation tests")
+    return dkstar_grows_verdict(ctx, preset, "quick")
 
 
 def _check_hstar_grows_quick(ctx, preset="sec6-grid"):
-    recs, why = sweep_records(preset, "quick", ctx)
-    if recs is None:
-        return Verdict.not_run(why)
-    m_max, cap = quick_sizes(recs)
-    keys = sorted({(r["config"]["m"], r["config"]["d_model"]) for r in recs})
-    lo = min(keys, key=lambda k: (k[0] / k[1], k[0]))
-    hi = max(keys, key=lambda k: (k[0] / k[1], k[0]))
-    _, h_lo, per_lo = seed_values(cell_records(recs, lo), favour="small")
-    _, h_hi, per_hi = seed_values(cell_records(recs, hi), favour="small")
-    # a seed without a passing configuration has no h*: it is left out (it cannot count for or against)
-    h_lo = [h for h in h_lo if math.isfinite(h)]
-    h_hi = [h for h in h_hi if math.isfinite(h)]
-    if len(h_lo) < 2 or len(h_hi) < 2:
-        return Verdict(Status.INCONCLUSIVE, details="fewer than two seeds with an h* in an end cell",
-                       evidence_level="analogue")
-    p_up = permutation_pvalue(h_lo, h_hi, alternative="greater")
-    p_down = permutation_pvalue(h_lo, h_hi, alternative="less")
-    status = (Status.HOLDS_EMPIRICALLY if p_up <= FAMILY_ALPHA else Status.CONTRADICTED_EMPIRICALLY
-              if p_down <= FAMILY_ALPHA else Status.INCONCLUSIVE)
-    return Verdict(status, evidence_level="analogue",
-                   paper_value=f"analogue at m <= {m_max}, cap {cap}: h* increases with compression m / d_model",
-                   measured_value={"least compressed": {"cell": f"({lo[0]},{lo[1]})", "per-seed h*": h_lo},
-                                   "most compressed": {"cell": f"({hi[0]},{hi[1]})", "per-seed h*": h_hi},
-                                   "p (more heads when more compressed)": round(p_up, 4),
-                                   "p (fewer heads)": round(p_down, 4)},
-                   params={"preset": preset, "tier": "quick", "alpha": FAMILY_ALPHA,
-                           "null pass probability": f"<= {FAMILY_ALPHA} (exact one-sided permutation test)"},
-                   evidence=f"quick sweep ({len(recs)} runs); per-seed h* (smallest passing D_K; ties: larger F1, "
-                            "fewer heads)")
+    return hstar_grows_verdict(ctx, preset, "quick")
 
 
 def _check_diagonal_quick(ctx, preset="sec6-diagonal"):

@@ -14,13 +14,24 @@ the claim's band, sorted by estimate and coloured by status.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from pathlib import Path
 
-from ..base import Status
+from ..base import Status, Verdict
 
-__all__ = ["DIMENSIONS", "multiverse_status", "specification_curve"]
+__all__ = ["DIMENSIONS", "RUNNER_DIMENSIONS", "multiverse_status", "specification_curve", "run_analyses"]
+
+# The dimensions the runner applies to a claim's whole check (a claim names them in ``Claim.analyses``; a full-tier
+# empirical or qualitative claim has "leave one seed out" unless it declares otherwise): each value re-runs the check
+# on a context whose record readers (:meth:`rgr_verify.claims.base.CheckContext.keep_records`) leave records out.
+RUNNER_DIMENSIONS = {
+    "leave one seed out": "none, then each training seed of the records the check read, left out in turn",
+}
+
+# At most this many flips are listed in a record (their total is counted).
+MAX_FLIPS = 24
 
 # Declared once: the analysis dimensions of the experimental claims and their reasonable values.
 DIMENSIONS = {
@@ -34,6 +45,7 @@ DIMENSIONS = {
     "cells": ("all", "without the d_model = 16, m > 64 cells"),  # Sec. 6.1's own exclusion
     "cap-limited cells": ("upper bounds only", "intervals like the others"),  # runs stopped by the Table 2 cap
     "leave one cell out": ("none", "each cell in turn"),  # values named at run time: "none", then each cell
+    "leave one seed out": ("none", "each seed in turn"),  # values named at run time (RUNNER_DIMENSIONS)
 }
 
 _WORD = {Status.HOLDS_EMPIRICALLY: "holds", Status.CONTRADICTED_EMPIRICALLY: "contradicted",
@@ -70,7 +82,8 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
                + ", ".join(f"{n} {_WORD.get(s, s.value)}" for s, n in counts.items()) + ")")
     return status, {
         "analyses": len(analyses), "agree": max(counts.values()), "robust": robust, "summary": summary,
-        "by_status": {s.value: n for s, n in counts.items()}, "dimensions": dims, "flips": flips,
+        "by_status": {s.value: n for s, n in counts.items()}, "dimensions": dims, "flips": flips[:MAX_FLIPS],
+        "flips_total": len(flips),
         "curve": [{**{k: v for k, v in a.items() if k not in ("choices", "status")}, "choices": a["choices"],
                    "estimate": a.get("estimate"), "interval": a.get("interval"), "status": a["status"].value}
                   for a in analyses],
@@ -79,7 +92,7 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
 
 def specification_curve(robustness: dict, band, path: Path, *, title: str, what: str = "estimate") -> Path:
     """A specification curve: each analysis's estimate and interval (sorted by estimate, coloured by its status;
-    an interval open on a side is drawn dashed to the plot's edge) against the tolerance ``band``, with each
+    an interval open on a side is drawn dashed to the plot's edge) against the tolerance ``band`` (None: no band), with each
     analysis's choices marked below. Returns the file written."""
     import matplotlib
 
@@ -92,7 +105,8 @@ def specification_curve(robustness: dict, band, path: Path, *, title: str, what:
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(max(9.0, 0.5 * len(curve) + 6), 4 + 0.35 * sum(
         len(v) for v in robustness["dimensions"].values())), sharex=True,
         gridspec_kw={"height_ratios": [3, 1 + 0.3 * sum(len(v) for v in robustness["dimensions"].values())]})
-    ax.axhspan(band[0], band[1], color="tab:blue", alpha=0.12, label="tolerance band")
+    if band is not None:
+        ax.axhspan(band[0], band[1], color="tab:blue", alpha=0.12, label="tolerance band")
     unbounded = []
     for i, a in enumerate(curve):
         lo, hi = (float(v) for v in a["interval"]) if a["interval"] else (None, None)
@@ -109,7 +123,8 @@ def specification_curve(robustness: dict, band, path: Path, *, title: str, what:
     ax.set_ylim(y0, y1)
     ax.set_ylabel(what)
     ax.set_title(title + f"\n{robustness['summary']}", fontsize=9)
-    ax.legend(loc="best", fontsize=8)
+    if band is not None:
+        ax.legend(loc="best", fontsize=8)
     rows = [(d, v) for d in dims for v in robustness["dimensions"][d]]
     for i, a in enumerate(curve):
         for j, (d, v) in enumerate(rows):
@@ -126,3 +141,67 @@ def specification_curve(robustness: dict, band, path: Path, *, title: str, what:
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+def _number(value):
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(
+        value) else None
+
+
+def run_analyses(claim, ctx) -> Verdict:
+    """``claim.check(ctx)`` under every combination of the claim's runner dimensions (``claim.analyses``) and the
+    analyses its check computes itself (a ``robustness`` in its params), combined by :func:`multiverse_status`.
+
+    "leave one seed out": the check runs on every record (the analysis "none"), then once per training seed of the
+    records it read with that seed's records left out. A check that reads no per-seed records, or whose records a
+    left-out seed does not touch, is a ValueError (the dimension would be a no-op that passes for robustness). A
+    variant that errors or cannot run makes the claim's verdict an error naming it. The default analysis keeps its
+    details, values and artefacts; params["robustness"] is the combined record, and the details end with its
+    summary and the choices that flip the verdict."""
+    if not claim.analyses:
+        return claim.check(ctx)
+    unknown = [a for a in claim.analyses if a not in RUNNER_DIMENSIONS]
+    if unknown:
+        raise ValueError(f"claim {claim.id}: unknown runner dimensions {unknown}; known: {sorted(RUNNER_DIMENSIONS)}")
+    default = claim.check(ctx)
+    if default.unavailable or default.status is Status.ERROR:
+        return default
+    dim = "leave one seed out"
+    seeds = sorted(ctx.seeds_read["seeds"])
+    if len(seeds) < 2:
+        raise ValueError(f"claim {claim.id}: {dim}: its check read records of {len(seeds)} training seed(s); a claim "
+                         "without per-seed records must declare analyses=()")
+    runs = [("none", default)]
+    for seed in seeds:
+        sub = dataclasses.replace(ctx, out_dir=None, leave_out_seed=seed, provenance=[],
+                                  seeds_read={"seeds": set(), "left out": 0})
+        v = claim.check(sub)
+        if v.unavailable or v.status is Status.ERROR:
+            return Verdict(status=Status.ERROR, details=f"{dim}, seed {seed}: {v.details or v.unavailable}",
+                           witness=v.witness)
+        if sub.seeds_read["left out"] == 0:
+            raise ValueError(f"claim {claim.id}: {dim}: leaving out seed {seed} removed no record it read")
+        runs.append((f"seed {seed}", v))
+    analyses = []
+    for label, v in runs:
+        own = (v.params or {}).get("robustness")
+        if own:
+            analyses += [{"choices": {**a["choices"], dim: label}, "estimate": a.get("estimate"),
+                          "interval": a.get("interval"), "status": Status(a["status"])} for a in own["curve"]]
+        else:
+            p = v.params or {}
+            analyses.append({"choices": {dim: label}, "estimate": _number(p.get("estimate")),
+                             "interval": p.get("interval"), "status": v.status})
+    status, robustness = multiverse_status(analyses)
+    flipping = sorted({label for label, v in runs if v.status is not default.status})
+    tail = (f" Multiverse: {robustness['summary']}" + (f"; the verdict changes with {', '.join(flipping)} left "
+                                                       f"out." if flipping else "."))
+    details = default.details if isinstance(default.details, str) else repr(default.details)
+    artefacts = tuple(default.artefacts)
+    if ctx.out_dir is not None and any(a["estimate"] is not None for a in robustness["curve"]):
+        band = (default.params or {}).get("band")
+        path = specification_curve(robustness, band if isinstance(band, (list, tuple)) and len(band) == 2 else None,
+                                   Path(ctx.out_dir) / f"{claim.id}-specification-curve.png", title=claim.id)
+        artefacts += (str(path.relative_to(ctx.out_dir)),)
+    return dataclasses.replace(default, status=status, details=details + tail, artefacts=artefacts,
+                               params={**(default.params or {}), "robustness": robustness})

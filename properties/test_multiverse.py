@@ -1,0 +1,125 @@
+"""The runner's multiverse (issue 21, item 1): every paper-scale experimental claim is judged with each training seed
+left out in turn, crossed with the analyses its check declares; the verdict is the common one only when all agree.
+
+- a check whose verdict does not depend on one seed is robust; one that a single seed decides is fragile and
+  inconclusive, naming the seed;
+- a check that reads no per-seed records, or that a left-out seed does not touch, is an error, never "robust";
+- analyses a check computes itself are crossed with the seeds (every combination);
+- the exact permutation p-value counts splits by rank sum and equals the listing of every split.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as _st
+
+from rgr_verify.claims import all_claims
+from rgr_verify.claims.base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from rgr_verify.claims.fingerprint import rule_fingerprint
+from rgr_verify.claims.tools.multiverse import run_analyses
+from rgr_verify.stats import permutation_pvalue
+
+_RECORDS = [{"seed": s, "metric": v} for s, v in [(0, 0.9), (1, 0.95), (2, 0.2), (0, 0.99), (1, 0.97), (2, 0.3)]]
+
+
+def _claim(check, **kw):
+    return Claim(id="planted-multiverse", ref="Sec. 6.1", statement="a planted experimental rule",
+                 kind=Kind.EMPIRICAL, tier=Tier.FULL, check=check, role="detail", **kw)
+
+
+def _mean_rule(threshold):
+    def check(ctx):
+        recs = ctx.keep_records(list(_RECORDS))
+        mean = float(np.mean([r["metric"] for r in recs]))
+        return Verdict(Status.HOLDS_EMPIRICALLY if mean >= threshold else Status.INCONCLUSIVE,
+                       params={"estimate": mean}, evidence_level="experiment")
+    return check
+
+
+def test_full_tier_experimental_claims_leave_each_seed_out_by_default():
+    assert _claim(_mean_rule(0.5)).analyses == ("leave one seed out",)
+    assert Claim(id="x-quick", ref="Sec. 6.1", statement="s", kind=Kind.EMPIRICAL, tier=Tier.QUICK,
+                 check=_mean_rule(0.5), role="detail").analyses == ()
+    with pytest.raises(ValueError, match="analyses"):
+        _claim(_mean_rule(0.5), analyses=("leave one cell out",))
+    experimental = [c for c in all_claims() if c.tier is Tier.FULL and c.kind in (Kind.EMPIRICAL, Kind.QUALITATIVE)]
+    assert all(c.analyses == ("leave one seed out",) for c in experimental
+               if c.id != "sec73-gaussian-control-multihead-advantage")
+
+
+def test_robust_when_no_seed_changes_the_verdict():
+    v = run_analyses(_claim(_mean_rule(0.5)), CheckContext(seed=1, tier="full"))
+    rob = v.params["robustness"]
+    assert v.status is Status.HOLDS_EMPIRICALLY and rob["robust"] and rob["analyses"] == 4
+    assert rob["dimensions"]["leave one seed out"] == ["none", "seed 0", "seed 1", "seed 2"]
+
+
+def test_fragile_when_one_seed_decides_and_the_seed_is_named():
+    # mean 0.718; without seed 2 (the two low runs) 0.953: 'holds at 0.9' rests on leaving seed 2 out
+    v = run_analyses(_claim(_mean_rule(0.9)), CheckContext(seed=1, tier="full"))
+    rob = v.params["robustness"]
+    assert v.status is Status.INCONCLUSIVE and not rob["robust"]
+    assert rob["summary"] == "fragile: holds in 1 of 4 analyses (3 inconclusive, 1 holds)"
+    assert "seed 2" in v.details
+    assert any("seed 2: holds" in (f["from"], f["to"]) for f in rob["flips"])
+
+
+def test_a_check_that_reads_no_seeded_records_is_an_error_not_robust():
+    def no_records(ctx):
+        return Verdict(Status.HOLDS_EMPIRICALLY, evidence_level="experiment")
+
+    with pytest.raises(ValueError, match="training seed"):
+        run_analyses(_claim(no_records), CheckContext(seed=1, tier="full"))
+
+    def ignores_the_filter(ctx):
+        ctx.seeds_read["seeds"].update({0, 1})  # says it read two seeds but never lets one be left out
+        return Verdict(Status.HOLDS_EMPIRICALLY, evidence_level="experiment")
+
+    with pytest.raises(ValueError, match="removed no record"):
+        run_analyses(_claim(ignores_the_filter), CheckContext(seed=1, tier="full"))
+
+
+def test_the_checks_own_analyses_are_crossed_with_the_seeds():
+    def own(ctx):
+        recs = ctx.keep_records(list(_RECORDS))
+        curve = [{"choices": {"estimator": e}, "estimate": None, "interval": None,
+                  "status": "holds-empirically" if len(recs) > 4 or e == "b" else "inconclusive"}
+                 for e in ("a", "b")]
+        return Verdict(Status.INCONCLUSIVE, params={"robustness": {"curve": curve}}, evidence_level="experiment")
+
+    rob = run_analyses(_claim(own), CheckContext(seed=1, tier="full")).params["robustness"]
+    assert rob["analyses"] == 8 and set(rob["dimensions"]) == {"estimator", "leave one seed out"}
+
+
+def test_the_seed_dimension_enters_the_rule_fingerprint():
+    check = _mean_rule(0.5)
+    assert rule_fingerprint(_claim(check)) != rule_fingerprint(_claim(check, analyses=()))
+
+
+def _listed(a, b, alternative):
+    pooled = np.array([float(v) for v in a + b])
+    ranks = _st.rankdata(np.where(np.isinf(pooled), np.sign(pooled) * 1e300, pooled))
+    sign = 1.0 if alternative == "greater" else -1.0
+    total, n = float(ranks.sum()), len(pooled)
+
+    def stat(idx):
+        sb = float(ranks[list(idx)].sum())
+        return sign * (sb / len(b) - (total - sb) / len(a))
+
+    obs = stat(range(len(a), n))
+    splits = list(itertools.combinations(range(n), len(b)))
+    return sum(stat(i) >= obs - 1e-12 for i in splits) / len(splits)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.0, math.inf, -math.inf]), min_size=1, max_size=7),
+       st.lists(st.sampled_from([0.0, 1.0, 2.5, 3.0, math.inf]), min_size=1, max_size=7),
+       st.sampled_from(["greater", "less"]))
+def test_exact_permutation_pvalue_counts_every_split(a, b, alternative):
+    assert permutation_pvalue(a, b, alternative=alternative) == _listed(a, b, alternative)
