@@ -123,3 +123,27 @@ def _listed(a, b, alternative):
        st.sampled_from(["greater", "less"]))
 def test_exact_permutation_pvalue_counts_every_split(a, b, alternative):
     assert permutation_pvalue(a, b, alternative=alternative) == _listed(a, b, alternative)
+
+
+def test_fig3_crosses_the_ladder_with_the_adaptive_thresholds():
+    # the committed adaptive search enters the Fig. 3 multiverse as a second source of thresholds
+    from rgr_verify.claims.paper_sec6.grid import fig3_analyses
+
+    def reading(slope):
+        return {"paper estimator (LS through origin, first passing D_K, uncensored cells)":
+                {"slope": slope, "R2 centred": 0.94,
+                 "grid range of the slope (cells anywhere in their D_K* interval)": [0.95 * slope, slope]},
+                "interval regression, censored cells as intervals": {"slope": slope, "95% profile": [0.9 * slope,
+                                                                                                     1.1 * slope]},
+                "interval regression, uncensored cells only": {"slope": slope, "95% profile": [0.9 * slope,
+                                                                                              1.1 * slope]}}
+
+    ladder = {"ln": reading(1.19), "log2": reading(1.19)}
+    adaptive = {"ln": reading(2.38), "log2": reading(2.38)}  # a planted adaptive slope twice the stated one
+    out = fig3_analyses(ladder, paper_slope=1.19, slope_factor=2 ** 0.5, paper_r2=0.944, r2_tol=0.1,
+                        adaptive=adaptive)
+    assert len(out) == 16 and {a["choices"]["thresholds"] for a in out} == {"ladder (App. A.2 grid)",
+                                                                           "adaptive search (committed evidence)"}
+    by = {a["choices"]["thresholds"]: a["status"] for a in out}
+    assert by["ladder (App. A.2 grid)"] is Status.HOLDS_EMPIRICALLY
+    assert by["adaptive search (committed evidence)"] is Status.CONTRADICTED_EMPIRICALLY

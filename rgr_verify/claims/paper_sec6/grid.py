@@ -47,6 +47,41 @@ _WORD = {Status.HOLDS_EMPIRICALLY: "holds", Status.CONTRADICTED_EMPIRICALLY: "co
          Status.INCONCLUSIVE: "inconclusive"}
 
 
+class _Central:
+    """A threshold known by its first passing D_K only (``central``), as the adaptive search gives it."""
+
+    def __init__(self, central):
+        self.central = central
+
+
+def adaptive_cells(ctx, keys):
+    """({cell: threshold}, {cell: D_K* interval}) of ``keys`` from the committed adaptive search of sec6-grid (full),
+    or None when it holds none: a cell's D_K* is the smallest over h of the per-h D_K*, so it lies in (the smallest
+    known-failing D_K over h, the smallest known-passing one]; its central value is the latter."""
+    from ...adaptive import adaptive_thresholds, records_probe
+    from ...evidence import evidence_records
+    from ...fits import DKInterval
+    from ...ladder import cells_of
+    from ...presets import preset_runs
+
+    stored, used = evidence_records("sec6-grid", "full", ctx.evidence_dir, adaptive=True)
+    if not any(m.adaptive for m in used):
+        return None
+    stored = ctx.keep_records(list(stored.values()))
+    runs = [(c, s) for c, s in preset_runs("sec6-grid", "full") if s != ctx.leave_out_seed]
+    cells = [t for t in cells_of(runs) if (t[0].m, t[0].d_model) in set(keys)]
+    ths, ivs = {}, {}
+    for k in keys:
+        res = [r for r in adaptive_thresholds([t for t in cells if (t[0].m, t[0].d_model) == k], records_probe(stored))]
+        highs = [r.high for r in res if r.high is not None]
+        low = float(min((r.low for r in res), default=0))
+        high = float(min(highs)) if highs else float("inf")
+        ths[k] = _Central(int(high) if highs else None)
+        ivs[k] = DKInterval(min(low, high), high, "right-censored" if not highs else
+                            "left-censored" if low <= 0 else "interval")
+    return ths, ivs
+
+
 def _fig3_measure(ctx, exclude: bool):
     """Everything of the Fig. 3 check that does not depend on the stated slope and R^2 (cached per process)."""
     got, why = cached_full_grid(ctx)
@@ -60,9 +95,14 @@ def _fig3_measure(ctx, exclude: bool):
     readings = {name: measured_reading(keys, ivs, ths, {k: compression_x(*k, base=b) for k in keys},
                                        cap_limited=capped)
                 for name, b in _READINGS.items()}
+    ad = adaptive_cells(ctx, keys)
+    adaptive = None if ad is None else {
+        name: measured_reading(keys, ad[1], ad[0], {k: compression_x(*k, base=b) for k in keys}, cap_limited=capped)
+        for name, b in _READINGS.items()}
     finite = [k for k in keys if ths[k].central is not None]
     fit_e = fit_through_origin([compression_x(*k) for k in finite], [ths[k].central for k in finite])
-    return {"keys": keys, "capped": capped, "readings": readings, "fit_e": fit_e, "laws": laws_block(keys, ivs),
+    return {"keys": keys, "capped": capped, "readings": readings, "adaptive readings": adaptive, "fit_e": fit_e,
+            "laws": laws_block(keys, ivs),
             "rates": sampler_rates(ctx, [k[0] for k in keys])}, ""
 
 
@@ -88,7 +128,8 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
             "the printed 'log m' names no base: neither reading is the printed one"]
     v = verdict_over_readings(per, hypotheses=hyps, printed=None)  # per-reading record; status: the multiverse
     status, robustness = multiverse_status(fig3_analyses(meas["readings"], paper_slope=paper_slope,
-                                                         slope_factor=slope_factor, paper_r2=paper_r2, r2_tol=r2_tol))
+                                                         slope_factor=slope_factor, paper_r2=paper_r2, r2_tol=r2_tol,
+                                                         adaptive=meas["adaptive readings"]))
     if ctx.out_dir is not None:
         name = "fig3" + ("-excl" if exclude else "") + "-specification-curve.png"
         specification_curve(robustness, (paper_slope / slope_factor, paper_slope * slope_factor), ctx.out_dir / name,
@@ -124,31 +165,38 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
 
 
 def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, paper_r2: float,
-                  r2_tol: float) -> list[dict]:
+                  r2_tol: float, adaptive: dict | None = None) -> list[dict]:
     """Every analysis of the Fig. 3 slope (:data:`~rgr_verify.claims.tools.multiverse.DIMENSIONS`: log base x
-    estimator), each judged by the equivalence standard against the band; a pass also needs the paper estimator's
-    centred R^2 within ``r2_tol`` of the stated one (as :func:`reading_verdict`)."""
+    estimator, x the thresholds of the ladder or of the committed adaptive search when ``adaptive`` readings are
+    given), each judged by the equivalence standard against the band; a pass also needs the paper estimator's centred
+    R^2 within ``r2_tol`` of the stated one (as :func:`reading_verdict`)."""
     band = (paper_slope / slope_factor, paper_slope * slope_factor)
     paper_key = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
     out = []
-    for base in DIMENSIONS["log base"]:
-        r = readings[base]
-        est = r[paper_key]
-        r2_ok = abs(est["R2 centred"] - paper_r2) <= r2_tol
-        for estimator in DIMENSIONS["estimator"]:
-            if estimator.startswith("paper estimator"):
-                slope, ci = est["slope"], est["grid range of the slope (cells anywhere in their D_K* interval)"]
-            else:  # no cap-limited cell: the upper-bound reading is the censored one
-                fit = r.get(estimator) or (None if "uncensored" in estimator
-                                           else r["interval regression, censored cells as intervals"])
-                if fit is None:
-                    continue
-                slope, ci = fit["slope"], fit["95% profile"]
-            st, _ = equivalence_status(ci, band)
-            if st is Status.HOLDS_EMPIRICALLY and not r2_ok:
-                st = Status.INCONCLUSIVE
-            out.append({"choices": {"log base": base, "estimator": estimator}, "estimate": float(slope),
-                        "interval": [float(ci[0]), float(ci[1])], "status": st})
+    sources = [(DIMENSIONS["thresholds"][0], readings)] + ([] if adaptive is None else
+                                                           [(DIMENSIONS["thresholds"][1], adaptive)])
+    for source, reads in sources:
+        for base in DIMENSIONS["log base"]:
+            r = reads[base]
+            est = r[paper_key]
+            r2_ok = abs(est["R2 centred"] - paper_r2) <= r2_tol
+            for estimator in DIMENSIONS["estimator"]:
+                if estimator.startswith("paper estimator"):
+                    slope, ci = est["slope"], est["grid range of the slope (cells anywhere in their D_K* interval)"]
+                else:  # no cap-limited cell: the upper-bound reading is the censored one
+                    fit = r.get(estimator) or (None if "uncensored" in estimator
+                                               else r["interval regression, censored cells as intervals"])
+                    if fit is None:
+                        continue
+                    slope, ci = fit["slope"], fit["95% profile"]
+                st, _ = equivalence_status(ci, band)
+                if st is Status.HOLDS_EMPIRICALLY and not r2_ok:
+                    st = Status.INCONCLUSIVE
+                choices = {"log base": base, "estimator": estimator}
+                if adaptive is not None:
+                    choices["thresholds"] = source
+                out.append({"choices": choices, "estimate": float(slope), "interval": [float(ci[0]), float(ci[1])],
+                            "status": st})
     return out
 
 

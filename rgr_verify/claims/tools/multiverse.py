@@ -42,6 +42,7 @@ DIMENSIONS = {
         "interval regression, cap-limited cells as upper bounds",  # runs stopped by the Table 2 cap: bounds only
         "paper estimator (LS through origin, first passing D_K)",  # App. A.2; interval = its ladder grid range
     ),
+    "thresholds": ("ladder (App. A.2 grid)", "adaptive search (committed evidence)"),  # D_K* between the rungs
     "cells": ("all", "without the d_model = 16, m > 64 cells"),  # Sec. 6.1's own exclusion
     "cap-limited cells": ("upper bounds only", "intervals like the others"),  # runs stopped by the Table 2 cap
     "leave one cell out": ("none", "each cell in turn"),  # values named at run time: "none", then each cell
