@@ -33,6 +33,7 @@ from ..tools import (
     FAMILY_ALPHA,
     VAR_D_MODEL,
     laws_block,
+    reported_only,
     positive_rates,
     quick_sizes,
     seed_values,
@@ -97,8 +98,8 @@ def _edges_measure(ctx):
                  "free: D ~ r^gamma": (np.column_stack([np.ones(len(use)), np.log(r)]), np.zeros(len(use)))},
                 "edges: D ~ r m log2 m / d_model")
 
-    return {"rs": rs, "readings": readings, "laws": laws_block(rs, ivs, designs=designs),
-            "rates": _regular_rates(ctx, sorted(by_r))}
+    return {"rs": rs, "readings": readings, "laws": reported_only(ctx, lambda: laws_block(rs, ivs, designs=designs)),
+            "rates": reported_only(ctx, lambda: _regular_rates(ctx, sorted(by_r))) or {}}
 
 
 def _cached_regular(ctx):

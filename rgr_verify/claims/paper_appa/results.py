@@ -13,6 +13,7 @@ import numpy as np
 from ...capacity import fit_affine, threshold
 from ...fits import DKInterval, slope_range_affine
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..paper_sec6.grid import adaptive_search
 from ..paper_sec6.measure import FACTOR2_TOL, cached_full_grid, memo, within_factor
 from ..symbolic import exhaustive_verdict
 from ..tools import (
@@ -25,6 +26,7 @@ from ..tools import (
     cell_rows,
     full_grid,
     laws_block,
+    reported_only,
     permutation_cells,
     runs_by_config,
     sampler_rates,
@@ -52,8 +54,8 @@ def _fig10_measure(ctx):
     s_lo, s_hi = slope_range_affine(x, [ths[k].h_low for k in known], [ths[k].h_high for k in known])
     # Competing laws on log h*: h* is tested on a doubling ladder, so it stands for (h_low / sqrt2, h_high * sqrt2].
     hivs = {k: DKInterval(ths[k].h_low / math.sqrt(2), ths[k].h_high * math.sqrt(2), "interval") for k in known}
-    return {"known": known, "fit": fit, "range": (s_lo, s_hi), "laws": laws_block(known, hivs),
-            "rates": sampler_rates(ctx, [k[0] for k in known])}
+    return {"known": known, "fit": fit, "range": (s_lo, s_hi), "laws": reported_only(ctx, lambda: laws_block(known, hivs)),
+            "rates": reported_only(ctx, lambda: sampler_rates(ctx, [k[0] for k in known]))}
 
 
 def _check_fig10(ctx, slope_factor=1.5, intercept_factor=FACTOR2_TOL, r2_tol=0.2):
@@ -195,18 +197,11 @@ def adaptive_cell(results, pool) -> dict:
 
 
 def _check_table1_adaptive(ctx, factor=2.0, pool=1.1):
-    from ...adaptive import adaptive_thresholds, cells_of, records_probe
-    from ...evidence import evidence_records
-    from ...presets import preset_runs
-
-    stored, used = evidence_records("sec6-grid", "full", ctx.evidence_dir, adaptive=True)
-    if not any(m.adaptive for m in used):
+    got = adaptive_search(ctx, sorted(TABLE1))  # a left-out seed (multiverse) leaves its runs and the search's seeds
+    if got is None:
         return Verdict.not_run("no committed adaptive-search evidence of sec6-grid [full] (made by `rgr-verify "
                                "adaptive sec6-grid --tier full`, added by `rgr-verify evidence add --adaptive`)")
-    stored = ctx.keep_records(list(stored.values()))  # a left-out seed (multiverse) leaves its runs and rungs
-    runs = [(c, s) for c, s in preset_runs("sec6-grid", "full") if s != ctx.leave_out_seed]
-    cells = [t for t in cells_of(runs) if (t[0].m, t[0].d_model) in TABLE1]
-    results = adaptive_thresholds(cells, records_probe(stored))
+    results, used = got
     rows, agree, far, exact = {}, [], [], []
     for k, paper in sorted(TABLE1.items()):
         row = {"paper d_k": paper, **adaptive_cell([r for r in results if (r.cell.m, r.cell.d_model) == k], pool)}

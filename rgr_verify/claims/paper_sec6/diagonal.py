@@ -17,6 +17,7 @@ from ..tools import (
     cell_rows,
     dk_intervals,
     laws_block,
+    reported_only,
     permutation_cells,
     runs_by_config,
     sampler_rates,
@@ -104,8 +105,8 @@ def _check_fig4(ctx, tol=0.5):
         return ({"ln m": (ones, np.log(np.log(m))), "m": (ones, np.log(m)),
                  "m^gamma": (np.column_stack([np.ones(len(use)), np.log(m)]), np.zeros(len(use)))}, "ln m")
 
-    laws = memo("fig4-laws", ctx, lambda: laws_block(late, allivs, designs=designs) if len(late) >= 4 else None,
-                with_seed=False)
+    laws = memo("fig4-laws", ctx, lambda: reported_only(
+        ctx, lambda: laws_block(late, allivs, designs=designs) if len(late) >= 4 else None), with_seed=False)
     arts = ()
     if ctx.out_dir is not None:
         from ...plots import plot_diagonal
@@ -116,7 +117,7 @@ def _check_fig4(ctx, tol=0.5):
         specification_curve(robustness, band, ctx.out_dir / "fig4-specification-curve.png",
                             title="growth exponent p of D_K* ~ (ln m)^p along m / d_model = 8, m >= 512", what="p")
         arts += ("fig4-specification-curve.png",)
-    rates = memo("fig4-rates", ctx, lambda: sampler_rates(ctx, [k[0] for k in cells]))
+    rates = memo("fig4-rates", ctx, lambda: reported_only(ctx, lambda: sampler_rates(ctx, [k[0] for k in cells])))
     a, b = allivs.get((512, 64)), allivs.get((4096, 512))
     ratio = None if a is None or b is None else {
         "first passing D_K ratio (4096 over 512)": b.high / a.high if math.isfinite(b.high) else None,

@@ -21,6 +21,7 @@ from ..tools import (
     cell_rows,
     full_grid,
     laws_block,
+    reported_only,
     permutation_cells,
     sampler_rates,
     sharp_verdict,
@@ -32,7 +33,7 @@ from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curv
 from .measure import (FACTOR2_TOL, cached_full_grid, equivalence_status, ladder_sigma_floor, measured_reading, memo,
                       reading_verdict)
 
-__all__ = ["CLAIMS", "ORDER", "fig3_analyses"]
+__all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
 
 ORDER = 61
 
@@ -54,25 +55,38 @@ class _Central:
         self.central = central
 
 
+def adaptive_search(ctx, keys):
+    """``(results, manifests)`` of the committed adaptive search of sec6-grid (full) replayed on ``keys``, or None
+    when the evidence holds none. The evidence is read once per process; the records go through the context's
+    record readers (a left-out seed, a plant), and a left-out seed leaves the search's seeds too."""
+    from ...adaptive import adaptive_thresholds, records_probe
+    from ...evidence import evidence_records
+    from ...ladder import cells_of
+    from ...presets import preset_runs
+
+    stored, used = memo("sec6-grid:adaptive-evidence", dataclasses.replace(ctx, leave_out_seed=None, plant=None),
+                        lambda: evidence_records("sec6-grid", "full", ctx.evidence_dir, adaptive=True), with_seed=False)
+    if not any(m.adaptive for m in used):
+        return None
+    kept = ctx.keep_records(list(stored.values()))
+    runs = [(c, s) for c, s in preset_runs("sec6-grid", "full") if s != ctx.leave_out_seed]
+    cells = [t for t in cells_of(runs) if (t[0].m, t[0].d_model) in set(keys)]
+    return adaptive_thresholds(cells, records_probe({r["key"]: r for r in kept})), used
+
+
 def adaptive_cells(ctx, keys):
     """({cell: threshold}, {cell: D_K* interval}) of ``keys`` from the committed adaptive search of sec6-grid (full),
     or None when it holds none: a cell's D_K* is the smallest over h of the per-h D_K*, so it lies in (the smallest
     known-failing D_K over h, the smallest known-passing one]; its central value is the latter."""
-    from ...adaptive import adaptive_thresholds, records_probe
-    from ...evidence import evidence_records
     from ...fits import DKInterval
-    from ...ladder import cells_of
-    from ...presets import preset_runs
 
-    stored, used = evidence_records("sec6-grid", "full", ctx.evidence_dir, adaptive=True)
-    if not any(m.adaptive for m in used):
+    got = adaptive_search(ctx, keys)
+    if got is None:
         return None
-    stored = ctx.keep_records(list(stored.values()))
-    runs = [(c, s) for c, s in preset_runs("sec6-grid", "full") if s != ctx.leave_out_seed]
-    cells = [t for t in cells_of(runs) if (t[0].m, t[0].d_model) in set(keys)]
+    results, _ = got
     ths, ivs = {}, {}
     for k in keys:
-        res = [r for r in adaptive_thresholds([t for t in cells if (t[0].m, t[0].d_model) == k], records_probe(stored))]
+        res = [r for r in results if (r.cell.m, r.cell.d_model) == k]
         highs = [r.high for r in res if r.high is not None]
         low = float(min((r.low for r in res), default=0))
         high = float(min(highs)) if highs else float("inf")
@@ -102,8 +116,8 @@ def _fig3_measure(ctx, exclude: bool):
     finite = [k for k in keys if ths[k].central is not None]
     fit_e = fit_through_origin([compression_x(*k) for k in finite], [ths[k].central for k in finite])
     return {"keys": keys, "capped": capped, "readings": readings, "adaptive readings": adaptive, "fit_e": fit_e,
-            "laws": laws_block(keys, ivs),
-            "rates": sampler_rates(ctx, [k[0] for k in keys])}, ""
+            "laws": reported_only(ctx, lambda: laws_block(keys, ivs)),
+            "rates": reported_only(ctx, lambda: sampler_rates(ctx, [k[0] for k in keys]))}, ""
 
 
 def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
@@ -298,7 +312,7 @@ def _check_law_form(ctx, tol=0.5):
                                    "fit": fit,
                                    "without the d_model = 16, m > 64 cells (reported)": fit_excl,
                                    "competing laws by AIC (our comparison, not the paper's statement; reported only)":
-                                       laws_block(keys, ivs)},
+                                       reported_only(ctx, lambda: laws_block(keys, ivs))},
                    witness=({n: r["interval"] for n, (st, r) in parts.items()
                              if st is Status.CONTRADICTED_EMPIRICALLY} or None),
                    params={"tolerance": tol, "robustness": robustness, "band": [1 - tol, 1 + tol],

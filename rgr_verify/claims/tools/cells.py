@@ -35,7 +35,7 @@ __all__ = [
     "positive_rates", "TABLE1", "TABLE2", "BASE_GRID", "DIAGONAL", "EXTRA", "sweep_records", "permutation_cells",
     "dk_or_inf", "curve_artefacts", "thresholds_plot", "threshold_table", "runs_by_config", "dk_intervals",
     "cap_table", "cell_rows", "band_text", "slope_reading", "readings_text", "laws_block",
-    "sampler_rates", "FAMILY_ALPHA", "quick_sizes", "cap_limited_cells", "multihead_advantage_verdict",
+    "sampler_rates", "reported_only", "FAMILY_ALPHA", "quick_sizes", "cap_limited_cells", "multihead_advantage_verdict",
     "seed_values", "cell_records", "full_grid", "sharp_verdict", "GRID_FULL_NOTES",
 ]
 
@@ -250,6 +250,13 @@ def laws_block(keys, ivs, *, designs=None, m_of=lambda k: k[0], d_of=lambda k: k
         out[name] = {"n": len(use), "laws (best first)": {lf.law: lf.summary() for lf in ranked},
                      **preference(ranked, ref)}
     return out
+
+
+def reported_only(ctx, compute):
+    """``compute()``: a number reported next to a verdict but not part of its rule (competing laws, the sampler's
+    positive rates), for the analysis on every record; None in the multiverse's variants (a left-out seed), whose
+    verdict alone is kept."""
+    return compute() if ctx.leave_out_seed is None else None
 
 
 def sampler_rates(ctx, ms):
