@@ -139,11 +139,25 @@ def read_evidence(manifest: Manifest, directory=None) -> dict[str, dict]:
 
     Raises ValueError if the file is missing or its sha256 differs from the manifest's (a store is never replayed
     unverified)."""
-    from .store import replayable_records
-
     path = _resolve(directory) / manifest.records_path_name
     if not path.is_file():
         raise ValueError(f"evidence store {str(path)!r} named by manifest {manifest.name!r} is missing")
+    stat = path.stat()
+    key = (str(path.resolve()), manifest.sha256, manifest.engine, stat.st_mtime_ns, stat.st_size)
+    if key in _READ_CACHE:  # verified when read; re-read (and re-verified) whenever the file changes
+        return dict(_READ_CACHE[key])
+    _READ_CACHE[key] = _read_verified(path, manifest)
+    return dict(_READ_CACHE[key])
+
+
+# The stored sweeps read in this process (a multiverse replays one preset once per analysis): (path, sha256, engine,
+# mtime, size) -> records. The records are shared: callers copy before changing one.
+_READ_CACHE: dict = {}
+
+
+def _read_verified(path, manifest: Manifest) -> dict[str, dict]:
+    from .store import replayable_records
+
     raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
     if digest != manifest.sha256:

@@ -363,9 +363,8 @@ def _check_below_construction(ctx, r=16, draws=3):
                 break
         return rows
 
-    # the construction reads no training record: one search per claim seed, shared by the multiverse's analyses
-    rows = memo("a3-algorithm5-widths", dataclasses.replace(ctx, leave_out_seed=None, plant=None), widths,
-                extra=(r, draws))
+    base = dataclasses.replace(ctx, leave_out_seed=None, plant=None)  # no record read: shared by every analysis
+    rows = memo("a3-algorithm5-widths", base, widths, extra=(r, draws))
     status, found = construction_decision(iv.low, iv.high, h0, rows)
     hi_c = found["construction's smallest working D_K in"][1]
     return Verdict(status,
