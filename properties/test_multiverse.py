@@ -147,3 +147,17 @@ def test_fig3_crosses_the_ladder_with_the_adaptive_thresholds():
     by = {a["choices"]["thresholds"]: a["status"] for a in out}
     assert by["ladder (App. A.2 grid)"] is Status.HOLDS_EMPIRICALLY
     assert by["adaptive search (committed evidence)"] is Status.CONTRADICTED_EMPIRICALLY
+
+
+def test_the_curve_takes_the_judged_interval_when_a_check_names_no_estimate(tmp_path):
+    def judged(ctx):
+        recs = ctx.keep_records(list(_RECORDS))
+        lo = float(np.mean([r["metric"] for r in recs]))
+        return Verdict(Status.INCONCLUSIVE, evidence_level="experiment",
+                       params={"resolution": {"interval": [lo - 0.1, lo + 0.1], "band": [0.4, 0.6]}})
+
+    v = run_analyses(_claim(judged), CheckContext(seed=1, tier="full", out_dir=tmp_path))
+    curve = v.params["robustness"]["curve"]
+    assert all(a["estimate"] is not None and len(a["interval"]) == 2 for a in curve)
+    assert (tmp_path / "planted-multiverse-specification-curve.png").is_file()
+    assert "planted-multiverse-specification-curve.png" in v.artefacts

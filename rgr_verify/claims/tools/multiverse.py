@@ -149,6 +149,18 @@ def _number(value):
         value) else None
 
 
+def _estimate(params: dict):
+    """(estimate, interval) of a verdict for its specification curve: its params' "estimate" and "interval", else the
+    midpoint and ends of the interval its equivalence test judged (params["resolution"]), else (None, None)."""
+    est, iv = _number(params.get("estimate")), params.get("interval")
+    res = params.get("resolution")
+    if est is None and isinstance(res, dict) and isinstance(res.get("interval"), (list, tuple)):
+        lo, hi = (_number(x) for x in res["interval"])
+        if lo is not None and hi is not None:
+            est, iv = (lo + hi) / 2, [lo, hi]
+    return est, iv
+
+
 def run_analyses(claim, ctx) -> Verdict:
     """``claim.check(ctx)`` under every combination of the claim's runner dimensions (``claim.analyses``) and the
     analyses its check computes itself (a ``robustness`` in its params), combined by :func:`multiverse_status`.
@@ -190,9 +202,8 @@ def run_analyses(claim, ctx) -> Verdict:
             analyses += [{"choices": {**a["choices"], dim: label}, "estimate": a.get("estimate"),
                           "interval": a.get("interval"), "status": Status(a["status"])} for a in own["curve"]]
         else:
-            p = v.params or {}
-            analyses.append({"choices": {dim: label}, "estimate": _number(p.get("estimate")),
-                             "interval": p.get("interval"), "status": v.status})
+            est, iv = _estimate(v.params or {})
+            analyses.append({"choices": {dim: label}, "estimate": est, "interval": iv, "status": v.status})
     status, robustness = multiverse_status(analyses)
     flipping = sorted({label for label, v in runs if v.status is not default.status})
     tail = (f" Multiverse: {robustness['summary']}" + (f"; the verdict changes with {', '.join(flipping)} left "
@@ -200,7 +211,8 @@ def run_analyses(claim, ctx) -> Verdict:
     details = default.details if isinstance(default.details, str) else repr(default.details)
     artefacts = tuple(default.artefacts)
     if ctx.out_dir is not None and any(a["estimate"] is not None for a in robustness["curve"]):
-        band = (default.params or {}).get("band")
+        p = default.params or {}
+        band = p.get("band") or (p.get("resolution") or {}).get("band")
         path = specification_curve(robustness, band if isinstance(band, (list, tuple)) and len(band) == 2 else None,
                                    Path(ctx.out_dir) / f"{claim.id}-specification-curve.png", title=claim.id)
         artefacts += (str(path.relative_to(ctx.out_dir)),)
