@@ -39,14 +39,16 @@ def _nbrs(graph):
     return np.argsort(~graph.adjacency, axis=1, kind="stable")[:, : int(graph.adjacency.sum(1).max())]
 
 
+@pytest.mark.parametrize("reading", ["literal", "protected"])
 @pytest.mark.parametrize("kind", ["permutation", "regular3"])
-def test_batched_sampler_matches_reference_distribution(kind):
-    # App. A.1 step 1-3: positive-count and vertex-frequency distributions agree with contexts.sample_contexts.
+def test_batched_sampler_matches_reference_distribution(kind, reading):
+    # App. A.1 step 1-3 under both readings of step 3: positive-count and vertex-frequency distributions agree with
+    # contexts.sample_contexts.
     rng = np.random.default_rng(7)
     graph = random_permutation_graph(40, rng=rng) if kind == "permutation" else random_regular_graph(40, 3, rng=rng)
     n, ell, rho = 6000, 12, 0.5
-    ref = sample_contexts(graph, n, ell, rho, rng=np.random.default_rng(11))
-    ours = sample_contexts_torch(_nbrs(graph), n, ell, rho, rng=np.random.default_rng(12))
+    ref = sample_contexts(graph, n, ell, rho, rng=np.random.default_rng(11), reading=reading)
+    ours = sample_contexts_torch(_nbrs(graph), n, ell, rho, rng=np.random.default_rng(12), reading=reading)
     assert ours.shape == (n, ell)
     assert all(len(set(row)) == ell for row in ours.tolist())  # distinct vertices
     pos_ref = context_labels(graph, ref).sum((1, 2))
@@ -184,6 +186,40 @@ def test_run_data_is_a_function_of_the_seed():
     other = build_run_data(RunConfig(m=30, d_model=8, n_heads=1, d_k=8, n_val=10, n_test=10), 4)
     assert np.array_equal(a.X, other.X) and np.array_equal(a.test, other.test)  # paired across head counts
     assert run_key(cfg, 4) != run_key(cfg, 5)
+
+
+def test_sampler_readings_differ_and_literal_keys_are_kept():
+    # The protected reading keeps the positive rate near rho where the literal one lets it fall; a literal run's key
+    # is the key it had before the field existed (the committed evidence replays), a protected run's differs.
+    rng = np.random.default_rng(3)
+    graph = random_permutation_graph(256, rng=rng)
+    rates = {r: context_labels(graph, sample_contexts_torch(_nbrs(graph), 3000, 16, 0.5, rng=np.random.default_rng(4),
+                                                            reading=r)).any(axis=2).mean()
+             for r in ("literal", "protected")}
+    assert rates["protected"] > rates["literal"] + 0.1 and abs(rates["protected"] - 0.45) < 0.08
+    cfg = RunConfig(m=64, d_model=16, n_heads=2, d_k=4)
+    import hashlib
+    import json
+
+    from rgr_verify.engine.config import ENGINE_VERSION
+
+    old = {("d_head" if k == "d_k" else k): v for k, v in cfg.to_dict().items() if k != "sampler"}
+    payload = json.dumps({"config": old, "seed": 4, "v": ENGINE_VERSION}, sort_keys=True)
+    assert run_key(cfg, 4) == hashlib.sha256(payload.encode()).hexdigest()[:32]
+    assert run_key(dataclasses.replace(cfg, sampler="protected"), 4) != run_key(cfg, 4)
+    with pytest.raises(ValueError, match="sampler"):
+        RunConfig(m=64, d_model=16, n_heads=2, d_k=4, sampler="greedy")
+
+
+def test_a_protected_run_trains_apart_from_literal_ones():
+    from rgr_verify.engine import train_runs
+
+    base = RunConfig(m=16, d_model=8, n_heads=2, d_k=2, ell=4, max_steps=20, check_every=10, n_val=8, n_test=8)
+    prot = dataclasses.replace(base, sampler="protected")
+    assert base.compat_key() != prot.compat_key()  # never batched together
+    res = train_runs([(base, 0), (prot, 0)])
+    assert [r.config.sampler for r in res] == ["literal", "protected"]
+    assert res[1].to_record()["config"]["sampler"] == "protected"
 
 
 def test_init_readings():

@@ -75,7 +75,7 @@ class Batch:
         def contexts(seeds, n):  # [U, n, ell] for the distinct runs
             return contexts_from_uniforms(u_nbrs, *draw_uniforms(
                 [np.random.default_rng(seeds[j]) for j in uniq], n, m_min, c0.ell, device=self.device),
-                rho=c0.rho, m=u_m)
+                rho=c0.rho, m=u_m, protected=c0.sampler == "protected")
 
         u_val = contexts([dd.val_seed for dd in self.data], c0.n_val)
         u_test = contexts([dd.test_seed for dd in self.data], c0.n_test)

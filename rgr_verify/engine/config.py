@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .._checks import check_choice, check_int, check_probability, check_real
 
 __all__ = ["ENGINE_VERSION", "EQUIVALENT_ENGINE_VERSIONS", "VARIANTS", "INITS", "RunConfig", "RunResult", "run_key",
-           "KEYED_FIELD_NAMES", "current_config_names"]
+           "KEYED_FIELD_NAMES", "ADDED_FIELD_DEFAULTS", "SAMPLERS", "current_config_names"]
 
 # The semantic engine version: store keys include it, so records made by an engine that computes something else
 # are never replayed. Bump it (and regenerate the evidence) whenever a change alters what a run computes: its
@@ -28,6 +28,10 @@ EQUIVALENT_ENGINE_VERSIONS = ("6-4c5541e7dfe3",)
 
 VARIANTS = ("max", "softmax", "value")
 INITS = ("std", "variance")
+# App. A.1 step 3 read literally (a target may overwrite another chosen vertex: the positive rate falls below rho
+# with m) or with the chosen vertices' positions protected (and each placed target's), as contexts.sample_contexts
+# reads them.
+SAMPLERS = ("literal", "protected")
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class RunConfig:
     init: str = "std"  # "std": W ~ N(0, std^2 = 1/d_model); "variance": W ~ N(0, var = 1/sqrt(d_model))
     posweight: str = "auto"  # "auto" (ell-1 for permutation, neg/pos for regular), "ell-1", "neg/pos"
     d_msg: int = 0  # message dimension of the Sec. 7.2 value map (0: d_model)
+    sampler: str = "literal"  # reading of App. A.1 step 3: "literal" or "protected" (see SAMPLERS)
 
     def __post_init__(self):
         check_int("m", self.m, min_value=2)
@@ -80,6 +85,7 @@ class RunConfig:
         check_choice("init", self.init, INITS)
         check_choice("posweight", self.posweight, ("auto", "ell-1", "neg/pos"))
         check_int("d_msg", self.d_msg, min_value=0)
+        check_choice("sampler", self.sampler, SAMPLERS)
 
     @property
     def D_K(self) -> int:
@@ -117,7 +123,7 @@ class RunConfig:
     def compat_key(self) -> tuple:
         """Runs with equal keys can share one batch: m, d_model, h and d_k may differ (zero padding)."""
         return (self.variant, self.graph, self.r, self.ell, self.rho, self.alpha, self.lr, self.weight_decay,
-                self.check_every, self.n_val, self.n_test, self.pos_weight_mode)
+                self.check_every, self.n_val, self.n_test, self.pos_weight_mode, self.sampler)
 
     def shape_key(self) -> tuple:
         """The batch planner's grouping: :meth:`compat_key` plus d_model, kept apart because padding it would
@@ -151,6 +157,10 @@ class RunResult:
 # under the current names (:func:`current_config_names`).
 KEYED_FIELD_NAMES = {"d_k": "d_head"}
 
+# Config fields added since run keys were defined, with the value every earlier run had: a key hashes such a field
+# only when it differs from that value, so the keys of the committed evidence survive the addition.
+ADDED_FIELD_DEFAULTS = {"sampler": "literal"}
+
 
 def current_config_names(config: dict) -> dict:
     """A stored config dict with fields of earlier names (``d_head``) under their current ones (``d_k``)."""
@@ -162,6 +172,7 @@ def current_config_names(config: dict) -> dict:
 
 def run_key(config: RunConfig, seed: int) -> str:
     """Store key: sha256 of (config, seed, engine version), the config under :data:`KEYED_FIELD_NAMES`."""
-    fields = {KEYED_FIELD_NAMES.get(k, k): v for k, v in config.to_dict().items()}
+    fields = {KEYED_FIELD_NAMES.get(k, k): v for k, v in config.to_dict().items()
+              if not (k in ADDED_FIELD_DEFAULTS and v == ADDED_FIELD_DEFAULTS[k])}
     payload = json.dumps({"config": fields, "seed": int(seed), "v": ENGINE_VERSION}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:32]

@@ -88,7 +88,8 @@ class BatchTrainer:
             u = tuple(x.to(b.device) for x in self.uniforms.take(n_steps))
             if pool is not None and next_steps > 0:
                 self.uniforms.prefetch(pool, next_steps)
-            ctx = contexts_from_uniforms(b.nbrs, *u, rho=c.rho, m=b.m_run)  # [R, n_steps, ell]
+            ctx = contexts_from_uniforms(b.nbrs, *u, rho=c.rho, m=b.m_run,
+                                         protected=c.sampler == "protected")  # [R, n_steps, ell]
         for s0 in range(0, n_steps, sub):
             with record_function("rgr.sample"):
                 cs = ctx[:, s0:s0 + sub]

@@ -86,7 +86,7 @@ def build_run_data(config: RunConfig, seed: int) -> RunData:
 def _sample_numpy(nbrs: np.ndarray, n: int, config: RunConfig, rng: np.random.Generator) -> np.ndarray:
     u = draw_uniforms([rng], n, config.m, config.ell)
     t_nbrs = torch.as_tensor(nbrs)[None]
-    return contexts_from_uniforms(t_nbrs, *u, rho=config.rho)[0].numpy()
+    return contexts_from_uniforms(t_nbrs, *u, rho=config.rho, protected=config.sampler == "protected")[0].numpy()
 
 
 def draw_uniforms(gens: Sequence[np.random.Generator], n: int, m: int, ell: int,
@@ -135,14 +135,16 @@ def ordered_subset(u: torch.Tensor, m) -> torch.Tensor:
 
 
 def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u_tgt, *, rho: float,
-                           m: torch.Tensor | None = None) -> torch.Tensor:
+                           m: torch.Tensor | None = None, protected: bool = False) -> torch.Tensor:
     """App. A.1's three-step sampler, vectorised over runs and contexts.
 
     (1) S = a uniformly random ordered ell-subset of the m vertices (:func:`ordered_subset`); (2) each of ell processing slots
     is active with probability rho (so b ~ Binomial(ell, rho)), and slot t processes vertex S[order[t]] (so U is a
     uniform b-subset of S in uniformly random order); (3) for each active vertex i with no out-neighbour in the
     current context, a uniformly random position holding a vertex other than i receives a uniformly random
-    out-neighbour of i. This is the distribution of :func:`rgr_verify.contexts.sample_contexts`.
+    out-neighbour of i. This is the distribution of :func:`rgr_verify.contexts.sample_contexts`. ``protected``:
+    step 3 read with the positions of U's vertices (and of each target placed) never overwritten, as long as another
+    position is free (``sample_contexts(..., reading="protected")``).
 
     Args:
         nbrs: ``[R, m, r]`` out-neighbour tables (long).
@@ -154,8 +156,11 @@ def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u
     R, n, ell = u_set.shape
     r = nbrs.shape[-1]
     ctx = ordered_subset(u_set, nbrs.shape[-2] if m is None else m)  # [R, n, ell]
-    chosen = torch.gather(ctx, -1, torch.argsort(u_order, dim=-1))  # U candidates in processing order
+    perm = torch.argsort(u_order, dim=-1)
+    chosen = torch.gather(ctx, -1, perm)  # U candidates in processing order
     active = u_bern < rho  # [R, n, ell]
+    # protected reading: the positions of U's vertices (slot t processes the vertex at position perm[t])
+    keep = torch.zeros_like(active).scatter(-1, perm, active) if protected else None
     tgt_idx = (u_tgt * r).long().clamp_max(r - 1)  # [R, n, ell]
     flat = nbrs.reshape(R, -1)  # [R, m r]: vertex i's out-neighbours at i r ... i r + r - 1
     offs = torch.arange(r, device=ctx.device)
@@ -169,6 +174,9 @@ def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u
             present = (nb[..., :, None] == ctx[..., None, :]).any(-1).any(-1)  # [R, n]
         need = active[..., t] & ~present
         allowed = ctx != i[..., None]  # positions holding a vertex other than i
+        if protected:
+            free = allowed & ~keep
+            allowed = torch.where(free.any(-1, keepdim=True), free, allowed)  # protected ones only when none is free
         cs = allowed.cumsum(-1)
         n_allowed = cs[..., -1]  # [R, n]
         k = torch.minimum((u_slot[..., t] * n_allowed).long(), n_allowed - 1)  # uniform rank among them
@@ -177,10 +185,13 @@ def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u
         target = torch.gather(nb, -1, tgt_idx[..., t:t + 1])  # [R, n, 1]
         new = torch.where(need[..., None], target, torch.gather(ctx, -1, slot))
         ctx = ctx.scatter(-1, slot, new)
+        if protected:
+            keep = keep.scatter(-1, slot, torch.gather(keep, -1, slot) | need[..., None])
     return ctx
 
 
-def sample_contexts_torch(nbrs: np.ndarray, n: int, ell: int, rho: float, *, rng: np.random.Generator) -> np.ndarray:
+def sample_contexts_torch(nbrs: np.ndarray, n: int, ell: int, rho: float, *, rng: np.random.Generator,
+                          reading: str = "literal") -> np.ndarray:
     """``n`` contexts of one graph (given by its ``[m, r]`` neighbour table) from the batched sampler."""
     nbrs = np.asarray(nbrs)
     if nbrs.ndim != 2 or not np.issubdtype(nbrs.dtype, np.integer):
@@ -189,7 +200,10 @@ def sample_contexts_torch(nbrs: np.ndarray, n: int, ell: int, rho: float, *, rng
     check_int("ell", ell, min_value=1, max_value=m)
     check_probability("rho", rho)
     u = draw_uniforms([rng], check_int("n", n, min_value=1), m, ell)
-    return contexts_from_uniforms(torch.as_tensor(nbrs, dtype=torch.long)[None], *u, rho=rho)[0].numpy()
+    if reading not in ("literal", "protected"):
+        raise ValueError(f"reading must be 'literal' or 'protected', got {reading!r}")
+    return contexts_from_uniforms(torch.as_tensor(nbrs, dtype=torch.long)[None], *u, rho=rho,
+                                  protected=reading == "protected")[0].numpy()
 
 
 def labels_torch(nbrs: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
