@@ -62,3 +62,15 @@ def test_planted_alternative_is_rejected(cid, facts_results):
     assert not verdict.unavailable, verdict.unavailable
     assert verdict.status is not Status.ERROR
     assert verdict.status.value != must_not, (plant, verdict.details)
+
+
+def test_the_sampler_reading_rule_can_fail_and_pass():
+    from rgr_verify.claims.paper_appa.reading_effect import reading_shift_status
+
+    def row(rungs, p):
+        return {"rungs apart": rungs, "p (per-seed thresholds differ)": p}
+
+    assert reading_shift_status({"a": row(0, 1.0), "b": row(1, 0.001)}, 0.01) is Status.HOLDS_EMPIRICALLY
+    assert reading_shift_status({"a": row(0, 1.0), "b": row(2, 0.001)}, 0.01) is Status.CONTRADICTED_EMPIRICALLY
+    assert reading_shift_status({"a": row(float("inf"), 0.0)}, 0.01) is Status.CONTRADICTED_EMPIRICALLY
+    assert reading_shift_status({"a": row(3, 0.2)}, 0.01) is Status.INCONCLUSIVE

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["PLANTS", "ALTERNATIVES", "EXEMPT", "no_head_effect", "best_head_everywhere", "flat_threshold",
-           "flat_threshold_48", "law_threshold", "single_head_fails", "softmax_no_harder",
+           "flat_threshold_48", "law_threshold", "single_head_fails", "softmax_no_harder", "protected_nothing_passes",
            "gradual_transition", "nothing_passes", "caps_bind", "log_m_threshold", "facts_no_config_effect",
            "facts_nothing_memorised"]
 
@@ -116,6 +116,12 @@ def softmax_no_harder(recs):
     return [(_set(r, True) if _is_run(r) and r["config"].get("variant") == "softmax" else dict(r)) for r in recs]
 
 
+def protected_nothing_passes(recs):
+    """The sampler's reading matters: no run trained under the protected reading passes (the literal ones keep
+    their outcomes)."""
+    return [(_set(r, False) if _is_run(r) and r["config"].get("sampler") == "protected" else dict(r)) for r in recs]
+
+
 def log_m_threshold(recs, c: float = 12.0):
     """D_K* is exactly c ln m (on each cell's ladder): every run with D_K >= c ln m passes, every other fails."""
     return [(_set(r, _dk(r["config"]) >= c * math.log(r["config"]["m"])) if _is_run(r) else dict(r)) for r in recs]
@@ -182,7 +188,8 @@ def facts_nothing_memorised(recs):
 
 
 PLANTS = {f.__name__: f for f in (no_head_effect, best_head_everywhere, flat_threshold, flat_threshold_48,
-                                  law_threshold, single_head_fails, softmax_no_harder, gradual_transition,
+                                  law_threshold, single_head_fails, softmax_no_harder, protected_nothing_passes,
+                                  gradual_transition,
                                   nothing_passes, caps_bind, log_m_threshold, facts_no_config_effect,
                                   facts_nothing_memorised)}
 
@@ -225,6 +232,7 @@ ALTERNATIVES = {
     "appa3-sharp-transition-persists": ("gradual_transition", _H),
     "appa3-hstar-roughly-linear-in-degree": ("no_head_effect", _H),
     "xpaper-regular-dkstar-follows-edges": ("flat_threshold", _H),
+    "appa1-sampler-reading-moves-no-threshold": ("protected_nothing_passes", _H),
     "facts-rank10-layer-memorises-rank80": ("facts_nothing_memorised", _H),
     "facts-fig4-vo-beats-qk": ("facts_no_config_effect", _H),
     "facts-fig4-min-dqk-at-small-dvo": ("facts_no_config_effect", _H),

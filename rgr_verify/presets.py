@@ -12,6 +12,7 @@ Fig. 3 fit (x 2 for softmax, which the paper says shifts right), keeping D_K div
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -80,6 +81,20 @@ def _sec6_grid(tier: str):
     return "Sec. 6.1 base grid: m in {64..512}, d_model in {16,32,64}, h in {1..64}, 10 seeds, Table 2 caps", runs
 
 
+def _sec6_grid_protected(tier: str):
+    # App. A.1 step 3 read with the chosen vertices' positions protected (the other reading of the sampler): the
+    # base-grid cells a CPU can train at paper scale (m <= 128), for the sampler-reading comparison.
+    if tier == "quick":
+        desc, runs = _sec6_grid("quick")
+        return desc + "; sampler read 'protected'", [(dataclasses.replace(c, sampler="protected"), s) for c, s in runs]
+    runs = []
+    for m in (64, 128):
+        for d in (16, 32, 64):
+            runs += _grid(m, d, _HEADS, _dk_range(m, d), 10, max_steps=table2_cap(m, d), sampler="protected")
+    return ("Sec. 6.1 base grid, m in {64, 128}, d_model in {16,32,64}, h in {1..64}, 10 seeds, Table 2 caps; App. "
+            "A.1 step 3 read 'protected' (the chosen vertices' positions are never overwritten)"), runs
+
+
 def _sec6_diagonal(tier: str):
     if tier == "quick":
         runs = []
@@ -146,6 +161,7 @@ def _micro(tier: str):
 
 PRESETS = {
     "sec6-grid": _sec6_grid,
+    "sec6-grid-protected": _sec6_grid_protected,
     "sec6-diagonal": _sec6_diagonal,
     "a3-regular": _a3_regular,
     "sec71-softmax": _sec71_softmax,
