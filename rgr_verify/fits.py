@@ -121,10 +121,6 @@ class IntervalFit:
     high: np.ndarray = field(repr=False, compare=False, default=None)
 
 
-def _loglik(mu: np.ndarray, sigma: float, a: np.ndarray, b: np.ndarray) -> float:
-    return _log_likelihood(a, b)(mu, sigma)
-
-
 def _log_likelihood(a: np.ndarray, b: np.ndarray):
     """``loglik(mu, sigma)`` of the interval observations (a_i, b_i] (exact where a_i = b_i) under N(mu_i, sigma^2):
     the masks and the observations' parts are computed once, since an optimiser calls it many times."""

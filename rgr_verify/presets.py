@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from ._checks import check_choice
 from .engine import RunConfig
 
-__all__ = ["PRESETS", "TIERS", "preset_runs", "table2_cap", "Preset", "get_preset"]
+__all__ = ["LADDER", "PRESETS", "TIERS", "preset_runs", "table2_cap", "Preset", "get_preset"]
 
 TIERS = ("quick", "full")
 _HEADS = (1, 2, 4, 8, 16, 32, 64)
 # Quick-tier step cap of the max-variant presets: long enough that runs at a quick cell's threshold mostly stop by
 # the early-stopping rule (at 3000-6000 most hit the cap, so thresholds were set by the cap, not by capacity).
 _QUICK_CAP = 12_000
-_LADDER = tuple(sorted({b * 2**k for b in (2, 3) for k in range(1, 12)}))  # 4, 6, 8, 12, ..., 6144
+LADDER = tuple(sorted({b * 2**k for b in (2, 3) for k in range(1, 12)}))  # 4, 6, 8, 12, ..., 6144
 
 
 def table2_cap(m: int, d_model: int) -> int:
@@ -44,7 +44,7 @@ def table2_cap(m: int, d_model: int) -> int:
 
 def _dk_range(m: int, d: int, factor: float = 1.0, lo: float = 0.25, hi: float = 4.0) -> list[int]:
     pred = factor * 1.19 * m * math.log(m) / d
-    return [D for D in _LADDER if lo * pred <= D <= hi * pred] or [4]
+    return [D for D in LADDER if lo * pred <= D <= hi * pred] or [4]
 
 
 def _grid(m, d, heads, dks, seeds, **kw) -> list[tuple[RunConfig, int]]:
@@ -119,7 +119,7 @@ def _a3_regular(tier: str):
     runs = []
     for r in (1, 2, 4, 8, 16, 32):
         pred = 0.46 * r * 128 * math.log2(128) / 32
-        dks = [D for D in _LADDER if pred / 4 <= D <= 4 * pred]
+        dks = [D for D in LADDER if pred / 4 <= D <= 4 * pred]
         runs += _grid(128, 32, _HEADS, dks, 5, graph="regular", r=r, max_steps=20_000)
     return "App. A.3: m=128, d_model=32, r in {1,2,4,8,16,32}; 5 seeds, cap 20000", runs
 

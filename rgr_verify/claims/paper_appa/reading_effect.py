@@ -10,6 +10,7 @@ import math
 
 from ...capacity import threshold
 from ...fits import permutation_pvalue
+from ...presets import LADDER
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..tools import FAMILY_ALPHA, cell_records, permutation_cells, seed_values, sweep_records
 
@@ -17,11 +18,8 @@ __all__ = ["CLAIMS", "ORDER", "reading_shift_status"]
 
 ORDER = 105
 
-_LADDER = tuple(sorted({b * 2**k for b in (2, 3) for k in range(1, 12)}))  # the presets' D_K ladder: 4, 6, 8, 12, ...
-
-
 def _rung(D) -> float:
-    return math.inf if D is None else float(_LADDER.index(D)) if D in _LADDER else math.nan
+    return math.inf if D is None else float(LADDER.index(D)) if D in LADDER else math.nan
 
 
 def reading_shift_status(rows: dict, alpha: float) -> Status:

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ...capacity import compression_x, fit_through_origin
-from ...fits import interval_regression, permutation_pvalue, profile_interval
+from ...fits import DKInterval, interval_regression, permutation_pvalue, profile_interval
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..tools import FAMILY_ALPHA, cell_records, full_grid, quick_sizes, seed_values, sweep_records
 from ..tools.multiverse import DIMENSIONS, multiverse_status
@@ -245,7 +245,7 @@ def _check_first_diagonal_conservative(ctx):
     def analyses():
         out = []
         for cap_choice in DIMENSIONS["cap-limited cells"]:
-            late_ivs = {k: (type(ivs[k])(0.0, ivs[k].high, "left-censored")
+            late_ivs = {k: (DKInterval(0.0, ivs[k].high, "left-censored")
                             if cap_choice == "upper bounds only" and caps[k]["cap-limited"] else ivs[k]) for k in late}
             for est in _ESTIMATORS:
                 bands = _line_bands(late, late_ivs, ths, xs, est)
