@@ -20,7 +20,8 @@ def _synthetic_store(directory, slope=1.19):
     # A synthetic "GPU sweep": F1 = 1 once D_K reaches slope * m ln m / d_model for h >= m / (4 d_model), else 0.5
     # (single heads never pass when m > 2 d_model); it exercises the replay path end to end.
     lines, seen = [], set()
-    for cfg, seed in preset_runs("sec6-grid", "full") + preset_runs("sec6-diagonal", "full"):
+    for cfg, seed in (preset_runs("sec6-grid", "full") + preset_runs("sec6-diagonal", "full")
+                      + preset_runs("table2-cap2x", "full")):
         if run_key(cfg, seed) in seen:
             continue
         seen.add(run_key(cfg, seed))

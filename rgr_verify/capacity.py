@@ -292,14 +292,15 @@ def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central
 
     ``runs``: ``{(h, D_K): [records]}`` of the cell; ``points``: its :class:`~rgr_verify.capacity.CurvePoint` list.
     Reports the share of runs at (h^*, D_K^*) that stopped early (flagged when below ``min_early``; the cell counts
-    as *cap-limited* when at most half did, i.e. most runs there hit the cap), and, at the tested D_K just below
+    as *cap-limited* when at most half did, i.e. most runs there hit the cap; the stricter reading flags any run
+    there that hit the cap), and, at the tested D_K just below
     D_K^*, every h (mean test F1 at least ``near``) most of whose runs would reach ``target`` with a cap twice as long
     at their current rate (:func:`could_pass_with_longer_cap`): such an h could pass, so D_K^* could move down.
     """
     check_probability("min_early", min_early)
     if central is None:
         return {"stopped early at (h*, D_K*)": None, "below 90%": None, "cap-limited": None,
-                "could move down with a longer cap": None, "candidates": []}
+                "any threshold run hit the cap": None, "could move down with a longer cap": None, "candidates": []}
     at = runs.get((h_star, central), [])
     frac = sum(bool(r["stopped_early"]) for r in at) / len(at) if at else float("nan")
     below = [p.D_K for p in points if p.D_K < central]
@@ -315,7 +316,8 @@ def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central
                 cands.append({"h": p.h, "D_K": p.D_K, "mean F1": round(p.mean, 4),
                               "runs reaching 0.99 with a 2x cap at their current rate": f"{movable}/{len(rs)}"})
     return {"stopped early at (h*, D_K*)": round(frac, 3), "below 90%": bool(frac < min_early),
-            "cap-limited": bool(frac <= 0.5), "could move down with a longer cap": bool(cands), "candidates": cands}
+            "cap-limited": bool(frac <= 0.5), "any threshold run hit the cap": bool(frac < 1),
+            "could move down with a longer cap": bool(cands), "candidates": cands}
 
 
 

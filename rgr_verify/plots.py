@@ -69,9 +69,19 @@ def plot_curves(groups: dict[tuple, Sequence[CurvePoint]], path, *, title: str, 
     return _save(fig, path)
 
 
+def _censored_marks(ax, xs, ys) -> None:
+    """Hollow red markers with a downward arrow: thresholds some of whose runs hit the step cap (upper bounds)."""
+    if not xs:
+        return
+    ax.scatter(xs, ys, s=70, facecolors="none", edgecolors="red", zorder=3, label="a threshold run hit the cap (<=)")
+    for x, y in zip(xs, ys):
+        ax.annotate("", (x, y * 0.8), (x, y), arrowprops={"arrowstyle": "->", "color": "red"})
+
+
 def plot_dk_star_fit(points: Sequence[tuple[float, Threshold, str]], fit: Fit | None, path, *, title: str,
-                     xlabel: str, paper_slope: float | None = None) -> Path:
-    """D_K^* (central, with optimistic/conservative range) against x, the fitted line through the origin."""
+                     xlabel: str, paper_slope: float | None = None, capped: Sequence[str] = ()) -> Path:
+    """D_K^* (central, with optimistic/conservative range) against x, the fitted line through the origin; the points
+    labelled in ``capped`` (a threshold run hit the step cap) are marked as upper bounds."""
     fig, ax = plt.subplots(figsize=(5, 4))
     for x, th, label in points:
         if th.central is None:
@@ -81,6 +91,8 @@ def plot_dk_star_fit(points: Sequence[tuple[float, Threshold, str]], fit: Fit | 
         hi = th.conservative if th.conservative is not None else th.central
         ax.errorbar([x], [th.central], yerr=[[th.central - lo], [hi - th.central]], fmt="o", color="C0", capsize=3)
         ax.annotate(label, (x, th.central), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    marked = [(x, th.central) for x, th, label in points if label in set(capped) and th.central is not None]
+    _censored_marks(ax, [x for x, _ in marked], [y for _, y in marked])
     xmax = max((x for x, _, _ in points), default=1.0)
     if fit is not None:
         ax.plot([0, xmax], [0, fit.slope * xmax], "C1-", label=f"fit {fit.slope:.3g} x (R2 {fit.r2:.3f})")
@@ -89,7 +101,7 @@ def plot_dk_star_fit(points: Sequence[tuple[float, Threshold, str]], fit: Fit | 
     ax.set_xlabel(xlabel)
     ax.set_ylabel("D_K*")
     ax.set_title(title, fontsize=10)
-    if fit is not None or paper_slope is not None:
+    if fit is not None or paper_slope is not None or marked:
         ax.legend(fontsize=7)
     return _save(fig, path)
 
@@ -115,12 +127,17 @@ def plot_h_star(points: Sequence[tuple[float, Threshold]], path, *, title: str, 
     return _save(fig, path)
 
 
-def plot_diagonal(points: Sequence[tuple[int, Threshold]], path, *, title: str) -> Path:
-    """Fig. 4: D_K^* (line, left axis) and h^* (bars, right axis) along the lambda = 8 diagonal, against m."""
+def plot_diagonal(points: Sequence[tuple[int, Threshold]], path, *, title: str, capped: Sequence[int] = ()) -> Path:
+    """Fig. 4: D_K^* (line, left axis) and h^* (bars, right axis) along the lambda = 8 diagonal, against m; the m in
+    ``capped`` (a threshold run hit the step cap) are marked as upper bounds."""
     fig, ax = plt.subplots(figsize=(5, 4))
     pts = sorted(points, key=lambda p: p[0])
     ms = [m for m, _ in pts]
     ax.plot(ms, [th.central if th.central is not None else float("nan") for _, th in pts], "o-", color="C0")
+    marked = [(m, th.central) for m, th in pts if m in set(capped) and th.central is not None]
+    _censored_marks(ax, [m for m, _ in marked], [y for _, y in marked])
+    if marked:
+        ax.legend(fontsize=7, loc="upper left")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("m")
     ax.set_ylabel("D_K*", color="C0")

@@ -12,6 +12,28 @@ __all__ = ["claim_records", "NEEDS_GPU"]
 NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
 
 
+def _other_reading(recs: list[dict], ctx) -> tuple[list[dict], str]:
+    """``recs`` (sec6-grid, full) with the records of every cell trained under ``ctx.reading`` replaced by those runs
+    (:data:`rgr_verify.presets.READING_PRESETS`), and a note; ValueError when that reading's runs cannot be had."""
+    import dataclasses
+
+    from .presets import READING_PRESETS
+
+    if ctx.reading not in READING_PRESETS:
+        raise ValueError(f"reading must be one of {sorted(READING_PRESETS)}, got {ctx.reading!r}")
+    other = READING_PRESETS[ctx.reading]
+    sub = dataclasses.replace(ctx, reading=None, leave_out_seed=None, plant=None, provenance=[],
+                              seeds_read={"seeds": set(), "left out": 0, "replaced": 0})
+    alt, why = claim_records(other, "full", sub)
+    if alt is None:
+        raise ValueError(f"reading {ctx.reading!r}: {why}")
+    cells = {(r["config"]["m"], r["config"]["d_model"]) for r in alt}
+    kept = [r for r in recs if (r["config"]["m"], r["config"]["d_model"]) not in cells]
+    ctx.seeds_read["replaced"] = ctx.seeds_read.get("replaced", 0) + len(recs) - len(kept)
+    return kept + alt, (f"the {len(recs) - len(kept)} runs of cells {sorted(cells)} replaced by {len(alt)} of {other} "
+                        f"({ctx.reading})")
+
+
 def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
     """Records of a preset for a claim check, or (None, reason) when they cannot be had here.
 
@@ -48,8 +70,12 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
             ensure_runs(todo, results_dir=results_dir, device=ctx.device, lock_name=f"{preset}-{tier}")
             have.update(store.records())
             note += f", {len(todo)} missing runs trained now on {ctx.device}"
+        recs = [have[k] for k in keys]
+        if getattr(ctx, "reading", None) is not None and preset == "sec6-grid":
+            recs, swapped = _other_reading(recs, ctx)
+            note += f"; {swapped}"
         ctx.provenance.append(note)
-        return ctx.keep_records([have[k] for k in keys]), note
+        return ctx.keep_records(recs), note
     threads = torch.get_num_threads()
     try:
         recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,

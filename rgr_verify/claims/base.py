@@ -93,6 +93,9 @@ class Tier(str, enum.Enum):
 
 
 TIERS = ("quick", "full", "gpu")
+# The runner's multiverse dimensions a claim may name in Claim.analyses (described in
+# rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS).
+RUNNER_ANALYSES = ("leave one seed out", "readings of App. A.1")
 
 _ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _REF_RE = re.compile(
@@ -208,6 +211,10 @@ class CheckContext:
             by the record readers (``{"seeds": set, "left out": int}``).
         plant: a planted alternative (tests): a named function mapping the records a check reads to records where
             the alternative its rule must reject holds (``records -> records``, new dicts); None reads them as stored.
+        reading: one analysis of the multiverse: a reading of App. A.1 other than the engine's (a key of
+            :data:`rgr_verify.presets.READING_PRESETS`); the sec6-grid (full) records of the cells trained under it
+            are replaced by those runs wherever the check reads them (the count lands in ``seeds_read["replaced"]``).
+            None: the engine's readings.
     """
 
     seed: int
@@ -221,8 +228,9 @@ class CheckContext:
     provenance: list = field(default_factory=list, compare=False)
     expects: dict = field(default_factory=dict, compare=False)
     leave_out_seed: int | None = None
-    seeds_read: dict = field(default_factory=lambda: {"seeds": set(), "left out": 0}, compare=False)
+    seeds_read: dict = field(default_factory=lambda: {"seeds": set(), "left out": 0, "replaced": 0}, compare=False)
     plant: Callable | None = field(default=None, compare=False)
+    reading: str | None = None
 
     def keep_records(self, records: list) -> list:
         """``records`` (through :attr:`plant` when one is set) without those of :attr:`leave_out_seed`; notes their
@@ -332,7 +340,9 @@ class Claim:
             of :data:`SEVERITIES`); None: computed from ``role`` and the links.
         analyses: the shared multiverse dimensions its verdict is computed over besides those its check declares
             itself (:data:`rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS`); None: "leave one seed out" for
-            a full-tier empirical or qualitative claim, none otherwise.
+            a full-tier empirical or qualitative claim, and "readings of App. A.1" too when it replays the base
+            grid alone (``replays == ("sec6-grid",)``: a claim that compares the base grid with runs trained under
+            one reading only, e.g. the softmax sweep, would mix readings), none otherwise.
     """
 
     id: str
@@ -385,10 +395,12 @@ class Claim:
             raise ValueError(f"claim {self.id}: a proof-step claim must name the result it serves in supports")
         if self.analyses is None:
             experimental = self.tier is Tier.FULL and self.kind in (Kind.EMPIRICAL, Kind.QUALITATIVE)
-            object.__setattr__(self, "analyses", ("leave one seed out",) if experimental else ())
+            # a claim on the base grid alone is also judged on the cells trained under App. A.1's other readings
+            default = RUNNER_ANALYSES if self.replays == ("sec6-grid",) else RUNNER_ANALYSES[:1]
+            object.__setattr__(self, "analyses", default if experimental else ())
         if (isinstance(self.analyses, str) or not isinstance(self.analyses, tuple)
-                or any(a not in ("leave one seed out",) for a in self.analyses)):
-            raise ValueError(f"claim {self.id}: analyses must be a tuple of ('leave one seed out',), got "
+                or any(a not in RUNNER_ANALYSES for a in self.analyses)):
+            raise ValueError(f"claim {self.id}: analyses must be a tuple of {RUNNER_ANALYSES}, got "
                              f"{self.analyses!r}")
         if self.severity is not None:
             if (not isinstance(self.severity, tuple) or len(self.severity) != 2 or self.severity[0] not in SEVERITIES

@@ -30,8 +30,7 @@ def add_arguments(parser) -> None:
     ls.add_argument("--evidence", metavar="DIR", help="evidence folder (default: $RGR_VERIFY_EVIDENCE or evidence/)")
     add = sub.add_parser("add", help="add a preset's records from a results store to the evidence")
     add.add_argument("results", metavar="DIR", help="results directory holding runs.jsonl")
-    add.add_argument("--preset", required=True, help="experiment preset (sec6-grid, sec6-diagonal, a3-regular, "
-                                                     "sec71-softmax, sec72-value)")
+    add.add_argument("--preset", required=True, help="experiment preset (rgr-verify sweep --help lists them)")
     add.add_argument("--tier", default="full", help="preset tier (default full)")
     add.add_argument("--store", default=None, metavar="FILE",
                      help="commit every record of another results store in DIR (e.g. facts-runs.jsonl, "

@@ -1,7 +1,9 @@
-"""App. A.1 step 3 has two readings (see :mod:`rgr_verify.contexts`): does the one the thresholds were measured
-under matter? The base-grid cells with m <= 128 are trained under both (``sec6-grid`` full, literal;
-``sec6-grid-protected`` full), and their D_K* are compared cell by cell. A statement of this audit, not the paper's:
-it says how far the measured thresholds rest on a reading the paper leaves open.
+"""App. A.1 leaves two things open that every threshold rests on: step 3 of the context sampler has two readings (see
+:mod:`rgr_verify.contexts`), and its initialisation N(0, 1/sqrt(d_model)) names a variance or a standard deviation.
+Does the reading the thresholds were measured under matter? The base-grid cells with m <= 128 are trained under each
+other reading (``sec6-grid-protected``, ``sec6-grid-init-variance``) as well as the engine's (``sec6-grid``), and
+their D_K* are compared cell by cell. Statements of this audit, not the paper's: they say how far the measured
+thresholds rest on readings the paper leaves open.
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ def reading_shift_status(rows: dict, alpha: float) -> Status:
     return Status.INCONCLUSIVE
 
 
-def _check_reading_effect(ctx):
+def _check_reading_effect(ctx, preset="sec6-grid-protected", reading="protected", what="App. A.1 step 3",
+                          base="literal"):
     lit, why = sweep_records("sec6-grid", "full", ctx)
     if lit is None:
         return Verdict.not_run(why)
-    prot, why = sweep_records("sec6-grid-protected", "full", ctx)
+    prot, why = sweep_records(preset, "full", ctx)
     if prot is None:
         return Verdict.not_run(why)
     cells_p = permutation_cells(prot)
@@ -55,21 +58,26 @@ def _check_reading_effect(ctx):
         # two-sided: each direction read in its own disfavour (cap-limited seeds), each at alpha / 2
         p = 2 * min(permutation_pvalue(a_small, b_large, alternative="greater"),
                     permutation_pvalue(a_large, b_small, alternative="less"))
-        rows[f"({k[0]},{k[1]})"] = {"D_K* literal": tl.central, "D_K* protected": tp.central,
-                                    "h* literal": tl.h_star, "h* protected": tp.h_star,
+        rows[f"({k[0]},{k[1]})"] = {f"D_K* {base}": tl.central, f"D_K* {reading}": tp.central,
+                                    f"h* {base}": tl.h_star, f"h* {reading}": tp.h_star,
                                     "rungs apart": abs(_rung(tp.central) - _rung(tl.central)),
                                     "p (per-seed thresholds differ)": round(min(1.0, p), 5)}
     status = reading_shift_status(rows, alpha)
     return Verdict(status, evidence_level="experiment",
-                   paper_value="(ours) the reading of App. A.1 step 3 moves no base-grid threshold (m <= 128) by more "
+                   paper_value=f"(ours) the reading of {what} moves no base-grid threshold (m <= 128) by more "
                                "than one ladder rung",
                    measured_value={"cells": rows},
                    params={"per-cell alpha (two-sided)": alpha, "cells": list(rows)},
-                   details="Central D_K* (App. A.2) of each cell under the literal reading (committed sec6-grid) and "
-                           "the protected one (committed sec6-grid-protected); 'rungs apart' counts steps of the "
+                   details=f"Central D_K* (App. A.2) of each cell under the {base} reading (committed sec6-grid) "
+                           f"and the {reading} one (committed {preset}); 'rungs apart' counts steps of the "
                            "2-3 ladder (inf: no threshold under one reading). Per-seed thresholds compared by an "
                            "exact permutation test, cap-limited seeds read in the claim's disfavour.",
-                   evidence=f"full sweeps ({len(lit)} literal, {len(prot)} protected runs), replayed")
+                   evidence=f"full sweeps ({len(lit)} {base}, {len(prot)} {reading} runs), "
+                            "replayed")
+
+
+def _check_init_effect(ctx):
+    return _check_reading_effect(ctx, "sec6-grid-init-variance", "variance", "App. A.1's initialisation", "std")
 
 
 CLAIMS = (
@@ -83,4 +91,17 @@ CLAIMS = (
                 "two-sided permutation test on the per-seed thresholds rejects equality at 0.05 / #cells; "
                 "inconclusive otherwise. Multiverse: each seed left out. The literal reading's positive rate is "
                 "0.39 at m = 64 and falls with m (appa1-sampler-rate-* claims); the protected one's stays near rho."),
+    Claim(id="appa1-init-reading-moves-no-threshold", ref="App. A.1",
+          statement="(ours) On the base-grid cells with m <= 128, initialising W_Q and W_K with variance "
+                    "1/sqrt(d_model) instead of standard deviation 1/sqrt(d_model) moves no cell's D_K* by more than "
+                    "one ladder rung",
+          kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_init_effect, role="detail", provenance="ours",
+          replays=("sec6-grid", "sec6-grid-init-variance"),
+          notes="Rule fixed before the variance-init runs existed; the rule of "
+                "appa1-sampler-reading-moves-no-threshold. App. A.1 writes the init as N(0, 1/sqrt(d_model)); the "
+                "engine reads the second argument as a variance of 1/d_model (standard deviation 1/sqrt(d_model)); "
+                "the other reading has variance 1/sqrt(d_model), i.e. weights d_model^(1/4) times larger. Holds when "
+                "every cell's central D_K* is equal or one rung apart under the two readings; contradicted when some "
+                "cell's are >= 2 rungs apart and an exact two-sided permutation test on the per-seed thresholds "
+                "rejects equality at 0.05 / #cells; inconclusive otherwise. Multiverse: each seed left out."),
 )

@@ -13,6 +13,7 @@ import numpy as np
 from ...capacity import threshold
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..tools import (
+    cap_choices,
     cap_table,
     cell_rows,
     dk_intervals,
@@ -84,13 +85,15 @@ def _check_fig4(ctx, tol=0.5):
     band = (expo - tol, expo + tol)
     _, res = equivalence_status(fit["95% profile"], band)
 
-    def analyses():  # the multiverse: cap-limited cells (bounds / intervals) x leave one cell out (none / each)
+    bounds = cap_choices(caps, late)
+
+    def analyses():  # the multiverse: cap-limited cells (most / any / none as bounds) x leave one cell out
         out = []
         for cap_choice in DIMENSIONS["cap-limited cells"]:
             for drop in [None] + late:
                 use = [k for k in late if k != drop]
                 f = (fit if drop is None and cap_choice == "upper bounds only" else
-                     growth_exponent(allivs, use, cap_limited=capped if cap_choice == "upper bounds only" else ()))
+                     growth_exponent(allivs, use, cap_limited=bounds[cap_choice] & set(use)))
                 out.append({"choices": {"cap-limited cells": cap_choice,
                                         "leave one cell out": "none" if drop is None else f"({drop[0]},{drop[1]})"},
                             "estimate": f["p"], "interval": list(f["95% profile"]),
@@ -112,7 +115,8 @@ def _check_fig4(ctx, tol=0.5):
         from ...plots import plot_diagonal
 
         p = plot_diagonal([(m, th) for (m, d), th in ths.items()], ctx.out_dir / "fig4-diagonal.png",
-                          title="lambda = 8 diagonal: D_K* (line) and h* (bars)")
+                          title="lambda = 8 diagonal: D_K* (line) and h* (bars)",
+                          capped=[m for (m, d) in ths if caps[(m, d)]["any threshold run hit the cap"]])
         arts = (str(p.relative_to(ctx.out_dir)),)
         specification_curve(robustness, band, ctx.out_dir / "fig4-specification-curve.png",
                             title="growth exponent p of D_K* ~ (ln m)^p along m / d_model = 8, m >= 512", what="p")

@@ -13,11 +13,12 @@ import numpy as np
 from scipy import stats as _st
 
 from ...capacity import compression_x, fit_through_origin, threshold
-from ...fits import LAWS, compare_designs, interval_regression, profile_interval
+from ...fits import LAWS, compare_designs
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..tools import (
     verdict_over_readings,
     GRID_FULL_NOTES,
+    cap_choices,
     cell_rows,
     full_grid,
     laws_block,
@@ -30,7 +31,7 @@ from ..tools import (
     thresholds_plot,
 )
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve
-from .measure import (FACTOR2_TOL, cached_full_grid, equivalence_status, ladder_sigma_floor, measured_reading, memo,
+from .measure import (FACTOR2_TOL, cached_full_grid, equivalence_status, exponent_fit, measured_reading, memo,
                       reading_verdict)
 
 __all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
@@ -57,13 +58,15 @@ class _Central:
 
 def adaptive_search(ctx, keys):
     """``(results, manifests)`` of the committed adaptive search of sec6-grid (full) replayed on ``keys``, or None
-    when the evidence holds none. The evidence is read once per process; the records go through the context's
+    when the evidence holds none or the context reads App. A.1 otherwise. The evidence is read once per process; the records go through the context's
     record readers (a left-out seed, a plant), and a left-out seed leaves the search's seeds too."""
     from ...adaptive import adaptive_thresholds, records_probe
     from ...evidence import evidence_records
     from ...ladder import cells_of
     from ...presets import preset_runs
 
+    if ctx.reading is not None:
+        return None  # the adaptive search ran under the engine's readings only
     stored, used = memo("sec6-grid:adaptive-evidence", dataclasses.replace(ctx, leave_out_seed=None, plant=None),
                         lambda: evidence_records("sec6-grid", "full", ctx.evidence_dir, adaptive=True), with_seed=False)
     if not any(m.adaptive for m in used):
@@ -106,12 +109,14 @@ def _fig3_measure(ctx, exclude: bool):
     if sum(ths[k].central is not None for k in keys) < 3:
         return None, "few"
     capped = {k for k in keys if caps[k]["cap-limited"]}
+    hit = {k for k in keys if caps[k]["any threshold run hit the cap"]}
     readings = {name: measured_reading(keys, ivs, ths, {k: compression_x(*k, base=b) for k in keys},
-                                       cap_limited=capped)
+                                       cap_limited=capped, cap_any=hit)
                 for name, b in _READINGS.items()}
     ad = adaptive_cells(ctx, keys)
     adaptive = None if ad is None else {
-        name: measured_reading(keys, ad[1], ad[0], {k: compression_x(*k, base=b) for k in keys}, cap_limited=capped)
+        name: measured_reading(keys, ad[1], ad[0], {k: compression_x(*k, base=b) for k in keys}, cap_limited=capped,
+                               cap_any=hit)
         for name, b in _READINGS.items()}
     finite = [k for k in keys if ths[k].central is not None]
     fit_e = fit_through_origin([compression_x(*k) for k in finite], [ths[k].central for k in finite])
@@ -135,7 +140,8 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
                                  r2_tol=r2_tol)
            for name, r in meas["readings"].items()}
     arts = thresholds_plot(ctx, {k: cells[k] for k in keys}, ths, "fig3" + ("-excl" if exclude else ""),
-                           "D_K* against m ln m / d_model", fit=meas["fit_e"], paper_slope=paper_slope)
+                           "D_K* against m ln m / d_model", fit=meas["fit_e"], paper_slope=paper_slope,
+                           capped=[k for k in keys if caps[k]["any threshold run hit the cap"]])
     hyps = ["the paper's base grid, App. A.1 protocol, Table 2 caps; D_K* of a cell an interval on the ladder",
             f"tolerance: slope within a factor {slope_factor:.3g} (closer in log to the stated slope than to its "
             f"double or half), centred R2 within {r2_tol:g} of {paper_r2}",
@@ -222,27 +228,6 @@ def _check_fig3_excluded(ctx):
     return _fig3(ctx, exclude=True)
 
 
-def exponent_fit(keys, ivs, *, m_of=lambda k: k[0], d_of=lambda k: k[1], cap_limited=()) -> dict:
-    """log D_K* = c + alpha log(m ln m) - beta log d_model by censored-Gaussian interval regression, sigma held at
-    least at :func:`ladder_sigma_floor`; cells in ``cap_limited`` enter as upper bounds only. Returns the fit, the 95%
-    profile intervals of alpha and beta, and the sigma used (the log base only shifts c)."""
-    keys = sorted(keys)
-    m = np.array([m_of(k) for k in keys], dtype=float)
-    d = np.array([d_of(k) for k in keys], dtype=float)
-    lows = [0.0 if k in cap_limited else ivs[k].low for k in keys]
-    with np.errstate(divide="ignore"):
-        lo = np.log(np.array(lows, dtype=float))
-        hi = np.log(np.array([ivs[k].high for k in keys], dtype=float))
-    X = np.column_stack([np.ones(len(keys)), np.log(m * np.log(m)), -np.log(d)])
-    free = interval_regression(lo, hi, X)
-    floor = ladder_sigma_floor(ivs, keys)
-    fit = free if free.sigma >= floor else interval_regression(lo, hi, X, fixed_sigma=floor)
-    return {"alpha": float(fit.beta[1]), "beta": float(fit.beta[2]),
-            "alpha 95% profile": list(profile_interval(fit, 1)), "beta 95% profile": list(profile_interval(fit, 2)),
-            "sigma (log) fitted freely": float(free.sigma), "sigma floor (ladder)": floor,
-            "sigma used": float(fit.sigma if fit is free else floor), "n": len(keys)}
-
-
 def _law_parts(fit: dict, tol: float) -> dict:
     """Each exponent's 95% profile interval against [1 - tol, 1 + tol] (equivalence standard)."""
     return {name: equivalence_status(fit[f"{name} 95% profile"], (1.0 - tol, 1.0 + tol)) for name in ("alpha", "beta")}
@@ -266,12 +251,13 @@ def _check_law_form(ctx, tol=0.5):
     fit = exponent_fit(keys, ivs, cap_limited=capped)
     fit_excl = exponent_fit([k for k in keys if k not in _EXCLUDED], ivs, cap_limited=capped)
     parts = _law_parts(fit, tol)
+    bounds = cap_choices(caps, keys)
     analyses = []  # the multiverse: cells x cap-limited cells (DIMENSIONS), each by the same two-exponent rule
     for cells_choice in DIMENSIONS["cells"]:
         use = keys if cells_choice == "all" else [k for k in keys if k not in _EXCLUDED]
         for cap_choice in DIMENSIONS["cap-limited cells"]:
             f = (fit if use is keys else fit_excl) if cap_choice == "upper bounds only" else \
-                exponent_fit(use, ivs, cap_limited=())
+                exponent_fit(use, ivs, cap_limited=bounds[cap_choice])
             analyses.append({"choices": {"cells": cells_choice, "cap-limited cells": cap_choice},
                              "estimate": f["alpha"], "interval": list(f["alpha 95% profile"]),
                              "beta": [f["beta"], list(f["beta 95% profile"])],

@@ -8,14 +8,16 @@ fits, interval regressions; cached by :func:`memo`) and a *judgement* that compa
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
 
+from ...fits import interval_regression, profile_interval
 from ..base import Status, Verdict
 from ..tools import full_grid, slope_reading
 
-__all__ = ["memo", "cached_full_grid", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
+__all__ = ["memo", "cached_full_grid", "exponent_fit", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
            "equivalence_status", "reading_verdict", "ladder_sigma_floor"]
 
 # "A factor 2 must be detected": a measured value is read as agreeing with a stated one when it is closer (in log) to
@@ -27,7 +29,7 @@ _MEMO: dict = {}
 
 def _ctx_key(ctx, with_seed: bool) -> tuple:
     return ((ctx.seed if with_seed else None), ctx.tier, ctx.device, str(ctx.results_dir), str(ctx.evidence_dir),
-            bool(ctx.replay_only), ctx.leave_out_seed, getattr(ctx.plant, "__qualname__", ctx.plant))
+            bool(ctx.replay_only), ctx.leave_out_seed, getattr(ctx.plant, "__qualname__", ctx.plant), ctx.reading)
 
 
 def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = ()):
@@ -35,7 +37,7 @@ def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = ()):
 
     What ``compute`` appended to ``ctx.provenance`` is replayed into the provenance of later contexts that hit the
     cache, so a verdict's evidence is the same on a hit, and so are the training seeds the records it read had (and
-    how many a left-out seed removed: see :func:`rgr_verify.claims.tools.multiverse.run_analyses`). ``with_seed=False`` shares the value among claims (use it
+    how many a left-out seed removed, and how many records another reading replaced: see :func:`rgr_verify.claims.tools.multiverse.run_analyses`). ``with_seed=False`` shares the value among claims (use it
     only when ``compute`` draws nothing from ``ctx.rng``)."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty string, got {name!r}")
@@ -46,9 +48,11 @@ def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = ()):
     if hit is None:
         n = len(ctx.provenance)
         seeds, left = set(ctx.seeds_read["seeds"]), ctx.seeds_read["left out"]
+        replaced = ctx.seeds_read.get("replaced", 0)
         ctx.seeds_read["seeds"] = set()
         value = compute()
-        read = (set(ctx.seeds_read["seeds"]), ctx.seeds_read["left out"] - left)
+        read = (set(ctx.seeds_read["seeds"]), ctx.seeds_read["left out"] - left,
+                ctx.seeds_read.get("replaced", 0) - replaced)
         ctx.seeds_read["seeds"] = seeds | read[0]
         hit = (value, list(ctx.provenance[n:]), read)
         _MEMO[key] = hit
@@ -56,6 +60,7 @@ def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = ()):
         ctx.provenance.extend(hit[1])
         ctx.seeds_read["seeds"] |= hit[2][0]
         ctx.seeds_read["left out"] += hit[2][1]
+        ctx.seeds_read["replaced"] = ctx.seeds_read.get("replaced", 0) + hit[2][2]
     return hit[0]
 
 
@@ -64,14 +69,22 @@ def cached_full_grid(ctx, preset: str = "sec6-grid"):
     return memo(f"full_grid:{preset}", ctx, lambda: full_grid(ctx, preset), with_seed=False)
 
 
-def measured_reading(keys, ivs, ths, xs, *, cap_limited=()) -> dict:
+def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:
     """The numbers of :func:`rgr_verify.claims.tools.slope_reading` that do not depend on the stated slope: the
     paper's estimator (slope, centred R^2, grid range) and the interval regressions. Its own verdict and band,
     computed against a placeholder slope, are dropped; :func:`judge_reading` decides against the stated one."""
-    out = slope_reading(keys, ivs, ths, xs, paper_slope=1.0, slope_factor=2.0, r2_min=0.0, cap_limited=cap_limited)
-    out.pop("verdict under this reading", None)
-    out.pop("tolerance band for the slope", None)
-    return out
+    inputs = (tuple(sorted(keys)), tuple(ivs[k] for k in sorted(keys)), tuple(ths[k] for k in sorted(keys)),
+              tuple(xs[k] for k in sorted(keys)), frozenset(cap_limited), frozenset(cap_any))
+    if inputs not in _READING_CACHE:  # the multiverse's analyses often fit the same thresholds
+        out = slope_reading(keys, ivs, ths, xs, paper_slope=1.0, slope_factor=2.0, r2_min=0.0,
+                            cap_limited=cap_limited, cap_any=cap_any)
+        out.pop("verdict under this reading", None)
+        out.pop("tolerance band for the slope", None)
+        _READING_CACHE[inputs] = out
+    return copy.deepcopy(_READING_CACHE[inputs])
+
+
+_READING_CACHE: dict = {}
 
 
 def judge_reading(reading: dict, *, paper_slope: float, slope_factor: float, paper_r2: float | None = None,
@@ -181,3 +194,35 @@ def ladder_sigma_floor(ivs, keys) -> float:
     if not steps:
         raise ValueError("no bounded D_K* interval to read the ladder step from")
     return float(np.median(steps)) / math.sqrt(12.0)
+
+
+def exponent_fit(keys, ivs, *, m_of=lambda k: k[0], d_of=lambda k: k[1], cap_limited=()) -> dict:
+    """log D_K* = c + alpha log(m ln m) - beta log d_model by censored-Gaussian interval regression, sigma held at
+    least at :func:`ladder_sigma_floor`; cells in ``cap_limited`` enter as upper bounds only. Returns the fit, the 95%
+    profile intervals of alpha and beta, and the sigma used (the log base only shifts c)."""
+    keys = sorted(keys)
+    lows = [0.0 if k in cap_limited else ivs[k].low for k in keys]
+    inputs = (tuple((m_of(k), d_of(k)) for k in keys), tuple(lows), tuple(ivs[k].high for k in keys),
+              ladder_sigma_floor(ivs, keys))
+    if inputs not in _EXPONENT_FIT_CACHE:  # the multiverse's analyses often fit the same intervals
+        _EXPONENT_FIT_CACHE[inputs] = _exponent_fit(keys, ivs, lows, m_of, d_of)
+    return dict(_EXPONENT_FIT_CACHE[inputs])
+
+
+_EXPONENT_FIT_CACHE: dict = {}
+
+
+def _exponent_fit(keys, ivs, lows, m_of, d_of) -> dict:
+    m = np.array([m_of(k) for k in keys], dtype=float)
+    d = np.array([d_of(k) for k in keys], dtype=float)
+    with np.errstate(divide="ignore"):
+        lo = np.log(np.array(lows, dtype=float))
+        hi = np.log(np.array([ivs[k].high for k in keys], dtype=float))
+    X = np.column_stack([np.ones(len(keys)), np.log(m * np.log(m)), -np.log(d)])
+    free = interval_regression(lo, hi, X)
+    floor = ladder_sigma_floor(ivs, keys)
+    fit = free if free.sigma >= floor else interval_regression(lo, hi, X, fixed_sigma=floor)
+    return {"alpha": float(fit.beta[1]), "beta": float(fit.beta[2]),
+            "alpha 95% profile": list(profile_interval(fit, 1)), "beta 95% profile": list(profile_interval(fit, 2)),
+            "sigma (log) fitted freely": float(free.sigma), "sigma floor (ladder)": floor,
+            "sigma used": float(fit.sigma if fit is free else floor), "n": len(keys)}

@@ -23,6 +23,7 @@ from .cells import (
     TABLE1,
     TABLE2,
     band_text,
+    cap_choices,
     cap_limited_cells,
     cap_table,
     cell_records,

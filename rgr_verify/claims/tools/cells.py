@@ -36,7 +36,7 @@ __all__ = [
     "dk_or_inf", "curve_artefacts", "thresholds_plot", "threshold_table", "runs_by_config", "dk_intervals",
     "cap_table", "cell_rows", "band_text", "slope_reading", "readings_text", "laws_block",
     "sampler_rates", "reported_only", "FAMILY_ALPHA", "quick_sizes", "cap_limited_cells", "multihead_advantage_verdict",
-    "seed_values", "cell_records", "full_grid", "sharp_verdict", "GRID_FULL_NOTES",
+    "seed_values", "cell_records", "full_grid", "sharp_verdict", "GRID_FULL_NOTES", "cap_choices",
 ]
 
 
@@ -105,10 +105,10 @@ def curve_artefacts(ctx, cells, name: str, title: str):
     return (str(path.relative_to(ctx.out_dir)),)
 
 
-def thresholds_plot(ctx, cells, ths, name: str, title: str, fit=None, paper_slope=None, base="e"):
+def thresholds_plot(ctx, cells, ths, name: str, title: str, fit=None, paper_slope=None, base="e", capped=()):
     """Plot D_K* against m log m / d_model (``base`` "e" or "2", with ``fit`` and the paper's slope) and h* against
-    m / d_model for ``cells`` with thresholds ``ths``; the two paths relative to ``ctx.out_dir`` (empty when the
-    context writes nothing)."""
+    m / d_model for ``cells`` with thresholds ``ths``, the cells in ``capped`` (a threshold run hit the step cap)
+    marked as upper bounds; the two paths relative to ``ctx.out_dir`` (empty when the context writes nothing)."""
     check_choice("base", base, ("e", "2"))
     if ctx.out_dir is None:
         return ()
@@ -116,7 +116,8 @@ def thresholds_plot(ctx, cells, ths, name: str, title: str, fit=None, paper_slop
 
     pts = [(compression_x(m, d, base=base), ths[(m, d)], f"({m},{d})") for (m, d) in cells]
     p1 = plot_dk_star_fit(pts, fit, ctx.out_dir / f"{name}-dkstar.png", title=title,
-                          xlabel="m ln m / d_model" if base == "e" else "m log2 m / d_model", paper_slope=paper_slope)
+                          xlabel="m ln m / d_model" if base == "e" else "m log2 m / d_model", paper_slope=paper_slope,
+                          capped=[f"({m},{d})" for (m, d) in capped])
     p2 = plot_h_star([(m / d, ths[(m, d)]) for (m, d) in cells], ctx.out_dir / f"{name}-hstar.png",
                      title="h* against compression m / d_model", xlabel="m / d_model")
     return tuple(str(p.relative_to(ctx.out_dir)) for p in (p1, p2))
@@ -175,9 +176,10 @@ def band_text(lo, hi) -> str:
     return f"[{lo:.3g}, {hi:.3g}]"
 
 
-def slope_reading(keys, ivs, ths, xs, *, paper_slope, slope_factor, r2_min, cap_limited=()) -> dict:
+def slope_reading(keys, ivs, ths, xs, *, paper_slope, slope_factor, r2_min, cap_limited=(), cap_any=()) -> dict:
     """The through-origin law D_K* = a x under one reading of x: the paper's estimator, its grid range, and the
-    interval regression (censored cells included / excluded / cap-limited cells as upper bounds).
+    interval regression (censored cells included / excluded / cap-limited cells as upper bounds / the cells
+    ``cap_any`` where any threshold run hit the cap as upper bounds).
 
     Rule (fixed in advance): *holds* when the paper's estimator (least squares through the origin on the first
     passing D_K of the uncensored cells) is within a factor ``slope_factor`` of ``paper_slope`` with centred R^2 >=
@@ -191,9 +193,9 @@ def slope_reading(keys, ivs, ths, xs, *, paper_slope, slope_factor, r2_min, cap_
     fit = fit_through_origin(x, y)
     s_lo, s_hi = slope_range_through_origin(x, [ivs[k].low for k in finite], [ivs[k].high for k in finite])
 
-    def ireg(use, cap=False):
+    def ireg(use, cap=()):
         use = sorted(use)
-        lows = [0.0 if (cap and k in cap_limited) else ivs[k].low for k in use]
+        lows = [0.0 if k in cap else ivs[k].low for k in use]
         with np.errstate(divide="ignore"):
             a = np.log(np.array(lows, dtype=float))
             b = np.log(np.array([ivs[k].high for k in use], dtype=float))
@@ -204,7 +206,8 @@ def slope_reading(keys, ivs, ths, xs, *, paper_slope, slope_factor, r2_min, cap_
     f_all, ci_all = ireg(keys)
     uncens = [k for k in keys if not ivs[k].censored]
     f_unc, ci_unc = ireg(uncens) if len(uncens) >= 2 else (None, (math.nan, math.nan))
-    f_cap, ci_cap = ireg(keys, cap=True) if cap_limited else (None, None)
+    f_cap, ci_cap = ireg(keys, cap=set(cap_limited)) if cap_limited else (None, None)
+    f_any, ci_any = ireg(keys, cap=set(cap_any)) if cap_any else (None, None)
     in_band = lo_b <= fit.slope <= hi_b
     ci_meets = ci_all[1] >= lo_b and ci_all[0] <= hi_b
     grid_misses = s_hi < lo_b or s_lo > hi_b
@@ -225,6 +228,10 @@ def slope_reading(keys, ivs, ths, xs, *, paper_slope, slope_factor, r2_min, cap_
     if f_cap is not None:
         out["interval regression, cap-limited cells as upper bounds"] = {
             "slope": round(math.exp(f_cap.beta[0]), 4), "95% profile": [round(v, 4) for v in ci_cap]}
+    if f_any is not None:
+        out["interval regression, cells where any threshold run hit the cap as upper bounds"] = {
+            "slope": round(math.exp(f_any.beta[0]), 4), "95% profile": [round(v, 4) for v in ci_any],
+            "cells": [f"({k[0]},{k[1]})" if isinstance(k, tuple) else str(k) for k in sorted(cap_any)]}
     return out
 
 
@@ -254,9 +261,9 @@ def laws_block(keys, ivs, *, designs=None, m_of=lambda k: k[0], d_of=lambda k: k
 
 def reported_only(ctx, compute):
     """``compute()``: a number reported next to a verdict but not part of its rule (competing laws, the sampler's
-    positive rates), for the analysis on every record; None in the multiverse's variants (a left-out seed), whose
-    verdict alone is kept."""
-    return compute() if ctx.leave_out_seed is None else None
+    positive rates), for the analysis on every record; None in the multiverse's variants (a left-out seed, another
+    reading of App. A.1), whose verdict alone is kept."""
+    return compute() if ctx.leave_out_seed is None and ctx.reading is None else None
 
 
 def sampler_rates(ctx, ms):
@@ -277,6 +284,16 @@ FAMILY_ALPHA = 0.05  # family-wise false-alarm rate of every quick rule, fixed i
 def quick_sizes(recs) -> tuple[int, int]:
     """(largest m, step cap) of a quick preset's records: the analogue's scale, quoted in its verdict."""
     return (max(r["config"]["m"] for r in recs), max(r["config"]["max_steps"] for r in recs))
+
+
+def cap_choices(caps: dict, keys) -> dict:
+    """{value of the "cap-limited cells" dimension: the cells of ``keys`` it enters as upper bounds only}: those where
+    most threshold runs hit the step cap, those where any did, none (:func:`cap_table`'s ``caps``)."""
+    from .multiverse import DIMENSIONS
+
+    most, anyhit, none = DIMENSIONS["cap-limited cells"]
+    return {most: {k for k in keys if caps[k]["cap-limited"]},
+            anyhit: {k for k in keys if caps[k]["any threshold run hit the cap"]}, none: set()}
 
 
 def cap_limited_cells(cells, ths, runs) -> dict:

@@ -28,6 +28,8 @@ __all__ = ["DIMENSIONS", "RUNNER_DIMENSIONS", "multiverse_status", "specificatio
 # on a context whose record readers (:meth:`rgr_verify.claims.base.CheckContext.keep_records`) leave records out.
 RUNNER_DIMENSIONS = {
     "leave one seed out": "none, then each training seed of the records the check read, left out in turn",
+    "readings of App. A.1": "the engine's (literal sampler, init std 1/sqrt(d_model)), then each other reading: the "
+                            "sec6-grid cells trained under it (m <= 128) replaced by those runs",
 }
 
 # At most this many flips are listed in a record (their total is counted).
@@ -40,11 +42,14 @@ DIMENSIONS = {
         "interval regression, censored cells as intervals",  # our default (censored-Gaussian, profile interval)
         "interval regression, uncensored cells only",  # cells with a D_K* inside the ladder only
         "interval regression, cap-limited cells as upper bounds",  # runs stopped by the Table 2 cap: bounds only
+        "interval regression, cells where any threshold run hit the cap as upper bounds",  # the stricter reading
         "paper estimator (LS through origin, first passing D_K)",  # App. A.2; interval = its ladder grid range
     ),
     "thresholds": ("ladder (App. A.2 grid)", "adaptive search (committed evidence)"),  # D_K* between the rungs
     "cells": ("all", "without the d_model = 16, m > 64 cells"),  # Sec. 6.1's own exclusion
-    "cap-limited cells": ("upper bounds only", "intervals like the others"),  # runs stopped by the Table 2 cap
+    # cap-limited (most runs at (h*, D_K*) hit the Table 2 cap) as upper bounds; every cell where any did; none
+    "cap-limited cells": ("upper bounds only", "upper bounds wherever a threshold run hit the cap",
+                          "intervals like the others"),
     "leave one cell out": ("none", "each cell in turn"),  # values named at run time: "none", then each cell
     "leave one seed out": ("none", "each seed in turn"),  # values named at run time (RUNNER_DIMENSIONS)
 }
@@ -161,16 +166,30 @@ def _estimate(params: dict):
     return est, iv
 
 
+def _flip_text(choices: dict, seed_dim: str, read_dim: str) -> str:
+    """'seed 3 left out', 'the protected sampler reading', or both joined by 'with'."""
+    parts = []
+    if choices.get(read_dim, "engine's") != "engine's":
+        parts.append(f"the {choices[read_dim]} reading")
+    if choices.get(seed_dim, "none") != "none":
+        parts.append(f"{choices[seed_dim]} left out")
+    return " with ".join(parts)
+
+
 def run_analyses(claim, ctx) -> Verdict:
     """``claim.check(ctx)`` under every combination of the claim's runner dimensions (``claim.analyses``) and the
     analyses its check computes itself (a ``robustness`` in its params), combined by :func:`multiverse_status`.
 
     "leave one seed out": the check runs on every record (the analysis "none"), then once per training seed of the
     records it read with that seed's records left out. A check that reads no per-seed records, or whose records a
-    left-out seed does not touch, is a ValueError (the dimension would be a no-op that passes for robustness). A
-    variant that errors or cannot run makes the claim's verdict an error naming it. The default analysis keeps its
-    details, values and artefacts; params["robustness"] is the combined record, and the details end with its
-    summary and the choices that flip the verdict."""
+    left-out seed does not touch, is a ValueError (the dimension would be a no-op that passes for robustness).
+    "readings of App. A.1": the check runs under the engine's readings, then under each other reading of
+    :data:`rgr_verify.presets.READING_PRESETS` (crossed with every left-out seed); a reading that replaces no record
+    the check read is a ValueError. A variant that errors or cannot run makes the claim's verdict an error naming it.
+    The default analysis keeps its details, values and artefacts; params["robustness"] is the combined record, and
+    the details end with its summary and the choices that flip the verdict."""
+    from ...presets import READING_PRESETS
+
     if not claim.analyses:
         return claim.check(ctx)
     unknown = [a for a in claim.analyses if a not in RUNNER_DIMENSIONS]
@@ -179,35 +198,56 @@ def run_analyses(claim, ctx) -> Verdict:
     default = claim.check(ctx)
     if default.unavailable or default.status is Status.ERROR:
         return default
-    dim = "leave one seed out"
-    seeds = sorted(ctx.seeds_read["seeds"])
-    if len(seeds) < 2:
-        raise ValueError(f"claim {claim.id}: {dim}: its check read records of {len(seeds)} training seed(s); a claim "
-                         "without per-seed records must declare analyses=()")
-    runs = [("none", default)]
-    for seed in seeds:
-        sub = dataclasses.replace(ctx, out_dir=None, leave_out_seed=seed, provenance=[],
-                                  seeds_read={"seeds": set(), "left out": 0})
-        v = claim.check(sub)
-        if v.unavailable or v.status is Status.ERROR:
-            return Verdict(status=Status.ERROR, details=f"{dim}, seed {seed}: {v.details or v.unavailable}",
-                           witness=v.witness)
-        if sub.seeds_read["left out"] == 0:
-            raise ValueError(f"claim {claim.id}: {dim}: leaving out seed {seed} removed no record it read")
-        runs.append((f"seed {seed}", v))
+    seed_dim, read_dim = "leave one seed out", "readings of App. A.1"
+    readings = [None] + (sorted(READING_PRESETS) if read_dim in claim.analyses else [])
+    runs = []
+    for reading in readings:
+        choice = {read_dim: reading or "engine's"} if read_dim in claim.analyses else {}
+        if reading is None:
+            base, read = default, ctx.seeds_read
+        else:
+            sub = dataclasses.replace(ctx, out_dir=None, reading=reading, provenance=[],
+                                      seeds_read={"seeds": set(), "left out": 0, "replaced": 0})
+            base, read = claim.check(sub), sub.seeds_read
+            if base.unavailable or base.status is Status.ERROR:
+                why = base.details or base.unavailable
+                return Verdict(status=Status.ERROR, details=f"{read_dim}, {reading}: {why}", witness=base.witness)
+            if read.get("replaced", 0) == 0:
+                raise ValueError(f"claim {claim.id}: {read_dim}: the reading {reading!r} replaced no record it read")
+        runs.append(({**choice, **({seed_dim: "none"} if seed_dim in claim.analyses else {})}, base))
+        if seed_dim not in claim.analyses:
+            continue
+        seeds = sorted(read["seeds"])
+        if len(seeds) < 2:
+            raise ValueError(f"claim {claim.id}: {seed_dim}: its check read records of {len(seeds)} training seed(s); "
+                             "a claim without per-seed records must declare analyses=()")
+        for seed in seeds:
+            sub = dataclasses.replace(ctx, out_dir=None, leave_out_seed=seed, reading=reading, provenance=[],
+                                      seeds_read={"seeds": set(), "left out": 0, "replaced": 0})
+            v = claim.check(sub)
+            if v.unavailable or v.status is Status.ERROR:
+                where = f"{choice[read_dim]}, " if choice else ""
+                return Verdict(status=Status.ERROR, details=f"{seed_dim}, {where}seed {seed}: "
+                                                            f"{v.details or v.unavailable}", witness=v.witness)
+            if sub.seeds_read["left out"] == 0:
+                raise ValueError(f"claim {claim.id}: {seed_dim}: leaving out seed {seed} removed no record it read")
+            runs.append(({**choice, seed_dim: f"seed {seed}"}, v))
     analyses = []
-    for label, v in runs:
+    for choices, v in runs:
         own = (v.params or {}).get("robustness")
         if own:
-            analyses += [{"choices": {**a["choices"], dim: label}, "estimate": a.get("estimate"),
+            analyses += [{"choices": {**a["choices"], **choices}, "estimate": a.get("estimate"),
                           "interval": a.get("interval"), "status": Status(a["status"])} for a in own["curve"]]
         else:
             est, iv = _estimate(v.params or {})
-            analyses.append({"choices": {dim: label}, "estimate": est, "interval": iv, "status": v.status})
+            analyses.append({"choices": dict(choices), "estimate": est, "interval": iv, "status": v.status})
     status, robustness = multiverse_status(analyses)
-    flipping = sorted({label for label, v in runs if v.status is not default.status})
-    tail = (f" Multiverse: {robustness['summary']}" + (f"; the verdict changes with {', '.join(flipping)} left "
-                                                       f"out." if flipping else "."))
+    flipping = list(dict.fromkeys(_flip_text(choices, seed_dim, read_dim) for choices, v in runs
+                                  if v.status is not default.status))
+    shown = flipping[:MAX_FLIPS]
+    tail = (f" Multiverse: {robustness['summary']}" + (f"; the verdict changes with {', '.join(shown)}"
+                                                       f"{' and more' if len(flipping) > len(shown) else ''}."
+                                                       if flipping else "."))
     details = default.details if isinstance(default.details, str) else repr(default.details)
     artefacts = tuple(default.artefacts)
     if ctx.out_dir is not None and any(a["estimate"] is not None for a in robustness["curve"]):
