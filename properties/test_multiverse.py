@@ -51,10 +51,17 @@ def test_full_tier_experimental_claims_leave_each_seed_out_by_default():
     experimental = [c for c in all_claims() if c.tier is Tier.FULL and c.kind in (Kind.EMPIRICAL, Kind.QUALITATIVE)]
     assert all(c.analyses[:1] == ("leave one seed out",) for c in experimental
                if c.id != "sec73-gaussian-control-multihead-advantage")
-    # a claim on the base grid alone also runs under App. A.1's other readings (the adaptive runs exist under one)
-    on_grid = {c.id for c in experimental if c.replays == ("sec6-grid",)} - {"table1-per-head-width-adaptive"}
-    assert len(on_grid) >= 10
-    assert {c.id for c in experimental if "readings of App. A.1" in c.analyses} == on_grid
+    # a claim on the base grid alone also runs under App. A.1's other readings (the adaptive runs exist under one),
+    # and replays their sweeps
+    from rgr_verify.claims.base import READING_REPLAYS
+    from rgr_verify.presets import READING_PRESETS
+
+    assert sorted(READING_PRESETS.values()) == list(READING_REPLAYS)
+    readers = {c.id: c for c in experimental if "readings of App. A.1" in c.analyses}
+    assert len(readers) >= 10 and "table1-per-head-width-adaptive" not in readers
+    assert all(c.replays == ("sec6-grid", *READING_REPLAYS) for c in readers.values())
+    assert not [c.id for c in experimental if c.replays == ("sec6-grid",) and c.id not in readers
+                and c.id != "table1-per-head-width-adaptive"]
 
 
 def _reading_rule(replaces: bool):

@@ -96,6 +96,8 @@ TIERS = ("quick", "full", "gpu")
 # The runner's multiverse dimensions a claim may name in Claim.analyses (described in
 # rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS).
 RUNNER_ANALYSES = ("leave one seed out", "readings of App. A.1")
+# The presets a claim judged under "readings of App. A.1" also replays (rgr_verify.presets.READING_PRESETS' values).
+READING_REPLAYS = ("sec6-grid-init-variance", "sec6-grid-protected")
 
 _ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _REF_RE = re.compile(
@@ -342,7 +344,8 @@ class Claim:
             itself (:data:`rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS`); None: "leave one seed out" for
             a full-tier empirical or qualitative claim, and "readings of App. A.1" too when it replays the base
             grid alone (``replays == ("sec6-grid",)``: a claim that compares the base grid with runs trained under
-            one reading only, e.g. the softmax sweep, would mix readings), none otherwise.
+            one reading only, e.g. the softmax sweep, would mix readings), none otherwise. A claim judged under the
+            readings replays their sweeps too (:data:`READING_REPLAYS` are added to ``replays``).
     """
 
     id: str
@@ -402,6 +405,9 @@ class Claim:
                 or any(a not in RUNNER_ANALYSES for a in self.analyses)):
             raise ValueError(f"claim {self.id}: analyses must be a tuple of {RUNNER_ANALYSES}, got "
                              f"{self.analyses!r}")
+        if RUNNER_ANALYSES[1] in self.analyses:  # its verdict also reads the other readings' sweeps
+            object.__setattr__(self, "replays",
+                               self.replays + tuple(p for p in READING_REPLAYS if p not in self.replays))
         if self.severity is not None:
             if (not isinstance(self.severity, tuple) or len(self.severity) != 2 or self.severity[0] not in SEVERITIES
                     or not isinstance(self.severity[1], str) or not self.severity[1].strip()):

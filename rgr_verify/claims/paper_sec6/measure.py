@@ -206,7 +206,7 @@ def exponent_fit(keys, ivs, *, m_of=lambda k: k[0], d_of=lambda k: k[1], cap_lim
               ladder_sigma_floor(ivs, keys))
     if inputs not in _EXPONENT_FIT_CACHE:  # the multiverse's analyses often fit the same intervals
         _EXPONENT_FIT_CACHE[inputs] = _exponent_fit(keys, ivs, lows, m_of, d_of)
-    return dict(_EXPONENT_FIT_CACHE[inputs])
+    return copy.deepcopy(_EXPONENT_FIT_CACHE[inputs])
 
 
 _EXPONENT_FIT_CACHE: dict = {}

@@ -232,7 +232,7 @@ def _check_first_diagonal_conservative(ctx):
     if recs is None:
         return Verdict.not_run(why)
     from ...capacity import threshold
-    from ..tools import cap_table, dk_intervals, permutation_cells, runs_by_config
+    from ..tools import cap_choices, cap_table, dk_intervals, permutation_cells, runs_by_config
 
     cells = {k: v for k, v in permutation_cells(recs).items() if k[0] == 8 * k[1]}
     ths = {k: threshold(v) for k, v in cells.items()}
@@ -242,11 +242,13 @@ def _check_first_diagonal_conservative(ctx):
     first = sorted(k for k in cells if k[0] < 512)
     xs = {k: math.log(k[0]) for k in cells}  # D_K* = a log m; the line is the same under either log base
 
+    bounds = cap_choices(caps, late)
+
     def analyses():
         out = []
         for cap_choice in DIMENSIONS["cap-limited cells"]:
-            late_ivs = {k: (DKInterval(0.0, ivs[k].high, "left-censored")
-                            if cap_choice == "upper bounds only" and caps[k]["cap-limited"] else ivs[k]) for k in late}
+            late_ivs = {k: (DKInterval(0.0, ivs[k].high, "left-censored") if k in bounds[cap_choice] else ivs[k])
+                        for k in late}
             for est in _ESTIMATORS:
                 bands = _line_bands(late, late_ivs, ths, xs, est)
                 sides = {f"({k[0]},{k[1]})": side_of_line(ivs[k].low, ivs[k].high, bands[k]) for k in first}

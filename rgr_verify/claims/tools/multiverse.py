@@ -209,6 +209,7 @@ def run_analyses(claim, ctx) -> Verdict:
             sub = dataclasses.replace(ctx, out_dir=None, reading=reading, provenance=[],
                                       seeds_read={"seeds": set(), "left out": 0, "replaced": 0})
             base, read = claim.check(sub), sub.seeds_read
+            ctx.provenance.extend(p for p in sub.provenance if p not in ctx.provenance)  # the reading's evidence
             if base.unavailable or base.status is Status.ERROR:
                 why = base.details or base.unavailable
                 return Verdict(status=Status.ERROR, details=f"{read_dim}, {reading}: {why}", witness=base.witness)
