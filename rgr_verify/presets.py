@@ -83,18 +83,25 @@ def _sec6_grid(tier: str):
     return "Sec. 6.1 base grid: m in {64..512}, d_model in {16,32,64}, h in {1..64}, 10 seeds, Table 2 caps", runs
 
 
-def _sec6_grid_protected(tier: str):
-    # App. A.1 step 3 read with the chosen vertices' positions protected (the other reading of the sampler): the
-    # base-grid cells a CPU can train at paper scale (m <= 128), for the sampler-reading comparison.
+def _sec6_grid_reading(tier: str, what: str, **reading):
+    # The base-grid cells a CPU can train at paper scale (m <= 128) under another reading of App. A.1 (``reading``:
+    # RunConfig fields), for the reading comparisons; the quick tier is sec6-grid's under that reading.
     if tier == "quick":
         desc, runs = _sec6_grid("quick")
-        return desc + "; sampler read 'protected'", [(dataclasses.replace(c, sampler="protected"), s) for c, s in runs]
+        return f"{desc}; {what}", [(dataclasses.replace(c, **reading), s) for c, s in runs]
     runs = []
     for m in (64, 128):
         for d in (16, 32, 64):
-            runs += _grid(m, d, _HEADS, _dk_range(m, d), 10, max_steps=table2_cap(m, d), sampler="protected")
-    return ("Sec. 6.1 base grid, m in {64, 128}, d_model in {16,32,64}, h in {1..64}, 10 seeds, Table 2 caps; App. "
-            "A.1 step 3 read 'protected' (the chosen vertices' positions are never overwritten)"), runs
+            runs += _grid(m, d, _HEADS, _dk_range(m, d), 10, max_steps=table2_cap(m, d), **reading)
+    return (f"Sec. 6.1 base grid, m in {{64, 128}}, d_model in {{16,32,64}}, h in {{1..64}}, 10 seeds, Table 2 caps; "
+            f"{what}"), runs
+
+
+def _sec6_grid_protected(tier: str):
+    # App. A.1 step 3 read with the chosen vertices' positions protected (the other reading of the sampler)
+    what = ("App. A.1 step 3 read 'protected' (the chosen vertices' positions are never overwritten)"
+            if tier != "quick" else "sampler read 'protected'")
+    return _sec6_grid_reading(tier, what, sampler="protected")
 
 
 # Table 2 cap sensitivity (ours, not the paper's experiment): for each base-grid cell, the ladder rung just below
@@ -120,16 +127,10 @@ def _table2_cap2x(tier: str):
 
 def _sec6_grid_init_variance(tier: str):
     # App. A.1's initialisation N(0, 1/sqrt(d_model)) read with 1/sqrt(d_model) as the variance (the engine's
-    # default reads it as the standard deviation): the base-grid cells with m <= 128, for the init-reading comparison.
-    if tier == "quick":
-        desc, runs = _sec6_grid("quick")
-        return desc + "; init read 'variance'", [(dataclasses.replace(c, init="variance"), s) for c, s in runs]
-    runs = []
-    for m in (64, 128):
-        for d in (16, 32, 64):
-            runs += _grid(m, d, _HEADS, _dk_range(m, d), 10, max_steps=table2_cap(m, d), init="variance")
-    return ("Sec. 6.1 base grid, m in {64, 128}, d_model in {16,32,64}, h in {1..64}, 10 seeds, Table 2 caps; App. "
-            "A.1's init N(0, 1/sqrt(d_model)) read with 1/sqrt(d_model) as the variance"), runs
+    # default reads it as the standard deviation)
+    what = ("App. A.1's init N(0, 1/sqrt(d_model)) read with 1/sqrt(d_model) as the variance" if tier != "quick"
+            else "init read 'variance'")
+    return _sec6_grid_reading(tier, what, init="variance")
 
 
 # App. A.1's other readings (not the engine's defaults) and the presets that train the base-grid cells m <= 128 under

@@ -15,15 +15,12 @@ NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ o
 def _other_reading(recs: list[dict], ctx) -> tuple[list[dict], str]:
     """``recs`` (sec6-grid, full) with the records of every cell trained under ``ctx.reading`` replaced by those runs
     (:data:`rgr_verify.presets.READING_PRESETS`), and a note; ValueError when that reading's runs cannot be had."""
-    import dataclasses
-
     from .presets import READING_PRESETS
 
     if ctx.reading not in READING_PRESETS:
         raise ValueError(f"reading must be one of {sorted(READING_PRESETS)}, got {ctx.reading!r}")
     other = READING_PRESETS[ctx.reading]
-    sub = dataclasses.replace(ctx, reading=None, leave_out_seed=None, plant=None, provenance=[],
-                              seeds_read={"seeds": set(), "left out": 0, "replaced": 0})
+    sub = ctx.variant(reading=None, leave_out_seed=None, plant=None)
     alt, why = claim_records(other, "full", sub)
     if alt is None:
         raise ValueError(f"reading {ctx.reading!r}: {why}")

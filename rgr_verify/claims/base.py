@@ -234,6 +234,12 @@ class CheckContext:
     plant: Callable | None = field(default=None, compare=False)
     reading: str | None = None
 
+    def variant(self, **changes) -> "CheckContext":
+        """A copy for one analysis of the multiverse (or a nested read): ``changes`` applied, nothing written
+        (``out_dir`` None) and its own, empty provenance and read bookkeeping."""
+        return dataclasses.replace(self, **{"out_dir": None, "provenance": [],
+                                            "seeds_read": {"seeds": set(), "left out": 0, "replaced": 0}, **changes})
+
     def keep_records(self, records: list) -> list:
         """``records`` (through :attr:`plant` when one is set) without those of :attr:`leave_out_seed`; notes their
         seeds and the count left out."""

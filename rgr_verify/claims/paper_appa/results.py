@@ -238,12 +238,14 @@ def _check_table1_adaptive(ctx, factor=2.0, pool=1.1):
 
 
 def _check_table2_caps(ctx):
-    rows, movable, below90, n_runs = {}, [], [], 0
-    for preset in ("sec6-grid", "sec6-diagonal"):
-        recs, why = sweep_records(preset, "full", ctx)
-        if recs is None:
+    rows, below90, read = {}, [], {}
+    for preset in ("sec6-grid", "sec6-diagonal", "table2-cap2x"):
+        read[preset], why = sweep_records(preset, "full", ctx)
+        if read[preset] is None:
             return Verdict.not_run(why)
-        n_runs += len(recs)
+    n_runs = sum(len(v) for v in read.values())
+    for preset in ("sec6-grid", "sec6-diagonal"):
+        recs = read[preset]
         cells, runs = permutation_cells(recs), runs_by_config(recs)
         ths = {k: threshold(v) for k, v in cells.items()}
         for k, cap in cap_table(cells, ths, runs).items():
@@ -251,21 +253,14 @@ def _check_table2_caps(ctx):
                 continue
             name = f"({k[0]},{k[1]})"
             if name in rows:
-                continue  # a cell of both presets (none today): the base grid's record wins
+                continue  # a cell of both presets ((128,16), (256,32), (512,64)): the base grid's record wins
             rows[name] = {"preset": preset, "h*": ths[k].h_star, "D_K*": ths[k].central, **cap}
             if cap["below 90%"]:
                 below90.append(name)
-            if cap["could move down with a longer cap"]:
-                movable.append(name)
     if not rows:
         return Verdict(Status.INCONCLUSIVE, details="no cell has a D_K*", evidence_level="experiment")
-    base, _ = sweep_records("sec6-grid", "full", ctx)
-    dbl, why = sweep_records("table2-cap2x", "full", ctx)
-    if dbl is None:
-        return Verdict.not_run(why)
-    n_runs += len(dbl)
     moved = []
-    for name, cell in doubled_cap_cells(base, dbl).items():
+    for name, cell in doubled_cap_cells(read["sec6-grid"], read["table2-cap2x"]).items():
         if name not in rows or cell["kind"] == "not covered":
             continue  # the extrapolation stands
         rows[name]["with a doubled cap"] = cell["kind"]

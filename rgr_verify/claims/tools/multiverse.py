@@ -206,8 +206,7 @@ def run_analyses(claim, ctx) -> Verdict:
         if reading is None:
             base, read = default, ctx.seeds_read
         else:
-            sub = dataclasses.replace(ctx, out_dir=None, reading=reading, provenance=[],
-                                      seeds_read={"seeds": set(), "left out": 0, "replaced": 0})
+            sub = ctx.variant(reading=reading)
             base, read = claim.check(sub), sub.seeds_read
             ctx.provenance.extend(p for p in sub.provenance if p not in ctx.provenance)  # the reading's evidence
             if base.unavailable or base.status is Status.ERROR:
@@ -223,8 +222,7 @@ def run_analyses(claim, ctx) -> Verdict:
             raise ValueError(f"claim {claim.id}: {seed_dim}: its check read records of {len(seeds)} training seed(s); "
                              "a claim without per-seed records must declare analyses=()")
         for seed in seeds:
-            sub = dataclasses.replace(ctx, out_dir=None, leave_out_seed=seed, reading=reading, provenance=[],
-                                      seeds_read={"seeds": set(), "left out": 0, "replaced": 0})
+            sub = ctx.variant(leave_out_seed=seed, reading=reading)
             v = claim.check(sub)
             if v.unavailable or v.status is Status.ERROR:
                 where = f"{choice[read_dim]}, " if choice else ""
