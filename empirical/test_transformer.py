@@ -52,6 +52,22 @@ def test_sec73_task_sampler_labels_are_the_partner_of_the_successor(seed):
         assert int(label[i]) == (b if a == s else a)
 
 
+def test_sec73_stacked_sampler_draws_each_runs_examples_as_alone():
+    # The training sampler stacks R runs (one selection and shuffle for all): run r's examples must be the ones
+    # it draws alone from its own generator, whatever runs share its batch (also with fixed points in some pi).
+    import rgr_verify.transformer as T
+
+    m, ell, n = 30, 4, 64
+    perms = [sample_permutation(m, generator=_gen(s)) for s in range(3)] + [torch.arange(m).roll(1)]
+    perms[1][[0, 1]] = perms[1][[1, 0]]  # still a permutation; its moved set differs from the others
+    moved = [T._moved_items(p) for p in perms]
+    for step in range(3):
+        stacked = T._stack_examples(T._pack(perms, moved), n, ell, [_gen(100 * r + step) for r in range(4)])
+        for r in range(4):
+            alone = sample_examples(perms[r], n, ell, generator=_gen(100 * r + step))
+            assert all(torch.equal(a, b[r]) for a, b in zip(alone, stacked)), (step, r)
+
+
 def test_sec73_sampler_rejects_bad_input():
     perm = sample_permutation(7, generator=_gen(0))
     with pytest.raises(ValueError, match="ell"):
@@ -354,10 +370,11 @@ def _cpu_drawn_training_data(monkeypatch):
     # Training examples come from CPU generators on every device, so a CUDA run sees the CPU run's batches.
     import rgr_verify.transformer as T
 
-    gen, sample = T._generator, T._sample_from
+    gen, sample = T._generator, T._stack_examples
     monkeypatch.setattr(T, "_generator", lambda seed, *keys, device="cpu": gen(seed, *keys))
-    monkeypatch.setattr(T, "_sample_from", lambda perm, moved, n, ell, g: tuple(
-        t.to(perm.device) for t in sample(perm.cpu(), moved.cpu(), n, ell, g)))
+    monkeypatch.setattr(T, "_stack_examples", lambda packed, n, ell, gens: tuple(
+        t.to(packed[0].device) for t in sample(tuple(x.cpu() if torch.is_tensor(x) else x for x in packed), n, ell,
+                                               gens)))
 
 
 @pytest.mark.gpu

@@ -100,7 +100,9 @@ _FULL = Sec73Preset(
     train=TrainConfig(steps=100_000, batch_size=256, lr=1e-3, eval_every=1000, n_val=4096, n_test=8192,
                       patience=20, mixed_precision=True),
     device="cuda",
-    max_batch_runs=28,
+    # One (D_K, h) cell's 7 seeds a batch: no padding, and a batch of up to 100k updates fits one 10-minute
+    # device call, so a sweep advances by whole batches across calls (a batch cut at a deadline is dropped).
+    max_batch_runs=7,
     selection_seeds=2,  # 2 seeds pick winners, 5 confirm them (does not change the runs or their keys)
 )
 

@@ -40,12 +40,12 @@ LayerNorm, the attention softmax and the loss are computed in float32, and evalu
 float32 too (an argmax over m + 1 bfloat16-rounded logits could tie). The training loop never waits for the
 device: no tensor value reaches Python between evaluations.
 
-Memory (largest group of the full tier: R = 28 runs, B = 256, l = 16, d_model = 768, D = 512, m = 6144). X
-and each LayerNorm output of a training step are [R, B, l + 2, d] float32, 0.4 GB each; the logits
-[R, B, m + 1] are 0.09 GB in bfloat16 and 0.18 GB per float32 copy; parameters, gradients and AdamW state
-0.9 GB; an evaluation chunk of 1024 examples is 4 times a training batch. Measured on a CPU in float32 (peak
-resident memory above the set-up): 3.3 GB after a training step, 6.8 GB after an evaluation chunk. Far below
-a 78 GiB GPU, so the vocabulary logits need no chunking.
+Memory (the largest batch the full tier could stack: R = 28 runs, B = 256, l = 16, d_model = 768, D = 512,
+m = 6144; the preset now stacks 7, one (D_K, h) cell's seeds). X and each LayerNorm output of a training step are
+[R, B, l + 2, d] float32, 0.4 GB each; the logits [R, B, m + 1] are 0.09 GB in bfloat16 and 0.18 GB per float32
+copy; parameters, gradients and AdamW state 0.9 GB; an evaluation chunk of 1024 examples is 4 times a training
+batch. Measured on a CPU in float32 (peak resident memory above the set-up): 3.3 GB after a training step, 6.8 GB
+after an evaluation chunk. Far below a 78 GiB GPU, so the vocabulary logits need no chunking.
 """
 
 from __future__ import annotations
@@ -199,19 +199,7 @@ def _moved_items(perm: torch.Tensor) -> torch.Tensor:
 
 def _sample_from(perm, moved, n, ell, generator):
     """:func:`sample_examples` given the valid queries ``moved`` (unchecked); never waits for the device."""
-    dev, m = perm.device, perm.numel()
-    query = moved[torch.randint(moved.numel(), (n,), generator=generator, device=dev)]  # [n]
-    succ = perm[query]  # [n]
-    keys = torch.rand(n, m, generator=generator, device=dev)  # [n, m]
-    keys.scatter_(1, query[:, None], 2.0)  # q and s are never distractors
-    keys.scatter_(1, succ[:, None], 2.0)
-    others = torch.topk(keys, 2 * ell - 1, dim=1, largest=False).indices  # [n, 2l-1], distinct
-    items = torch.cat([succ[:, None], others], dim=1)  # [n, 2l]
-    order = torch.argsort(torch.rand(n, 2 * ell, generator=generator, device=dev), dim=1)
-    items = torch.gather(items, 1, order)  # shuffled; pairs are (2i, 2i+1)
-    pos = torch.argmax((order == 0).to(torch.int64), dim=1)  # where s landed
-    label = items[torch.arange(n, device=dev), pos ^ 1]  # its partner
-    return items.view(n, ell, 2), query, label
+    return tuple(t[0] for t in _stack_examples(_pack([perm], [moved]), n, ell, [generator]))
 
 
 def block_inputs(E: torch.Tensor, pairs: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
@@ -312,9 +300,44 @@ def block_logits(params: dict, X: torch.Tensor, E: torch.Tensor, G: torch.Tensor
     return torch.matmul(out, E.T)  # [R, B, m + 1]
 
 
-def _stack_examples(perms, moved, n, ell, gens):
-    out = [_sample_from(p, q, n, ell, g) for p, q, g in zip(perms, moved, gens)]
-    return tuple(torch.stack(t) for t in zip(*out))  # pairs [R, n, l, 2], query [R, n], label [R, n]
+def _pack(perms, moved):
+    """R runs' permutations and valid queries as ``(perms [R, m], valid [R, m] zero-padded, counts)``, on their
+    device (built once per batch of runs; ``counts[r]`` = the number of run r's valid queries)."""
+    valid = torch.zeros(len(perms), perms[0].numel(), dtype=torch.int64, device=perms[0].device)
+    for r, q in enumerate(moved):
+        valid[r, : q.numel()] = q
+    return torch.stack(perms), valid, [q.numel() for q in moved]
+
+
+def _stack_examples(packed, n, ell, gens):
+    """n examples for each of R runs: pairs ``[R, n, l, 2]``, query and label ``[R, n]``, on the perms' device.
+
+    Run r draws from its own generator ``gens[r]``, in this order: n query indices (uniform over ``moved[r]``), an
+    ``[n, m]`` block of uniform keys, an ``[n, 2l]`` block of uniform shuffle keys. Only these draws are per run;
+    the selection (the 2l - 1 smallest keys other than q and s), the shuffle and the labels run once for all R
+    runs, so a step launches a few kernels per run instead of a dozen (each run's examples are those it would
+    draw alone: its generator's stream is the same, and the selection acts row by row).
+    """
+    perms, valid, counts = packed  # from _pack
+    (R, m), dev = perms.shape, perms.device
+    idx = torch.empty(R, n, dtype=torch.int64, device=dev)
+    keys = torch.empty(R, n, m, device=dev)
+    shuffle = torch.empty(R, n, 2 * ell, device=dev)
+    for r, (k, g) in enumerate(zip(counts, gens)):
+        torch.randint(k, (n,), generator=g, device=dev, out=idx[r])
+        torch.rand(n, m, generator=g, device=dev, out=keys[r])
+        torch.rand(n, 2 * ell, generator=g, device=dev, out=shuffle[r])
+    query = torch.gather(valid, 1, idx)  # [R, n]
+    succ = torch.gather(perms, 1, query)  # [R, n]
+    keys.scatter_(2, query[..., None], 2.0)  # q and s are never distractors
+    keys.scatter_(2, succ[..., None], 2.0)
+    others = torch.topk(keys, 2 * ell - 1, dim=2, largest=False).indices  # [R, n, 2l-1], distinct
+    items = torch.cat([succ[..., None], others], dim=2)  # [R, n, 2l]
+    order = torch.argsort(shuffle, dim=2)
+    items = torch.gather(items, 2, order)  # shuffled; pairs are (2i, 2i+1)
+    pos = torch.argmax((order == 0).to(torch.int64), dim=2, keepdim=True)  # where s landed
+    label = torch.gather(items, 2, pos ^ 1)[..., 0]  # its partner
+    return items.view(R, n, ell, 2), query, label
 
 
 def _train_step(params, opt, E, G, scale, mask, batch, *, autocast, batch_size: int) -> torch.Tensor:
@@ -372,9 +395,10 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None):
         raise ValueError(f"the permutation of some seed in {[s.seed for s in specs]} moves no item; use another seed")
     # Validation and test sets are drawn on the CPU (device-independent); training data on the device.
     gv, gt = [_generator(s.seed, 3) for s in specs], [_generator(s.seed, 4) for s in specs]
-    val = [x.to(device) for x in _stack_examples(perms, moved, cfg.n_val, task.ell, gv)]
-    test = [x.to(device) for x in _stack_examples(perms, moved, cfg.n_test, task.ell, gt)]
-    perms, moved = [p.to(device) for p in perms], [q.to(device) for q in moved]
+    packed = _pack(perms, moved)
+    val = [x.to(device) for x in _stack_examples(packed, cfg.n_val, task.ell, gv)]
+    test = [x.to(device) for x in _stack_examples(packed, cfg.n_test, task.ell, gt)]
+    packed = tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in packed)
     gens = [_generator(s.seed, 5, device=device) for s in specs]
     # The fused kernel is several times faster than the foreach one on a CPU and exists on CUDA too. On CUDA it
     # applies the same arithmetic to every element; on a CPU see the module docstring (vector width, tail).
@@ -391,7 +415,7 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None):
     stale = 0
     step = 0
     for step in range(1, cfg.steps + 1):
-        batch = _stack_examples(perms, moved, cfg.batch_size, task.ell, gens)
+        batch = _stack_examples(packed, cfg.batch_size, task.ell, gens)
         _train_step(params, opt, E, G, scale, mask, batch, autocast=autocast, batch_size=cfg.batch_size)
         if step % cfg.eval_every == 0 or step == cfg.steps:  # the only point where the loop waits for the device
             v_acc, _ = _evaluate(params, E, G, scale, val, autocast=autocast)
