@@ -17,7 +17,10 @@ from pathlib import Path
 from .._checks import check_int
 from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, select_claims, write_ledger
 from ..claims.runner import default_device, run_claims_parallel
-from ..report import atomic_write_text, audit_document, render_markdown, render_table
+from ..report import (atomic_write_text, audit_document, command_line, render_markdown, render_table, run_meta,
+                      shown_status, value_in_words)
+from ..site import write_site
+from ..site.stamp import stamp_plots
 from ._paths import writable_dir_target, writable_file_target
 
 NAME = "audit"
@@ -38,6 +41,14 @@ def add_arguments(p):
                    help="worker processes (default: the number of CPU cores; 1 runs in this process)")
     p.add_argument("--update-ledger", action="store_true", help="record the computed statuses in the ledger")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
+    p.add_argument("--paper-text", metavar="FILE",
+                   help="your text of the paper (UTF-8): DIR/paper.html shows it with each numbered result, equation "
+                        "and figure reference marked by its verdict and linked to its page")
+    p.add_argument("--screenshots", action="store_true",
+                   help="also write DIR/screenshot-index.png and DIR/screenshot-claim.png (headless Chromium)")
+    p.add_argument("--replace", action="store_true",
+                   help="let a partial run (--only, --paper) overwrite DIR/report.md and report.json even when they "
+                        "hold more claims (default: it writes report-partial.md and report-partial.json)")
 
 
 def _validate(args):
@@ -70,7 +81,29 @@ def _validate(args):
     check_int("--jobs", jobs, min_value=1, max_value=256)
     if device == "cuda":
         jobs = 1  # one process owns the GPU
+    args.paper_text_value = _paper_text(getattr(args, "paper_text", None))
+    if getattr(args, "screenshots", False):
+        from ..site.screenshots import MISSING_BROWSER, find_browser
+
+        if find_browser() is None:
+            raise ValueError(f"--screenshots: {MISSING_BROWSER}")
     return seed, device, out, json_path, results, claims, jobs
+
+
+def _paper_text(path) -> str | None:
+    """The text of ``--paper-text``, read before anything runs (a bad file stops the audit before it starts)."""
+    if path is None:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"--paper-text: no such file: {path}") from None
+    except IsADirectoryError:
+        raise ValueError(f"--paper-text must be a text file, got the directory {path}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"--paper-text must be UTF-8 text: {path} is not") from None
+    except OSError as exc:
+        raise ValueError(f"--paper-text: cannot read {path}: {exc.strerror}") from None
 
 
 def run(args) -> int:
@@ -93,8 +126,11 @@ def run(args) -> int:
         results_list = run_claims_parallel(claims, jobs=jobs, progress=advance, tier=args.tier, root_seed=seed,
                                            device=device, out_dir=staging, results_dir=results, ledger=ledger)
         bar.close()
-        doc = audit_document(results_list, tier=args.tier, root_seed=seed, device=device)
+        doc = audit_document(results_list, tier=args.tier, root_seed=seed, device=device,
+                             meta=run_meta(command_line(NAME, args)))
         text_json = json.dumps(doc, indent=2, sort_keys=False) + "\n"
+        # every plot gets its verdict band (the paper's value and ours) before it moves into place
+        stamp_plots(doc["claims"], staging, shown_status=shown_status, in_words=value_in_words)
         # everything computed: move artefacts into place, then the reports
         out.mkdir(parents=True, exist_ok=True)
         for item in sorted(staging.rglob("*")):
@@ -102,8 +138,22 @@ def run(args) -> int:
                 dest = out / item.relative_to(staging)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 item.replace(dest)
-        atomic_write_text(out / "report.json", text_json)
-        atomic_write_text(out / "report.md", render_markdown(doc))
+        # a partial run (--only, --paper) never silently replaces a report of more claims
+        fuller = 0
+        if (args.only or getattr(args, "paper", None)) and not args.replace and (out / "report.json").is_file():
+            try:
+                fuller = len(json.loads((out / "report.json").read_text()).get("claims") or [])
+            except (OSError, ValueError, AttributeError):
+                fuller = 0
+        partial = fuller > len(doc["claims"])
+        statuses = {cid: e.status.value for cid, e in ledger.items()}
+        if partial:
+            atomic_write_text(out / "report-partial.json", text_json)
+            atomic_write_text(out / "report-partial.md", render_markdown(doc, ledger=statuses))
+        else:
+            atomic_write_text(out / "report.json", text_json)
+            atomic_write_text(out / "report.md", render_markdown(doc, ledger=statuses))
+            _write_site(doc, out, statuses, args)
         if json_path is not None:
             atomic_write_text(json_path, text_json)
     finally:
@@ -111,7 +161,17 @@ def run(args) -> int:
 
     if not args.quiet:
         print(render_table(doc, width=shutil.get_terminal_size((160, 24)).columns))
-    print(f"report: {out / 'report.md'}" + (f", JSON: {json_path}" if json_path else f", JSON: {out / 'report.json'}"))
+    if not partial:
+        print(f"site: {out / 'index.html'}" + (f", annotated paper: {out / 'paper.html'}" if args.paper_text_value
+                                                else ""))
+    if getattr(args, "screenshots", False) and not partial:
+        from ..site.screenshots import take_screenshots
+
+        print("screenshots: " + ", ".join(str(p) for p in take_screenshots(out)))
+    stem = "report-partial" if partial else "report"
+    print(f"report: {out / (stem + '.md')}" + (f", JSON: {json_path}" if json_path else f", JSON: {out / (stem + '.json')}")
+          + (f" (partial run of {len(doc['claims'])} claims: {out / 'report.md'} keeps the fuller report of {fuller} "
+             "claims; --replace overwrites it)" if partial else ""))
 
     if args.update_ledger:
         updates = {r.claim.id: r.verdict.status for r in results_list if r.ran and r.verdict.status is not Status.ERROR}
@@ -134,3 +194,15 @@ def run(args) -> int:
         exp = r.expected.value if r.expected else "no ledger entry"
         print(f"MISMATCH {r.claim.id}: computed {r.verdict.status.value}, ledger {exp}", file=sys.stderr)
     return 1 if bad else 0
+
+
+def _write_site(doc: dict, out: Path, ledger: dict, args) -> None:
+    """The reader's site next to report.md (DIR/index.html, claims/, labels/) and, with --paper-text, DIR/paper.html."""
+    text = getattr(args, "paper_text_value", None)
+    if text is not None:
+        from ..papertext import annotate, slug
+
+        labels = {lab: {"status": s["status"], "href": f"labels/{slug(lab)}.html"}
+                  for lab, s in doc["rollup"]["labels"].items()}
+        atomic_write_text(out / "paper.html", annotate(text, labels))
+    write_site(doc, out, ledger=ledger, paper_html=text is not None)

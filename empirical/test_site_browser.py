@@ -1,0 +1,175 @@
+# The reader's site in a real browser: an audit of a few fast claims (two findings that break a result, several
+# verified claims) is written by the CLI, then headless Chromium opens it from the file system and a reader's path
+# through it is replayed: no console error, the findings ranked with a result-breaking one first, a finding's page
+# and back, the status filter and the search, every local link and image, the blueprint's labels, screenshots.
+# Skipped, with the reason, where selenium or Chromium and chromedriver are absent (.ci/run installs them).
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
+
+from rgr_verify.site.screenshots import find_browser, headless_driver, take_screenshots  # noqa: E402
+
+if find_browser() is None:
+    pytest.skip("no headless browser: install the Debian packages chromium and chromium-driver",
+                allow_module_level=True)
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+# Fast symbolic claims (about 6 s in all with --jobs 1): thmb5-sym-bernoulli-noise-mean and
+# corb7-sym-block-conditions are refuted and break a result, two more of Corollary B.7 are imprecisions, and
+# Sec. 3, Theorem B.5 and Corollary B.7 have verified claims.
+ONLY = "thmb5-sym-*,corb7-sym-*,sec3-sym-*"
+AUDIT_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site") / "report"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    # `python -m rgr_verify` is the `rgr-verify` console script (both call rgr_verify.cli:main) of this interpreter.
+    cmd = [sys.executable, "-m", "rgr_verify", "audit", "--tier", "quick", "--only", ONLY, "--jobs", "1",
+           "--quiet", "--out", str(out)]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=AUDIT_TIMEOUT_S, env=env)
+    took = time.monotonic() - start
+    # 0: every claim matches the ledger; 1: one differs. Either way the site is what is tested here.
+    assert proc.returncode in (0, 1), f"audit exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+    assert took < 60, f"the audit of {ONLY!r} took {took:.0f} s; choose faster claims"
+    assert (out / "report.json").is_file(), proc.stderr[-2000:]
+    assert (out / "index.html").is_file()
+    return out.resolve()  # links are resolved against real paths
+
+
+def _severe(driver) -> list:
+    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def _filterables(driver) -> list[dict]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('.filterable')).map(function (el) { return {"
+        "claim: el.getAttribute('data-claim'), status: el.getAttribute('data-status'),"
+        "text: el.getAttribute('data-text') || '', hidden: el.hidden"
+        " || window.getComputedStyle(el).display === 'none'}; });")
+
+
+def _choose(driver, select_id: str, value: str) -> None:
+    """Pick the option of select#select_id whose value (the DOM property: an option without a value attribute
+    has its text as value) is ``value``, as a reader would."""
+    select = Select(driver.find_element(By.ID, select_id))
+    options = [o for o in select.options if o.get_property("value") == value]
+    assert options, f"#{select_id} has no option {value!r}"
+    select.select_by_index(int(options[0].get_property("index")))
+
+
+def _shown(driver) -> str:
+    return driver.find_element(By.ID, "shown").text
+
+
+def _local_refs(driver, page: Path) -> list[tuple[str, Path, str]]:
+    """(attribute as written, file it names, fragment) for each local a[href] and img[src] of the open page."""
+    raw = driver.execute_script(
+        "return Array.from(document.querySelectorAll('a[href], img[src]')).map(function (el) {"
+        " return el.getAttribute(el.tagName.toLowerCase() === 'img' ? 'src' : 'href'); });")
+    refs = []
+    for value in raw:
+        parts = urlsplit(value)
+        if parts.scheme in ("http", "https", "mailto", "javascript", "data") or value.startswith("#"):
+            continue
+        assert not parts.scheme or parts.scheme == "file", f"{page.name}: unexpected link {value!r}"
+        assert parts.path, f"{page.name}: empty link {value!r}"
+        refs.append((value, (page.parent / unquote(parts.path)).resolve(), parts.fragment))
+    return refs
+
+
+def _check_links(driver, page: Path, root: Path) -> None:
+    for value, target, fragment in _local_refs(driver, page):
+        assert target.is_file(), f"{page.relative_to(root)}: {value!r} names a missing file"
+        assert target.is_relative_to(root), f"{page.relative_to(root)}: {value!r} leaves the site"
+        if fragment and target.suffix == ".html":
+            assert re.search(rf'\bid="{re.escape(fragment)}"', target.read_text()), \
+                f"{page.relative_to(root)}: {value!r}: no element with id {fragment!r} in {target.name}"
+
+
+def test_site_in_headless_chromium(site, tmp_path):
+    start = time.monotonic()
+    doc = json.loads((site / "report.json").read_text())
+    index = site / "index.html"
+    with headless_driver(width=1400, height=2000, console_log=True) as driver:
+        wait = WebDriverWait(driver, 10)
+        driver.get(index.as_uri())
+        assert _severe(driver) == [], "console errors on index.html"
+
+        # The findings, ranked: a result-breaking one first; its page and back.
+        findings = driver.find_elements(By.CSS_SELECTOR, "li.finding")
+        assert findings, "index.html lists no finding"
+        assert [f.get_attribute("data-claim") for f in findings] == doc["findings"]
+        first = findings[0].get_attribute("data-claim")
+        assert findings[0].get_attribute("data-severity") == "breaks-result"
+        findings[0].find_element(By.CSS_SELECTOR, f'a[href="claims/{first}.html"]').click()
+        wait.until(lambda d: urlsplit(d.current_url).path.endswith(f"/claims/{first}.html"))
+        assert first in driver.find_element(By.TAG_NAME, "h1").text
+        assert _severe(driver) == [], f"console errors on claims/{first}.html"
+        driver.find_element(By.ID, "back").click()
+        wait.until(lambda d: urlsplit(d.current_url).path.endswith("/index.html"))
+        assert urlsplit(driver.current_url).path == urlsplit(index.as_uri()).path
+
+        # The status filter hides every element that is not refuted, and the count follows.
+        rows = _filterables(driver)
+        assert rows and not any(r["hidden"] for r in rows)
+        before = _shown(driver)
+        assert before == f"{len(rows)} of {len(rows)} shown"
+        _choose(driver, "filter-status", "refuted")
+        rows = _filterables(driver)
+        visible = [r for r in rows if not r["hidden"]]
+        assert visible and len(visible) < len(rows)
+        assert {r["status"] for r in visible} == {"refuted"}
+        assert all(r["hidden"] for r in rows if r["status"] != "refuted")
+        assert _shown(driver) != before and _shown(driver) == f"{len(visible)} of {len(rows)} shown"
+        _choose(driver, "filter-status", "")
+        assert _shown(driver) == before
+
+        # The search keeps exactly the elements whose text holds the query: here one verified claim's id.
+        query = next(r["id"] for r in doc["claims"] if r["status"] == "verified")
+        driver.find_element(By.ID, "search").send_keys(query)
+        rows = _filterables(driver)
+        visible = [r for r in rows if not r["hidden"]]
+        assert query in {r["claim"] for r in visible}
+        assert all(query in r["text"] for r in visible)
+        assert all(r["hidden"] for r in rows if query not in r["text"])
+        assert len(visible) < len(rows)
+        driver.find_element(By.ID, "search").clear()
+
+        # Every local link and image resolves, on the index and on each finding's page.
+        _check_links(driver, index, site)
+        for cid in doc["findings"]:
+            page = site / "claims" / f"{cid}.html"
+            driver.get(page.as_uri())
+            assert _severe(driver) == [], f"console errors on claims/{cid}.html"
+            assert cid in driver.find_element(By.TAG_NAME, "h1").text
+            assert driver.find_elements(By.CSS_SELECTOR, "a#back"), f"claims/{cid}.html has no a#back"
+            _check_links(driver, page, site)
+
+        # The blueprint: a node for every rolled-up label.
+        driver.get(index.as_uri())
+        drawn = set(driver.execute_script(
+            "return Array.from(document.querySelectorAll('g.node[data-label]'))"
+            ".map(function (g) { return g.getAttribute('data-label'); });"))
+        assert set(doc["rollup"]["labels"]) <= drawn, f"labels missing from the blueprint: " \
+            f"{sorted(set(doc['rollup']['labels']) - drawn)}"
+        assert _severe(driver) == []
+
+    shots = take_screenshots(site, tmp_path)
+    assert [p.name for p in shots] == ["screenshot-index.png", "screenshot-claim.png"]
+    for shot in shots:
+        assert shot.is_file() and shot.stat().st_size > 10_000, f"{shot.name}: {shot.stat().st_size} bytes"
+    assert time.monotonic() - start < 60

@@ -1,0 +1,62 @@
+"""``rgr-verify paper-diff OLD NEW``: which numbered labels of the paper (theorems, equations, figures, sections, ...)
+a change between two plain-text versions touches, and the claims that rest on each.
+
+One line per touched label, ``label (old lines a-b -> new lines c-d, edited): claim ids``, then a count line;
+"no numbered statement changed" when none. ``--json PATH`` also writes the list (see
+:func:`rgr_verify.papertext.paper_diff`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+NAME = "paper-diff"
+HELP = "list the paper's numbered labels a text change touches and the claims resting on them"
+ORDER = 25
+
+
+def add_arguments(p):
+    p.add_argument("old", metavar="OLD", help="the earlier plain text of the paper (UTF-8)")
+    p.add_argument("new", metavar="NEW", help="the later plain text of the paper (UTF-8)")
+    p.add_argument("--json", metavar="PATH", help="also write the touched labels as JSON to PATH")
+
+
+def _read(path: str, name: str) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{name} must be a readable text file, got {path!r} (no such file)")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name} must be UTF-8 text, got {path!r} (undecodable byte at offset {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"{name} must be a readable text file, got {path!r} ({exc.strerror})") from None
+
+
+def _span(lines) -> str:
+    return "-" if lines is None else f"{lines[0]}-{lines[1]}"
+
+
+def run(args) -> int:
+    from ..claims import all_claims
+    from ..papertext import paper_diff
+
+    old, new = _read(args.old, "OLD"), _read(args.new, "NEW")
+    if args.json is not None:
+        out = Path(args.json)
+        if out.is_dir() or not out.parent.is_dir():
+            raise ValueError(f"--json must name a file in an existing folder, got {args.json!r}")
+    rows = paper_diff(old, new, all_claims())
+    for r in rows:
+        claims = ", ".join(r["claims"]) or "(no claim)"
+        print(f"{r['label']} (old lines {_span(r['old_lines'])} -> new lines {_span(r['new_lines'])}, "
+              f"{r['change']}): {claims}")
+    if rows:
+        n_claims = len({c for r in rows for c in r["claims"]})
+        print(f"{len(rows)} labels touched, {n_claims} claims concerned")
+    else:
+        print("no numbered statement changed")
+    if args.json is not None:
+        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0

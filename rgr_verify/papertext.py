@@ -1,0 +1,395 @@
+"""The numbered labels of a text of arXiv 2509.22840: where each is defined, where each is mentioned, an annotated HTML
+view, and which claims a change between two texts of the paper touches.
+
+The text is the plain-text rendering of the paper (``shared/paper/003_*.txt`` holds v3). Definitions are recognised
+the way that rendering marks them:
+
+* sections and appendices: a heading line ``6.1 Title`` / ``B.2 Title`` (numbers in sequence; appendices after
+  the numbered sections); a ``References`` line closes the last numbered section;
+* statements: a line opening with ``Theorem 4.1 (...)``, ``Lemma B.3.``, ``Definition 9.1:`` (also Corollary,
+  Proposition, Remark, Example) or ``Construction II:`` (also inside a heading, ``B.3 Construction III: ...``);
+* floats: ``Figure 3:`` / ``Table 1:`` captions and ``Algorithm 2 Title`` headers;
+* equations: a display line carrying ``\\tag{1}``, ``\\quad (12)`` or ending ``(12)$$``.
+
+Line ranges are 1-based and inclusive, trailing blank lines dropped. A section runs to the line before the next
+heading of the same or a higher level; a statement to the line before the next statement or heading. Floats do not
+cut those ranges (the rendering interleaves them with running text): a figure is its caption paragraph, a table its
+caption plus the tab-separated rows just above it, an algorithm its header and numbered steps (``- 3: ...``) with
+their displays. An equation is the line(s) of its display. The first definition of a label wins.
+
+Labels are spelled as the claims spell them (``Theorem 4.1``, ``Eq. (12)``, ``Figure 3``, ``Sec. 6.1``,
+``App. A.3``, ``Algorithm 2``, ``Construction II``, ``Table 1``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["find_labels", "label_references", "annotate", "slug", "paper_diff", "V3_LABELS", "V3_LABELS_PATH"]
+
+V3_LABELS_PATH = Path(__file__).resolve().parent / "data" / "labels-2509.22840-v3.json"
+
+_STMT_KINDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Definition", "Remark", "Example")
+_ROMAN = r"(?:IV|V|III|II|I)"
+_STMT_DEF = re.compile(r"^\**(" + "|".join(_STMT_KINDS) + r") ([0-9A-H]+\.\d+)\**(?=\s*[(.:]|\s*$)")
+_CONSTR_DEF = re.compile(r"^\**Construction (" + _ROMAN + r")\b\**\s*[:.]")
+_FLOAT_DEF = re.compile(r"^\**(Figure|Table) (\d+)\**\s*[:.]")
+_ALG_DEF = re.compile(r"^\**Algorithm (\d+)\**(?=[:.]|\s+[A-Z]|\s*$)")
+_SEC_DEF = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,2}) +([A-Z].*)$")
+_APP_DEF = re.compile(r"^([A-H](?:\.\d{1,2}){0,2}) +([A-Z].*)$")
+_REFERENCES = re.compile(r"^\s*(?:References|Bibliography)\s*$")
+_EQ_TAG = re.compile(r"\\tag\{(\d+)\}|\\q?quad\s*(\((\d+)\))|(\((\d+)\))\s*\$\$\s*$")
+_ALG_STEP = re.compile(r"^\s*-\s*(?:(\d+):|$)")
+
+_SEP = r"(?:\s*(?:,|&|–|—|-)\s*|\s+and\s+)"
+_NUM = r"[0-9A-H]+\.\d+"
+_APPNUM = r"[A-H](?:\.\d+)*(?![A-Za-z0-9])"
+_SECNUM = r"\d+(?:\.\d+)*"
+_EQNUM = r"\(\d+\)"
+_KEYWORDS = [  # (regex of the keyword, regex of one item, label prefix, item -> label suffix)
+    (r"\b(?P<kw>Theorems?|Thms?\.|Lemmas?|Corollar(?:y|ies)|Cor\.|Propositions?|Props?\.|Definitions?|Defs?\.|"
+     r"Remarks?|Examples?)\s+", _NUM, None),
+    (r"\bConstructions?\s+", _ROMAN + r"\b", "Construction "),
+    (r"\b(?:Algorithms?|Alg\.)\s+", r"\d+\b", "Algorithm "),
+    (r"\b(?:Figures?|Figs?\.)\s*", r"\d+\b", "Figure "),
+    (r"\b(?:Tables?|Tabs?\.)\s+", r"\d+\b", "Table "),
+    (r"(?:\bSections?|\bSecs?\.|§)\s*", _SECNUM + r"\b", "Sec. "),
+    (r"\b(?:Appendix|Appendices|Apps?\.)\s+", _APPNUM, "App. "),
+    (r"\b(?:Eqs?\.|Equations?|eqs?\.)\s*", r"\(?\d+\)?", "Eq. "),
+]
+_KW_RES = [(re.compile(kw + "(?P<items>" + item + "(?:" + _SEP + item + ")*)"), re.compile(item), prefix)
+           for kw, item, prefix in _KEYWORDS]
+_KIND_WORD = {"Thm": "Theorem", "Cor": "Corollary", "Prop": "Proposition", "Def": "Definition", "Corollaries": "Corollary"}
+_BARE_EQ = re.compile(r"(?<![\w)}{^_\\])\((\d{1,2})\)")
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$")
+
+
+@dataclass(frozen=True)
+class _Def:
+    label: str
+    line: int  # 0-based
+    col: tuple  # (start, end) of a heading's number or an equation's tag in the line; (0, 0) for the others
+    cls: str  # "head", "stmt", "float", "eq"
+    depth: int = 0
+    end: int | None = None  # explicit last line (0-based) for floats and equations
+
+
+def _text_lines(text, what="text") -> list[str]:
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be the paper's text as a str, got {type(text).__name__}")
+    return text.splitlines()
+
+
+def _key(number: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else ord(p) for p in number.split("."))
+
+
+def _heading(line: str, state: dict):
+    """The (label, depth) a heading line defines, updating ``state`` (last section/appendix numbers); else None."""
+    s = line.rstrip()
+    if len(s) > 120 or s.endswith((".", ",", ";")):
+        return None
+    for regex, kind, prefix in ((_SEC_DEF, "sec", "Sec. "), (_APP_DEF, "app", "App. ")):
+        m = regex.match(s)
+        if m is None or (kind == "sec" and state["app"]) or (kind == "app" and not state["sec"]):
+            continue
+        key, last = _key(m[1]), state[kind]
+        first = ord("A") if kind == "app" else 1
+        if _follows(key, last, first):
+            state[kind] = key
+            return prefix + m[1], len(key)
+    return None
+
+
+def _follows(key: tuple, last: tuple, first: int) -> bool:
+    """Whether heading number ``key`` may follow ``last`` (at most one number skipped at its depth)."""
+    d = len(key)
+    if not last:
+        return d == 1 and first <= key[0] <= first + 1
+    if key[:d - 1] != last[:d - 1] or d > len(last) + 1:
+        return False
+    return key[-1] <= 2 if d == len(last) + 1 else last[d - 1] < key[-1] <= last[d - 1] + 2
+
+
+def _scan(lines: list[str]) -> list[_Def]:
+    """Every definition marker of the text, first definition of each label only, in line order."""
+    defs, seen, state = [], set(), {"sec": (), "app": ()}
+
+    def add(d):
+        if d.label not in seen:
+            seen.add(d.label)
+            defs.append(d)
+
+    for i, line in enumerate(lines):
+        if _REFERENCES.match(line):
+            defs.append(_Def("", i, (0, 0), "head", 1))  # a boundary, not a label
+            continue
+        head = _heading(line, state)
+        if head:
+            add(_Def(head[0], i, (0, len(head[0].split(" ", 1)[1])), "head", head[1]))
+            title = line[len(head[0].split(" ", 1)[1]):].lstrip()
+            m = re.match(r"Construction (" + _ROMAN + r")\b", title)
+            if m:
+                col = len(line) - len(title)
+                add(_Def("Construction " + m[1], i, (col, col + m.end()), "stmt"))
+            continue
+        if m := _STMT_DEF.match(line) or _CONSTR_DEF.match(line):
+            label = f"{m[1]} {m[2]}" if m.re is _STMT_DEF else "Construction " + m[1]
+            add(_Def(label, i, (0, 0), "stmt"))
+        elif m := _FLOAT_DEF.match(line):
+            label = f"{m[1]} {m[2]}"
+            start = _table_rows_start(lines, i) if m[1] == "Table" else i
+            end = next((j - 1 for j in range(i + 1, len(lines)) if not lines[j].strip()), len(lines) - 1)
+            add(_Def(label, start, (0, 0), "float", end=end))  # the caption paragraph
+        elif m := _ALG_DEF.match(line):
+            label = "Algorithm " + m[1]
+            add(_Def(label, i, (0, 0), "float", end=_algorithm_end(lines, i)))
+        for m in _EQ_TAG.finditer(line):
+            if "$$" not in line and "\\]" not in line and "\\end{" not in line:
+                continue
+            num, col = (m[1], m.span()) if m[1] else (m[3], m.span(2)) if m[3] else (m[5], m.span(4))
+            start = i
+            while not lines[start].lstrip().startswith(("$$", "\\[", "\\begin")) and start > 0 and \
+                    lines[start - 1].strip() and i - start < 20:
+                start -= 1
+            add(_Def(f"Eq. ({num})", start, col, "eq", end=i))
+    return defs
+
+
+def _table_rows_start(lines, i):
+    j = i - 1
+    while j >= 0 and not lines[j].strip() and i - j <= 2:
+        j -= 1
+    if j < 0 or "\t" not in lines[j]:
+        return i
+    while j - 1 >= 0 and "\t" in lines[j - 1]:
+        j -= 1
+    return j
+
+
+def _algorithm_end(lines, i):
+    end, last_step, j = i, 0, i + 1
+    while j < len(lines):
+        s = lines[j].strip()
+        step = _ALG_STEP.match(lines[j])
+        if not s:
+            pass
+        elif step:
+            end, last_step = j, int(step[1]) if step[1] else last_step
+        elif s.startswith("$$"):
+            end = j
+        else:  # running text: part of the algorithm only if its next step follows
+            k = j + 1
+            while k < len(lines) and (not lines[k].strip() or lines[k].strip().startswith("$$")):
+                k += 1
+            nxt = _ALG_STEP.match(lines[k]) if k < len(lines) else None
+            if not (nxt and nxt[1] and int(nxt[1]) == last_step + 1):
+                break
+            end = j
+        j += 1
+    return end
+
+
+def _ranges(lines: list[str], defs: list[_Def]) -> dict[str, tuple[int, int]]:
+    out = {}
+    for k, d in enumerate(defs):
+        if not d.label:
+            continue
+        if d.end is not None:
+            end = d.end
+        else:
+            end = len(lines) - 1
+            for e in defs[k + 1:]:
+                if e.cls == "head" and (d.cls == "stmt" or e.depth <= d.depth) or e.cls == "stmt" and d.cls == "stmt":
+                    end = e.line - 1
+                    break
+        while end > d.line and not lines[end].strip():
+            end -= 1
+        out[d.label] = (d.line + 1, end + 1)
+    return out
+
+
+def find_labels(text: str) -> dict[str, tuple[int, int]]:
+    """Every numbered label defined in ``text`` -> its 1-based inclusive line range (see the module docstring for
+    what counts as a definition and where a range ends), in the order of the text. ValueError for a non-str."""
+    lines = _text_lines(text)
+    return _ranges(lines, _scan(lines))
+
+
+def _label_of(prefix, kw, item):
+    if prefix is None:
+        word = kw.rstrip(".")
+        word = next((_KIND_WORD.get(w, w) for w in (word, word[:-1]) if w in _STMT_KINDS or w in _KIND_WORD), word)
+        return f"{word} {item}"
+    return f"Eq. ({item.strip('()')})" if prefix == "Eq. " else prefix + item
+
+
+def label_references(text: str) -> list[tuple[int, int, int, str]]:
+    """Every mention of a numbered label in ``text``: ``(line, col_start, col_end, label)`` with a 1-based line,
+    0-based columns (end exclusive) and the label in the claims' spelling. Definitions count (a heading's number, an
+    equation's tag, a caption's ``Figure 3``) as do cross references ("Theorem 4.1", "Thm. B.2", "Eqs. (5)-(7)",
+    "Fig. 3", "Section 6", "§5", "Appendix A.3", "App. A.1,A.3"); a bare "(12)" counts when equation (12) is
+    defined in the text and the mention is outside math and not an enumeration. The first item of a list spans its
+    keyword; each further item (a range reports its two ends) spans itself. ValueError for a non-str."""
+    lines = _text_lines(text)
+    defs = _scan(lines)
+    eqs = {d.label for d in defs if d.cls == "eq"}
+    out = []
+    for d in defs:
+        if d.label and d.cls in ("head", "eq") and d.col[1] > d.col[0]:
+            out.append((d.line + 1, d.col[0], d.col[1], d.label))
+    for i, line in enumerate(lines):
+        taken = [(a, b) for (ln, a, b, _l) in out if ln == i + 1]
+        for kw_re, item_re, prefix in _KW_RES:
+            for m in kw_re.finditer(line):
+                if any(a < m.end() and m.start() < b for a, b in taken):
+                    continue
+                kw = m["kw"] if prefix is None else ""
+                base = m.start("items")
+                for k, it in enumerate(item_re.finditer(m["items"])):
+                    a, b = (m.start() if k == 0 else base + it.start()), base + it.end()
+                    out.append((i + 1, a, b, _label_of(prefix, kw, it.group(0))))
+                taken.append(m.span())
+        math = [mm.span() for mm in _MATH.finditer(line)]
+        for m in _BARE_EQ.finditer(line):
+            label, before = f"Eq. ({m[1]})", line[:m.start()].rstrip()
+            if label not in eqs or not before or before[-1] in ".:!?" or \
+                    any(a <= m.start() < b for a, b in math + taken):
+                continue
+            out.append((i + 1, m.start(), m.end(), label))
+    return sorted(out)
+
+
+def slug(label: str) -> str:
+    """A filesystem-safe slug of a label: lower case, runs of other characters as one ``-`` ("Theorem 4.1" ->
+    "theorem-4-1", "Eq. (12)" -> "eq-12", "2502.05076 Proposition 2.1" -> "2502-05076-proposition-2-1")."""
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a str, got {type(label).__name__}")
+    out = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    if not out:
+        raise ValueError(f"label must contain a letter or a digit, got {label!r}")
+    return out
+
+
+_COLOURS = {"verified": "#2e7d32", "holds-empirically": "#558b2f", "stands": "#2e7d32", "refuted": "#c62828",
+            "contradicted-empirically": "#d84315", "broken": "#c62828", "stands-with-gaps": "#ef6c00",
+            "stands-with-imprecisions": "#f9a825", "inconclusive": "#f9a825", "undecided": "#757575"}
+
+
+def _status_class(status: str) -> str:
+    return re.sub(r"[^a-z0-9-]+", "-", status.lower()).strip("-") or "unknown"
+
+
+def annotate(text: str, labels_status: dict[str, dict]) -> str:
+    """A self-contained HTML page of ``text``: each mention of a label in ``labels_status`` (``{label: {"status":
+    ..., "href": ...}}``; href defaults to ``labels/<slug>.html``, relative to the page's folder) becomes a link
+    ``<a class="ref status-<status>" href=... title=<status>>``; each line holds ``id="L<n>"`` and the line defining
+    a label an anchor ``id="<slug>"``; a legend of the statuses heads the page. ValueError for a malformed input."""
+    lines = _text_lines(text)
+    if not isinstance(labels_status, dict):
+        raise ValueError(f"labels_status must be a dict label -> {{'status', 'href'}}, got {type(labels_status).__name__}")
+    for label, info in labels_status.items():
+        if not isinstance(label, str) or not isinstance(info, dict) or not isinstance(info.get("status"), str) or \
+                not isinstance(info.get("href", ""), str):
+            raise ValueError(f"labels_status[{label!r}] must be a dict with a str 'status' (and a str 'href'), got {info!r}")
+    refs: dict[int, list] = {}
+    for ln, a, b, label in label_references(text):
+        if label in labels_status:
+            refs.setdefault(ln, []).append((a, b, label))
+    anchors: dict[int, list] = {}
+    for label, (first, _last) in find_labels(text).items():
+        anchors.setdefault(first, []).append(label)
+    statuses = sorted({info["status"] for info in labels_status.values()})
+    css = ["body{font-family:sans-serif;margin:1em 2em}", "pre.paper{white-space:pre-wrap;font-size:13px}",
+           ".ln{color:#999;display:inline-block;width:4em;user-select:none}",
+           "a.ref{text-decoration:none;border-bottom:2px solid #757575;color:inherit}",
+           ".legend span{display:inline-block;margin-right:1em;padding:0 .4em;border-bottom:3px solid #757575}"]
+    for st in statuses:
+        colour = _COLOURS.get(st, "#757575")
+        css.append(f".status-{_status_class(st)}{{border-bottom-color:{colour}!important;background:{colour}22}}")
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>Paper text with claim statuses'
+           "</title>", "<style>" + "\n".join(css) + "</style></head><body>",
+           '<div class="legend"><strong>Legend</strong> (underline: status of the label\'s claims): ' +
+           "".join(f'<span class="status-{_status_class(st)}">{html.escape(st)}</span>' for st in statuses) +
+           (" (no label has a status)" if not statuses else "") + "</div>", '<pre class="paper">']
+    for n, line in enumerate(lines, 1):
+        parts, pos = [], 0
+        for a, b, label in sorted(refs.get(n, [])):
+            if a < pos:
+                continue
+            info = labels_status[label]
+            href = info.get("href") or f"labels/{slug(label)}.html"
+            parts.append(html.escape(line[pos:a]))
+            parts.append(f'<a class="ref status-{_status_class(info["status"])}" href="{html.escape(href, quote=True)}"'
+                         f' title="{html.escape(info["status"], quote=True)}">{html.escape(line[a:b])}</a>')
+            pos = b
+        parts.append(html.escape(line[pos:]))
+        ids = "".join(f'<a id="{slug(lb)}"></a>' for lb in anchors.get(n, []))
+        out.append(f'<span id="L{n}"><span class="ln">{n}</span>{ids}{"".join(parts)}</span>')
+    out.append("</pre></body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _claim_nodes(c) -> tuple[str, set]:
+    from .claims.structure import node_of
+
+    get = (lambda k, d=None: c.get(k, d)) if isinstance(c, dict) else (lambda k, d=None: getattr(c, k, d))
+    cid, paper, ref = get("id"), get("paper", "2509.22840"), get("ref")
+    if not isinstance(cid, str) or not isinstance(ref, str):
+        raise ValueError(f"claims must be Claim objects (or dicts) with a str id and ref, got {c!r}")
+    supports = get("supports") or ()
+    nodes = {node_of(paper, ref)}
+    for s in (supports,) if isinstance(supports, str) else supports:
+        try:
+            nodes.add(node_of(paper, s))
+        except ValueError:
+            nodes.add(s)
+    return cid, nodes
+
+
+def paper_diff(old: str, new: str, claims) -> list[dict]:
+    """The numbered labels a change from text ``old`` to text ``new`` touches, with the claims bearing on each.
+
+    A label is touched when its range in ``old`` holds a replaced or deleted line or an insertion point (difflib
+    over lines), when its text differs from the text of the same label in ``new``, or when it exists in one text
+    only. One dict per touched label, in the order of ``old`` (added labels last): ``{"label", "old_lines": [a, b]
+    or None, "new_lines": [a, b] or None, "change": "edited" | "removed" | "added", "claims": [ids]}``; the claims
+    are those whose ref label (:func:`rgr_verify.claims.structure.node_of`) or ``supports`` is the label (a claim of
+    arXiv 2502.05076 never matches). Identical texts -> []. ValueError for a non-str text or a malformed claim."""
+    a, b = _text_lines(old, "old"), _text_lines(new, "new")
+    nodes = [_claim_nodes(c) for c in claims]
+    la, lb = find_labels(old), find_labels(new)
+    touched_old, inserts = set(), set()
+    for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            touched_old.update(range(i1 + 1, i2 + 1))
+        elif tag == "insert":
+            inserts.add(i1)  # between old lines i1 and i1 + 1 (1-based)
+    out = []
+
+    def row(label, change):
+        ro, rn = la.get(label), lb.get(label)
+        return {"label": label, "old_lines": list(ro) if ro else None, "new_lines": list(rn) if rn else None,
+                "change": change, "claims": sorted(cid for cid, ns in nodes if label in ns)}
+
+    for label, (f, l) in la.items():
+        if label not in lb:
+            out.append(row(label, "removed"))
+        elif any(f <= k <= l for k in touched_old) or any(f <= k <= l for k in inserts) or \
+                a[f - 1:l] != b[lb[label][0] - 1:lb[label][1]]:
+            out.append(row(label, "edited"))
+    out.extend(row(label, "added") for label in lb if label not in la)
+    return out
+
+
+def _load_v3() -> dict[str, tuple[int, int]]:
+    data = json.loads(V3_LABELS_PATH.read_text(encoding="utf-8"))  # generated by find_labels from the v3 text
+    return {label: (int(r[0]), int(r[1])) for label, r in data.items()}
+
+
+V3_LABELS: dict[str, tuple[int, int]] = _load_v3()
