@@ -60,9 +60,9 @@ def test_sec73_stacked_sampler_draws_each_runs_examples_as_alone():
     m, ell, n = 30, 4, 64
     perms = [sample_permutation(m, generator=_gen(s)) for s in range(3)] + [torch.arange(m).roll(1)]
     perms[1][[0, 1]] = perms[1][[1, 0]]  # still a permutation; its moved set differs from the others
-    moved = [T._moved_items(p) for p in perms]
+    moved = [T.moved_items(p) for p in perms]
     for step in range(3):
-        stacked = T._stack_examples(T._pack(perms, moved), n, ell, [_gen(100 * r + step) for r in range(4)])
+        stacked = T.stack_examples(T.pack_runs(perms, moved), n, ell, [_gen(100 * r + step) for r in range(4)])
         for r in range(4):
             alone = sample_examples(perms[r], n, ell, generator=_gen(100 * r + step))
             assert all(torch.equal(a, b[r]) for a, b in zip(alone, stacked)), (step, r)
@@ -370,9 +370,9 @@ def _cpu_drawn_training_data(monkeypatch):
     # Training examples come from CPU generators on every device, so a CUDA run sees the CPU run's batches.
     import rgr_verify.transformer as T
 
-    gen, sample = T._generator, T._stack_examples
-    monkeypatch.setattr(T, "_generator", lambda seed, *keys, device="cpu": gen(seed, *keys))
-    monkeypatch.setattr(T, "_stack_examples", lambda packed, n, ell, gens: tuple(
+    gen, sample = T.run_generator, T.stack_examples
+    monkeypatch.setattr(T, "run_generator", lambda seed, *keys, device="cpu": gen(seed, *keys))
+    monkeypatch.setattr(T, "stack_examples", lambda packed, n, ell, gens: tuple(
         t.to(packed[0].device) for t in sample(tuple(x.cpu() if torch.is_tensor(x) else x for x in packed), n, ell,
                                                gens)))
 

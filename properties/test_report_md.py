@@ -6,8 +6,8 @@ import re
 
 from rgr_verify.claims import Claim, Kind, Status, Tier, Verdict, run_claim
 from rgr_verify.cli import main
-from rgr_verify.report import (NOT_RUN, _anchor, audit_document, command_line, git_commit, render_markdown,
-                               run_meta, value_in_words)
+from rgr_verify.report import NOT_RUN, audit_document, command_line, git_commit, run_meta
+from rgr_verify.report_md import anchor, render_markdown, value_in_words
 
 
 def test_value_in_words_is_compact_and_readable():
@@ -67,7 +67,7 @@ def test_header_summary_and_contents_come_first_in_order():
     # every entry of the contents points at a heading of the report
     contents = md[md.index("## Contents"): md.index("\n\n", md.index("## Contents") + 13)]
     links = re.findall(r"\]\(#([^)]+)\)", contents)
-    headings = {_anchor(h) for h in re.findall(r"^#{2,3} (.+)$", md, re.M)}
+    headings = {anchor(h) for h in re.findall(r"^#{2,3} (.+)$", md, re.M)}
     assert links and set(links) <= headings
     # values in words, not JSON; the not-run claim names the ledger; long values cut with a pointer to the JSON
     assert "slope: 1.09; n: 12" in md and '{"slope"' not in md

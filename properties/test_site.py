@@ -12,7 +12,8 @@ import pytest
 from rgr_verify.claims import select_claims
 from rgr_verify.claims.runner import run_claims
 from rgr_verify.papertext import V3_LABELS, slug
-from rgr_verify.report import audit_document, shown_status, value_in_words
+from rgr_verify.report import audit_document, shown_status
+from rgr_verify.report_md import value_in_words
 from rgr_verify.site import write_site
 from rgr_verify.site.stamp import stamp_plots
 

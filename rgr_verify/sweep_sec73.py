@@ -48,7 +48,7 @@ __all__ = [
 
 CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
 STORE_NAME = "sec73-runs.jsonl"
-# Code versions (hashes of transformer.py and embedding_sources.py) whose runs this code trains identically, so
+# Code versions (hashes of transformer.py, transformer_task.py (since 2026-11-26) and embedding_sources.py) whose runs this code trains identically, so
 # their stored records replay. cfd1c392b7c3: the sources of commit b368e18, which trained the committed Gaussian
 # control (evidence/sec73-gaussian-control); they differ from these in imports, names and input checks only.
 # Retraining its h = 1 and h = 2 groups (16 runs) reproduced every stored field on the CPU that trained them; on
@@ -73,7 +73,7 @@ def default_cache_dir() -> Path:
 def _code_version() -> str:
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for name in ("transformer.py", "embedding_sources.py"):
+    for name in ("transformer.py", "transformer_task.py", "embedding_sources.py"):
         h.update((here / name).read_bytes())
     return h.hexdigest()[:12]
 

@@ -61,6 +61,8 @@ import torch
 import torch.nn.functional as F
 
 from ._checks import check_choice, check_int, check_real
+from .transformer_task import (moved_items, pack_runs, run_generator, sample_examples, sample_permutation,
+                               stack_examples)
 
 __all__ = [
     "TaskConfig",
@@ -151,57 +153,6 @@ class RunResult:
     seconds: float  # wall time of the batch the run trained in (shared by its batch)
 
 
-def _generator(seed: int, *keys: int, device="cpu") -> torch.Generator:
-    state = np.random.SeedSequence([int(seed), *keys]).generate_state(2, dtype=np.uint32)
-    g = torch.Generator(device=device)
-    g.manual_seed(int(state[0]) << 32 | int(state[1]))
-    return g
-
-
-def sample_permutation(m: int, *, generator: torch.Generator) -> torch.Tensor:
-    """A uniform random permutation pi of [m] as an int64 tensor ``[m]`` (pi[q] is q's successor), drawn on the
-    CPU from ``generator`` (a CPU generator) so that pi does not depend on the training device."""
-    m = check_int("m", m, min_value=3)
-    _check_generator(generator)
-    return torch.randperm(m, generator=generator)
-
-
-def sample_examples(perm: torch.Tensor, n: int, ell: int, *, generator: torch.Generator):
-    """n examples of the permutation->matching task (Sec. 7.3) for the permutation ``perm`` ``[m]``.
-
-    q is uniform over the non-fixed points of pi (rejecting pi(q) = q), s = pi(q); S holds 2l-1 distinct items
-    other than q and s; the 2l items S + {s} are shuffled and paired (2i, 2i+1); the label is s's partner.
-
-    Returns ``(pairs [n, l, 2], query [n], label [n])``, int64 item indices in [0, m), on perm's device
-    (``generator`` must live on that device).
-    """
-    if not isinstance(perm, torch.Tensor) or perm.ndim != 1:
-        raise ValueError("perm must be a 1-d torch tensor holding a permutation of [m]")
-    m = perm.numel()
-    n = check_int("n", n, min_value=1)
-    ell = check_int("ell", ell, min_value=1)
-    if 2 * ell + 1 > m:
-        raise ValueError(f"ell must satisfy 2*ell + 1 <= m = {m}, got {ell}")
-    _check_generator(generator)
-    dev = perm.device
-    if generator.device.type != dev.type:
-        raise ValueError(f"generator must live on perm's device ({dev.type}), got {generator.device.type}")
-    moved = _moved_items(perm)
-    if moved.numel() == 0:
-        raise ValueError("perm must move at least one item (pi(q) = q for every q leaves no valid query)")
-    return _sample_from(perm, moved, n, ell, generator)
-
-
-def _moved_items(perm: torch.Tensor) -> torch.Tensor:
-    """The valid queries ``[k]``: items q with pi(q) != q (``nonzero`` waits for the device: call it once per run)."""
-    return torch.nonzero(perm != torch.arange(perm.numel(), device=perm.device)).flatten()
-
-
-def _sample_from(perm, moved, n, ell, generator):
-    """:func:`sample_examples` given the valid queries ``moved`` (unchecked); never waits for the device."""
-    return tuple(t[0] for t in _stack_examples(_pack([perm], [moved]), n, ell, [generator]))
-
-
 def block_inputs(E: torch.Tensor, pairs: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
     """X = [E[a_1] + E[b_1], ..., E[a_l] + E[b_l], E[NULL], E[q]] for each example.
 
@@ -235,7 +186,7 @@ def init_block_params(specs: Sequence[RunSpec], d_model: int, d_ff: int, *, init
          [("W_Q", (d_model, D)), ("W_K", (d_model, D)), ("W_V", (d_model, d_model)), ("W_O", (d_model, d_model)),
           ("W_in", (d_model, d_ff)), ("b_in", (d_ff,)), ("W_out", (d_ff, d_model)), ("b_out", (d_model,))]}
     for r, s in enumerate(specs):
-        g = _generator(s.seed, 1)
+        g = run_generator(s.seed, 1)
         p["W_Q"][r, :, : s.D_K] = torch.randn(d_model, s.D_K, generator=g) * init_std
         p["W_K"][r, :, : s.D_K] = torch.randn(d_model, s.D_K, generator=g) * init_std
         p["W_V"][r] = torch.randn(d_model, d_model, generator=g) * init_std
@@ -300,46 +251,6 @@ def block_logits(params: dict, X: torch.Tensor, E: torch.Tensor, G: torch.Tensor
     return torch.matmul(out, E.T)  # [R, B, m + 1]
 
 
-def _pack(perms, moved):
-    """R runs' permutations and valid queries as ``(perms [R, m], valid [R, m] zero-padded, counts)``, on their
-    device (built once per batch of runs; ``counts[r]`` = the number of run r's valid queries)."""
-    valid = torch.zeros(len(perms), perms[0].numel(), dtype=torch.int64, device=perms[0].device)
-    for r, q in enumerate(moved):
-        valid[r, : q.numel()] = q
-    return torch.stack(perms), valid, [q.numel() for q in moved]
-
-
-def _stack_examples(packed, n, ell, gens):
-    """n examples for each of R runs: pairs ``[R, n, l, 2]``, query and label ``[R, n]``, on the perms' device.
-
-    Run r draws from its own generator ``gens[r]``, in this order: n query indices (uniform over ``moved[r]``), an
-    ``[n, m]`` block of uniform keys, an ``[n, 2l]`` block of uniform shuffle keys. Only these draws are per run;
-    the selection (the 2l - 1 smallest keys other than q and s), the shuffle and the labels run once for all R
-    runs, so a step launches a few kernels per run instead of a dozen (each run's examples are those it would
-    draw alone: its generator's stream is the same, and the selection acts row by row).
-    """
-    perms, valid, counts = packed  # from _pack
-    (R, m), dev = perms.shape, perms.device
-    idx = torch.empty(R, n, dtype=torch.int64, device=dev)
-    keys = torch.empty(R, n, m, device=dev)
-    shuffle = torch.empty(R, n, 2 * ell, device=dev)
-    for r, (k, g) in enumerate(zip(counts, gens)):
-        torch.randint(k, (n,), generator=g, device=dev, out=idx[r])
-        torch.rand(n, m, generator=g, device=dev, out=keys[r])
-        torch.rand(n, 2 * ell, generator=g, device=dev, out=shuffle[r])
-    query = torch.gather(valid, 1, idx)  # [R, n]
-    succ = torch.gather(perms, 1, query)  # [R, n]
-    keys.scatter_(2, query[..., None], 2.0)  # q and s are never distractors
-    keys.scatter_(2, succ[..., None], 2.0)
-    others = torch.topk(keys, 2 * ell - 1, dim=2, largest=False).indices  # [R, n, 2l-1], distinct
-    items = torch.cat([succ[..., None], others], dim=2)  # [R, n, 2l]
-    order = torch.argsort(shuffle, dim=2)
-    items = torch.gather(items, 2, order)  # shuffled; pairs are (2i, 2i+1)
-    pos = torch.argmax((order == 0).to(torch.int64), dim=2, keepdim=True)  # where s landed
-    label = torch.gather(items, 2, pos ^ 1)[..., 0]  # its partner
-    return items.view(R, n, ell, 2), query, label
-
-
 def _train_step(params, opt, E, G, scale, mask, batch, *, autocast, batch_size: int) -> torch.Tensor:
     """One AdamW update of every stacked run on ``batch`` = (pairs ``[R, B, l, 2]``, query, label ``[R, B]``).
 
@@ -389,17 +300,17 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None):
     params = {k: v.to(device).requires_grad_() for k, v in init.items()}
     G, scale = head_layout(specs, params["W_Q"].shape[-1], device)
     mask = (G.sum(-1) > 0).to(params["W_Q"].dtype)[:, None, :]  # [R, 1, D]: real key columns
-    perms = [sample_permutation(task.m, generator=_generator(s.seed, 2)) for s in specs]
-    moved = [_moved_items(p) for p in perms]
+    perms = [sample_permutation(task.m, generator=run_generator(s.seed, 2)) for s in specs]
+    moved = [moved_items(p) for p in perms]
     if any(q.numel() == 0 for q in moved):  # probability 1/m!: a seed whose permutation is the identity
         raise ValueError(f"the permutation of some seed in {[s.seed for s in specs]} moves no item; use another seed")
     # Validation and test sets are drawn on the CPU (device-independent); training data on the device.
-    gv, gt = [_generator(s.seed, 3) for s in specs], [_generator(s.seed, 4) for s in specs]
-    packed = _pack(perms, moved)
-    val = [x.to(device) for x in _stack_examples(packed, cfg.n_val, task.ell, gv)]
-    test = [x.to(device) for x in _stack_examples(packed, cfg.n_test, task.ell, gt)]
+    gv, gt = [run_generator(s.seed, 3) for s in specs], [run_generator(s.seed, 4) for s in specs]
+    packed = pack_runs(perms, moved)
+    val = [x.to(device) for x in stack_examples(packed, cfg.n_val, task.ell, gv)]
+    test = [x.to(device) for x in stack_examples(packed, cfg.n_test, task.ell, gt)]
     packed = tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in packed)
-    gens = [_generator(s.seed, 5, device=device) for s in specs]
+    gens = [run_generator(s.seed, 5, device=device) for s in specs]
     # The fused kernel is several times faster than the foreach one on a CPU and exists on CUDA too. On CUDA it
     # applies the same arithmetic to every element; on a CPU see the module docstring (vector width, tail).
     opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
@@ -415,7 +326,7 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None):
     stale = 0
     step = 0
     for step in range(1, cfg.steps + 1):
-        batch = _stack_examples(packed, cfg.batch_size, task.ell, gens)
+        batch = stack_examples(packed, cfg.batch_size, task.ell, gens)
         _train_step(params, opt, E, G, scale, mask, batch, autocast=autocast, batch_size=cfg.batch_size)
         if step % cfg.eval_every == 0 or step == cfg.steps:  # the only point where the loop waits for the device
             v_acc, _ = _evaluate(params, E, G, scale, val, autocast=autocast)
@@ -510,8 +421,3 @@ def _check_specs(specs) -> list[RunSpec]:
     if len({s.n_heads for s in specs}) != 1:
         raise ValueError("specs must share n_heads to be stacked in one batch")
     return specs
-
-
-def _check_generator(generator) -> None:
-    if not isinstance(generator, torch.Generator):
-        raise ValueError(f"generator must be a torch.Generator, got {type(generator).__name__}")

@@ -17,8 +17,8 @@ from pathlib import Path
 from .._checks import check_int
 from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, select_claims, write_ledger
 from ..claims.runner import default_device, run_claims_parallel
-from ..report import (atomic_write_text, audit_document, command_line, render_markdown, render_table, run_meta,
-                      shown_status, value_in_words)
+from ..report import atomic_write_text, audit_document, command_line, render_table, run_meta, shown_status
+from ..report_md import render_markdown, value_in_words
 from ..site import write_site
 from ..site.stamp import stamp_plots
 from ._paths import writable_dir_target, writable_file_target

@@ -24,7 +24,8 @@ from .._files import atomic_write_text
 from ..claims.base import PAPERS, RGR_PAPER
 from ..claims.levels import LEVEL_MEANINGS, LEVELS
 from ..papertext import V3_LABELS, slug
-from ..report import NOT_RUN, paper_title, shown_status, value_in_words
+from ..report import NOT_RUN, paper_title, shown_status
+from ..report_md import value_in_words
 from .blueprint import PART_TITLES, layout, part_of_label
 
 __all__ = ["write_site", "STATUS_COLORS"]

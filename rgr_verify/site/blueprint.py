@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..claims.base import FACTS_PAPER, RGR_PAPER
 from ..claims.labels import label_part
-from ..claims.structure import CONTRIBUTIONS, contributions_of
+from ..claims.structure import contributions_of
 
 __all__ = ["Node", "Blueprint", "layout", "PART_TITLES", "part_of_label", "label_sort_key"]
 
