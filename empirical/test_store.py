@@ -22,7 +22,10 @@ def test_append_and_torn_line_recovery(tmp_path):
     store.append(res[0])
     with open(store.path, "ab") as fh:  # a writer killed mid-record
         fh.write(b'{"key": "abc", "metric": 0.')
-    store.append(res[1])
+    from rgr_verify.store import TornLineWarning
+
+    with pytest.warns(TornLineWarning, match="removed an incomplete last line"):
+        store.append(res[1])
     recs = store.records()
     assert set(recs) == {run_key(*runs[0]), run_key(*runs[1])}
     assert recs[run_key(*runs[1])]["metric"] == pytest.approx(res[1].metric)
@@ -65,21 +68,30 @@ def test_store_rejects_unwritable_dir(tmp_path):
         ResultStore(blocker / "sub")
 
 
-def test_jsonl_store_terminates_torn_line_and_skips_junk(tmp_path):
+def test_jsonl_store_removes_torn_line_and_refuses_junk(tmp_path):
+    from rgr_verify.store import StoreError, TornLineWarning
+
     store = JsonlStore(tmp_path, "x.jsonl")
     assert store.read() == {}
     store.append([{"key": "a", "v": 1}])
-    with open(store.path, "ab") as fh:  # a writer killed mid-record, then lines that are not keyed records
+    with open(store.path, "ab") as fh:  # a writer killed mid-record
         fh.write(b'{"key": "torn", "v": 0.')
-    store.append([{"key": "b", "v": 2}, {"key": "a", "v": 3}])
-    with open(store.path, "ab") as fh:
-        fh.write(b'[1, 2]\n{"v": 4}\n{"key": 5}\n\xff\n\n')
+    with pytest.warns(TornLineWarning, match="line 2: incomplete last line"):
+        assert store.read() == {"a": {"key": "a", "v": 1}}
+    with pytest.warns(TornLineWarning, match="removed an incomplete last line"):
+        store.append([{"key": "b", "v": 2}, {"key": "a", "v": 3}])
     store.append([])
-    lines = store.path.read_bytes().split(b"\n")
-    assert lines[:4] == [b'{"key": "a", "v": 1}', b'{"key": "torn", "v": 0.', b'{"key": "b", "v": 2}',
-                         b'{"key": "a", "v": 3}']
+    assert store.path.read_bytes().split(b"\n") == [b'{"key": "a", "v": 1}', b'{"key": "b", "v": 2}',
+                                                     b'{"key": "a", "v": 3}', b""]
     assert store.read() == {"a": {"key": "a", "v": 3}, "b": {"key": "b", "v": 2}}  # the later record wins
     assert store.read(where=lambda r: r["v"] < 3) == {"a": {"key": "a", "v": 1}, "b": {"key": "b", "v": 2}}
+    for junk, what in [(b"[1, 2]", "not a JSON object"), (b'{"v": 4}', 'no "key" field'),
+                       (b'{"key": 5}', 'field "key" must be a string'), (b"\xff", "not UTF-8")]:
+        with open(store.path, "ab") as fh:
+            fh.write(junk + b"\n")
+        with pytest.raises(StoreError, match=f"x.jsonl', line 4: {what}"):
+            store.read()
+        store.path.write_bytes(b"\n".join(store.path.read_bytes().split(b"\n")[:3]) + b"\n")
 
 
 def test_jsonl_store_rejects_bad_arguments(tmp_path):
@@ -120,10 +132,13 @@ def test_sec73_store_survives_a_torn_line(tmp_path, monkeypatch):
     first = run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path)
     with open(tmp_path / STORE_NAME, "ab") as fh:
         fh.write(b'{"D_K": 2, "key": "')
-    second = run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path)
+    from rgr_verify.store import TornLineWarning
+
+    with pytest.warns(TornLineWarning):  # skipped by the reads, removed by the first append
+        second = run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path)
     lines = (tmp_path / STORE_NAME).read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 17 and lines[8] == '{"D_K": 2, "key": "'
-    assert sorted(json.loads(line)["key"] for line in lines[9:]) == sorted(r["key"] for r in second.records)
+    assert len(lines) == 16 and '{"D_K": 2, "key": "' not in lines
+    assert sorted(json.loads(line)["key"] for line in lines[8:]) == sorted(r["key"] for r in second.records)
     monkeypatch.setattr("rgr_verify.transformer.train_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     assert run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path, train_missing=False).records == first.records
     assert run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path, train_missing=False).records == second.records

@@ -11,8 +11,8 @@ Records are replayed when their ``engine_version`` is :data:`rgr_verify.engine.E
 :data:`rgr_verify.engine.EQUIVALENT_ENGINE_VERSIONS` (then re-keyed under the current version); the golden
 re-execution test (``empirical/test_golden.py``) retrains a sample of them and ties the two together.
 
-Where: ``$RGR_VERIFY_EVIDENCE`` if set, else the ``evidence/`` folder beside the installed package's source tree
-(a clone installed with ``pip install -e .``).
+Where: ``$RGR_VERIFY_EVIDENCE`` if set, else ``rgr_verify/data/evidence``, package data that a wheel installs too
+(the repository's top-level ``evidence`` is a link to it, so the paths ``evidence/NAME`` of the docs hold).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from ._files import atomic_write_bytes, atomic_write_text
 
 __all__ = ["EVIDENCE_ENV", "ENGINE_STORE", "MANIFEST_SCHEMA", "store_evidence", "add_store_evidence", "Manifest", "default_evidence_dir", "manifests", "read_evidence",
            "golden_sample", "golden_mismatches", "GOLDEN_TOLERANCE",
-           "evidence_records", "evidence_complete", "add_evidence", "verify_evidence"]
+           "evidence_records", "evidence_complete", "add_evidence", "verify_evidence", "missing_evidence",
+           "missing_evidence_message", "PACKAGE_EVIDENCE"]
 
 EVIDENCE_ENV = "RGR_VERIFY_EVIDENCE"
 ENGINE_STORE = "runs.jsonl"
@@ -41,10 +42,14 @@ MANIFEST_SCHEMA = "rgr-verify/evidence/1"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 
 
+PACKAGE_EVIDENCE = Path(__file__).resolve().parent / "data" / "evidence"  # package data: a wheel ships it
+
+
 def default_evidence_dir() -> Path:
-    """``$RGR_VERIFY_EVIDENCE`` if set, else ``<source tree>/evidence`` (it may not exist)."""
+    """``$RGR_VERIFY_EVIDENCE`` if set, else the evidence the package ships (:data:`PACKAGE_EVIDENCE`; the
+    repository's top-level ``evidence`` is a link to it)."""
     raw = os.environ.get(EVIDENCE_ENV)
-    return Path(raw) if raw else Path(__file__).resolve().parent.parent / "evidence"
+    return Path(raw) if raw else PACKAGE_EVIDENCE
 
 
 def _resolve(directory) -> Path:
@@ -163,12 +168,12 @@ def _read_verified(path, manifest: Manifest) -> dict[str, dict]:
     if digest != manifest.sha256:
         raise ValueError(f"evidence store {str(path)!r} has sha256 {digest[:12]}..., its manifest says "
                          f"{manifest.sha256[:12]}...: refusing to replay it")
-    with gzip.open(io.BytesIO(raw), "rb") as fh:
+    with gzip.open(io.BytesIO(raw), "rb") as fh:  # a malformed line: StoreError naming the file and the line
         if manifest.engine:
-            return replayable_records(fh)
+            return replayable_records(fh, source=path)
         from .store import parse_records
 
-        return parse_records(fh)
+        return parse_records(fh, source=path, store=manifest.store)
 
 
 def store_evidence(store: str, directory=None) -> dict[str, dict]:
@@ -206,6 +211,36 @@ def evidence_complete(preset: str, tier: str, directory=None) -> bool:
     total = len(preset_runs(preset, tier))
     return any(m.engine and not m.adaptive and m.preset == preset and m.tier == tier
                and m.runs == total == m.preset_runs for m in manifests(directory))
+
+
+def missing_evidence(claims, directory=None) -> dict[str, list[str]]:
+    """The committed evidence that ``claims`` read and the evidence folder lacks altogether: ``{what: [claim ids]}``
+    with ``what`` naming the store ("preset sec6-grid", "store facts-runs.jsonl"). A claim reads the full-tier
+    evidence of each preset in its ``replays`` and the evidence of each store file in its ``stores``; evidence is
+    missing when no manifest of the folder names it, or its records file is absent. Evidence that is present but
+    incomplete is not missing: the claim then says which runs it lacks."""
+    d = _resolve(directory)
+    mans = [m for m in manifests(d) if (d / m.records_path_name).is_file()]
+    presets = {m.preset for m in mans if m.engine and not m.adaptive and m.tier == "full"}
+    stores = {m.store for m in mans}
+    out: dict[str, list[str]] = {}
+    for claim in claims:
+        for preset in getattr(claim, "replays", ()):
+            if preset not in presets:
+                out.setdefault(f"preset {preset}", []).append(claim.id)
+        for store in getattr(claim, "stores", ()):
+            if store not in stores:
+                out.setdefault(f"store {store}", []).append(claim.id)
+    return out
+
+
+def missing_evidence_message(missing: dict, directory=None, *, option: str = "--allow-missing-evidence") -> str:
+    """One line naming the missing evidence, the folder and the way out."""
+    d = _resolve(directory)
+    what = "; ".join(f"{name} (read by {ids[0]}" + (f" and {len(ids) - 1} more)" if len(ids) > 1 else ")")
+                     for name, ids in sorted(missing.items()))
+    return (f"committed evidence missing in {d}: {what}; point ${EVIDENCE_ENV} at the evidence folder, or pass "
+            f"{option} to report these claims as not run")
 
 
 def verify_evidence(directory=None) -> list[dict]:
@@ -373,8 +408,8 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
         raise ValueError(f"results_dir must hold the store {store!r}, none in {str(results_dir)!r}")
     if where is not None and not callable(where):
         raise ValueError(f"where must be None or a callable taking a record, got {type(where).__name__}")
-    with open(path, "rb") as fh:
-        recs = parse_records(fh, where)
+    with open(path, "rb") as fh:  # a malformed line: StoreError naming the file and the line
+        recs = parse_records(fh, where, source=path, store=store)
     if not recs:
         raise ValueError(f"{str(path)!r} holds no record" + (" that where() selects" if where is not None else ""))
     return _write_evidence(sorted(recs.items()), name=name, preset=label, tier=tier, preset_runs=len(recs),

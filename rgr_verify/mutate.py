@@ -336,13 +336,15 @@ class _Runner:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def run(self, tasks: list[tuple[Claim, dict | None]], done: Callable[[], None]) -> list[tuple[Verdict, float]]:
+    def run(self, tasks: list[tuple[Claim, dict | None]],
+            done: Callable[[int, tuple[Verdict, float]], None]) -> list[tuple[Verdict, float]]:
+        """Run the tasks; ``done(i, (verdict, seconds))`` as task ``i`` finishes. Results in task order."""
         if self.pool is None:
             out = []
-            for claim, expects in tasks:
+            for i, (claim, expects) in enumerate(tasks):
                 res = run_claim(claim, expects=expects, **self.kwargs)
                 out.append((res.verdict, res.seconds))
-                done()
+                done(i, out[-1])
             return out
         from concurrent.futures import as_completed
 
@@ -353,8 +355,9 @@ class _Runner:
                    for i, (claim, expects) in enumerate(tasks)}
         results: dict[int, tuple[Verdict, float]] = {}
         for fut in as_completed(futures):
-            results[futures[fut]] = fut.result()
-            done()
+            i = futures[fut]
+            results[i] = fut.result()
+            done(i, results[i])
         return [results[i] for i in range(len(tasks))]
 
 
@@ -368,6 +371,7 @@ def run_mutation(
     results_dir: Path | None = None,
     evidence_dir: Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_claim: Callable[[ClaimMutation], None] | None = None,
 ) -> MutationResult:
     """Run the baseline and every mutant of each claim that declares stated values, and compare the statuses.
 
@@ -381,6 +385,8 @@ def run_mutation(
         device: "cpu", "cuda", or None (default) for CUDA when available, as ``run_claim``.
         results_dir, evidence_dir: the results store and evidence folder the checks read (see ``run_claim``).
         progress: ``progress(done, total)`` after each check run (total may shrink when a claim is skipped).
+        on_claim: ``on_claim(row)`` with a claim's :class:`ClaimMutation` as soon as the claim is finished (its
+            baseline and every mutant run, or it is skipped), in finishing order; the rows are also in the result.
 
     Returns:
         a :class:`MutationResult`. A mutant is killed when its status differs from the baseline's; one whose
@@ -394,6 +400,8 @@ def run_mutation(
         check_choice("device", device, ("cpu", "cuda"))
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be callable or None, got {progress!r}")
+    if on_claim is not None and not callable(on_claim):
+        raise ValueError(f"on_claim must be callable or None, got {on_claim!r}")
     for name, folder in (("results_dir", results_dir), ("evidence_dir", evidence_dir)):
         if folder is not None and not isinstance(folder, (str, Path)):
             raise ValueError(f"{name} must be a path or None, got {folder!r}")
@@ -422,32 +430,24 @@ def run_mutation(
     active = [c for c in with_expects if plans[c.id][0]]
     count = {"done": 0, "total": len(active) + sum(len(plans[c.id][0]) for c in active)}
 
-    def done() -> None:
+    def done(_i=None, _res=None) -> None:
         count["done"] += 1
         if progress is not None:
             progress(count["done"], count["total"])
 
-    with _Runner(min(jobs, max(1, count["total"])), kwargs) as runner:
-        base = dict(zip([c.id for c in active], runner.run([(c, None) for c in active], done)))
-        skipped = {cid: _why_not_counted(v) for cid, (v, _) in base.items() if _why_not_counted(v)}
-        count["total"] -= sum(len(plans[cid][0]) for cid in skipped)
-        # mutants of the slowest baselines first, so no worker starts a long one at the end (order only)
-        runnable = sorted((c for c in active if c.id not in skipped), key=lambda c: -base[c.id][1])
-        todo = [(c, m) for c in runnable for m in plans[c.id][0]]
-        ran = dict(zip([m.id for _, m in todo], runner.run([(c, {m.name: m.mutated}) for c, m in todo], done)))
+    base: dict = {}
+    skipped: dict = {}
+    ran: dict = {}
 
-    rows = []
-    for claim in with_expects:
+    def row(claim: Claim) -> ClaimMutation:
         planned, unmutated = plans[claim.id]
         if not planned:
-            rows.append(ClaimMutation(claim.id, None, "no mutant: " + "; ".join(r for _, r in unmutated), (),
-                                      (), tuple(unmutated), 0.0))
-            continue
+            return ClaimMutation(claim.id, None, "no mutant: " + "; ".join(r for _, r in unmutated), (), (),
+                                 tuple(unmutated), 0.0)
         verdict, seconds = base[claim.id]
         if claim.id in skipped:
-            rows.append(ClaimMutation(claim.id, verdict.status, f"baseline {skipped[claim.id]}", (), tuple(planned),
-                                      tuple(unmutated), seconds))
-            continue
+            return ClaimMutation(claim.id, verdict.status, f"baseline {skipped[claim.id]}", (), tuple(planned),
+                                 tuple(unmutated), seconds)
         outcomes = []
         for m in planned:
             v, s = ran[m.id]
@@ -455,6 +455,34 @@ def run_mutation(
             why = _why_not_counted(v)
             outcome = EXCLUDED if why else (KILLED if v.status is not verdict.status else SURVIVED)
             outcomes.append(MutantOutcome(m, v.status, outcome, why, s))
-        rows.append(ClaimMutation(claim.id, verdict.status, "", tuple(outcomes), tuple(planned), tuple(unmutated),
-                                  seconds))
+        return ClaimMutation(claim.id, verdict.status, "", tuple(outcomes), tuple(planned), tuple(unmutated), seconds)
+
+    if on_claim is not None:
+        for claim in with_expects:
+            if not plans[claim.id][0]:
+                on_claim(row(claim))  # nothing to run
+    with _Runner(min(jobs, max(1, count["total"])), kwargs) as runner:
+        base.update(zip([c.id for c in active], runner.run([(c, None) for c in active], done)))
+        skipped.update((cid, _why_not_counted(v)) for cid, (v, _) in base.items() if _why_not_counted(v))
+        count["total"] -= sum(len(plans[cid][0]) for cid in skipped)
+        if on_claim is not None:
+            for claim in active:
+                if claim.id in skipped:
+                    on_claim(row(claim))
+        # mutants of the slowest baselines first, so no worker starts a long one at the end (order only)
+        runnable = sorted((c for c in active if c.id not in skipped), key=lambda c: -base[c.id][1])
+        todo = [(c, m) for c in runnable for m in plans[c.id][0]]
+        left = {c.id: len(plans[c.id][0]) for c in runnable}
+
+        def mutant_done(i: int, res: tuple[Verdict, float]) -> None:
+            done()
+            claim, m = todo[i]
+            ran[m.id] = res
+            left[claim.id] -= 1
+            if on_claim is not None and not left[claim.id]:
+                on_claim(row(claim))
+
+        runner.run([(c, {m.name: m.mutated}) for c, m in todo], mutant_done)
+
+    rows = [row(claim) for claim in with_expects]
     return MutationResult(tuple(rows), tuple(c.id for c in claims if not c.expects), tier, root_seed)

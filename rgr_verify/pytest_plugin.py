@@ -1,4 +1,6 @@
-"""pytest plugin of rgr-verify (entry point ``pytest11``): markers, ``--tier``, seed header, verdict summary.
+"""pytest plugin of rgr-verify, loaded by the repo's root conftest.py (no ``pytest11`` entry point: other projects
+that install rgr-verify load it only with ``-p rgr_verify.pytest_plugin``): markers, ``--tier``, seed header, verdict
+summary.
 
 - markers: ``symbolic``, ``property``, ``empirical``, ``gpu``, ``slow``;
 - ``--tier quick|full|gpu`` (default quick, or ``$RGR_VERIFY_TIER``): ``slow`` tests run from tier full on,
@@ -34,6 +36,8 @@ _TIERS = ("quick", "full", "gpu")
 
 def pytest_addoption(parser):
     group = parser.getgroup("rgr-verify")
+    group.addoption("--allow-missing-evidence", action="store_true", default=False,
+                    help="report claims whose committed evidence is missing as skipped (default: they fail)")
     group.addoption("--tier", action="store", default=os.environ.get("RGR_VERIFY_TIER", "quick"), choices=_TIERS,
                     help="cost tier to run: quick (default CPU run), full (adds slow tests), gpu (adds GPU tests)")
 

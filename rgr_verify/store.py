@@ -4,8 +4,12 @@
 ``"key"``) a line, ``<filename>.lock`` is the :mod:`filelock` lock that serialises its writers (several sweeps or
 pytest-xdist workers may share a directory), and named locks let concurrent callers split the work of a sweep. An
 append writes complete lines with a single ``write`` and ``fsync``; if a previous writer was killed mid-line, the
-next append first terminates the torn line, and readers skip lines that do not parse. So a sweep killed at any
-moment loses at most the runs still training, and a resumed sweep redoes none of the finished ones.
+next append first removes that torn last line (with a :class:`TornLineWarning`), and readers skip a torn last line
+(with the same warning). So a sweep killed at any moment loses at most the runs still training, and a resumed sweep
+redoes none of the finished ones. Any other line that is not a well-formed record (not JSON, not an object, no
+string ``"key"``, a field the readers rely on missing or of the wrong type, see :data:`STORE_FIELDS`) is an error:
+readers raise :class:`StoreError` (a ValueError) naming the file, the 1-based line and what is wrong, and never skip
+it. :func:`validate_store` checks every store file of a results directory that way, reading only.
 
 Shards: a store opened with ``shard=NAME`` appends to ``<filename>.shards/NAME.jsonl`` instead (one writer per
 shard file, the same torn-line discipline), which is what sweep workers on a shared filesystem do (no two hosts
@@ -24,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -34,7 +39,7 @@ from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, RunRe
 from .engine.config import current_config_names
 
 __all__ = ["JsonlStore", "ResultStore", "StoreTail", "parse_records", "replayable_records", "default_results_dir",
-           "RESULTS_ENV", "SHARD_SUFFIX"]
+           "RESULTS_ENV", "SHARD_SUFFIX", "StoreError", "TornLineWarning", "STORE_FIELDS", "validate_store"]
 
 RESULTS_ENV = "RGR_VERIFY_RESULTS"
 SHARD_SUFFIX = ".shards"  # the shards of store file F live in the folder F + SHARD_SUFFIX
@@ -45,37 +50,35 @@ def default_results_dir() -> Path:
     raw = os.environ.get(RESULTS_ENV)
     return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
 
-
-def _parse_line(raw: bytes) -> dict | None:
-    try:
-        rec = json.loads(raw.decode())
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None  # a torn line from a killed writer
-    if not isinstance(rec, dict) or not isinstance(rec.get("key"), str):
-        return None
-    if isinstance(rec.get("config"), dict):  # fields stored under earlier names are read under the current ones
-        rec["config"] = current_config_names(rec["config"])
-    return rec
+from . import store_lines as _lines
+from .store_lines import StoreError, TornLineWarning, STORE_FIELDS
 
 
-def parse_records(lines: Iterable[bytes], where: Callable[[dict], bool] | None = None) -> dict[str, dict]:
-    """The keyed records of JSON lines (bytes), by key, a later record for a key winning; lines that do not parse
-    (torn by a killed writer) or are not keyed records (dicts with a string ``"key"``) are skipped."""
+def parse_records(lines: Iterable[bytes], where: Callable[[dict], bool] | None = None, *, source="<records>",
+                  store: str | None = None) -> dict[str, dict]:
+    """The keyed records of the JSON lines (bytes) of one file, by key, a later record for a key winning. A torn
+    last line (a killed writer) is skipped with a :class:`TornLineWarning`; any other line that is not a keyed
+    record (a dict with a string ``"key"`` and, for a store file named ``store`` in :data:`STORE_FIELDS`, its
+    fields) raises :class:`StoreError` naming ``source`` (the file) and the 1-based line."""
     out: dict[str, dict] = {}
-    for raw in lines:
-        rec = _parse_line(raw)
-        if rec is not None and (where is None or where(rec)):
+    for _, rec in _lines._numbered_records(lines, source, store):
+        if where is None or where(rec):
             out[rec["key"]] = rec
     return out
 
 
-def replayable_records(lines: Iterable[bytes]) -> dict[str, dict]:
-    """The engine run records among JSON lines that this engine replays, keyed under :data:`ENGINE_VERSION`.
+def replayable_records(lines: Iterable[bytes], *, source="<records>") -> dict[str, dict]:
+    """The engine run records among the JSON lines of one file (``source``, for messages) that this engine
+    replays, keyed under :data:`ENGINE_VERSION`; malformed lines raise as in :func:`parse_records`.
 
     A record of :data:`ENGINE_VERSION` keeps its key; one of :data:`EQUIVALENT_ENGINE_VERSIONS` (an earlier version
     string shown to compute the same results) is re-keyed from its config and seed; any other is skipped."""
+    return _replayable(parse_records(lines, where=_replayed_version, source=source, store=ResultStore.FILENAME))
+
+
+def _replayable(records: dict[str, dict]) -> dict[str, dict]:
     return {key: rec if rec["engine_version"] == ENGINE_VERSION else {**rec, "key": key}
-            for key, rec in _rekeyed(parse_records(lines, where=_replayed_version)).items()}
+            for key, rec in _rekeyed(records).items()}
 
 
 def _replayed_version(rec: dict) -> bool:
@@ -90,24 +93,77 @@ def _rekeyed(records: dict[str, dict]) -> dict[str, dict]:
             for key, rec in records.items()}
 
 
-def _read_lines(paths: Iterable[Path]) -> Iterator[bytes]:
-    """The lines of each file in turn (files that vanished meanwhile, e.g. a compacted shard, are skipped)."""
+def _file_lines(path: Path) -> list[bytes] | None:
+    """The lines of a file (None if it vanished meanwhile, e.g. a compacted shard)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().split(b"\n")
+    except FileNotFoundError:
+        return None
+
+
+def _read_union(paths: Iterable[Path], store: str | None, where: Callable[[dict], bool] | None = None
+                ) -> dict[str, dict]:
+    """The union of the records of each file in turn (a later record for a key wins), validated as by
+    :func:`parse_records`; files that vanished meanwhile are skipped."""
+    out: dict[str, dict] = {}
     for path in paths:
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            continue
-        yield from data.split(b"\n")
+        lines = _file_lines(path)
+        if lines is not None:
+            out.update(parse_records(lines, where, source=path, store=store))
+    return out
+
+
+def validate_store(directory: str | os.PathLike) -> None:
+    """Check every store file of the results directory ``directory`` (each ``*.jsonl`` file and the shards in its
+    ``*.jsonl.shards`` folder), writing nothing: raises :class:`StoreError` (a ValueError) naming the file, the
+    1-based line and what is wrong at the first line that is not a well-formed record; a torn last line gives a
+    :class:`TornLineWarning` only. A directory that does not exist holds no store (nothing to check); a path that
+    exists and is not a directory is a ValueError."""
+    if not isinstance(directory, (str, os.PathLike)):
+        raise ValueError(f"directory must be a path, got {type(directory).__name__}")
+    d = Path(directory)
+    if not d.exists():
+        return
+    if not d.is_dir():
+        raise ValueError(f"results directory {str(d)!r} is not a directory")
+    entries = list(d.iterdir())
+    names = {p.name for p in entries if p.name.endswith(".jsonl") and p.is_file()}
+    names |= {p.name[: -len(SHARD_SUFFIX)] for p in entries if p.name.endswith(".jsonl" + SHARD_SUFFIX) and p.is_dir()}
+    for name in sorted(names):
+        shard_dir = d / (name + SHARD_SUFFIX)
+        shards = sorted(p for p in shard_dir.iterdir() if p.suffix == ".jsonl" and p.is_file()) \
+            if shard_dir.is_dir() else []
+        _read_union([d / name, *shards], name)
+
+
+def _torn_tail(fd: int, size: int) -> int:
+    """The length of the unterminated last line of the open file ``fd`` of ``size`` bytes."""
+    end, chunk = size, 1 << 16
+    while end > 0:
+        start = max(0, end - chunk)
+        i = os.pread(fd, end - start, start).rfind(b"\n")
+        if i >= 0:
+            return size - (start + i + 1)
+        end = start
+    return size
 
 
 def _append_bytes(path: Path, data: bytes) -> None:
-    """Append ``data`` (whole lines) in one write and fsync, terminating a torn last line first (caller locks)."""
+    """Append ``data`` (whole lines) in one write and fsync, first removing a torn last line left by a killed
+    writer (with a :class:`TornLineWarning`; a last line that is complete JSON but lost its newline is terminated
+    instead, and read as any other line). The caller holds the file's lock."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data  # terminate a torn line left by a killed writer
+            tail = _torn_tail(fd, size)
+            if _lines._complete_json(os.pread(fd, tail, size - tail)):
+                data = b"\n" + data
+            else:
+                os.ftruncate(fd, size - tail)
+                warnings.warn(f"store file {str(path)!r}: removed an incomplete last line ({tail} bytes, left by a "
+                              f"writer killed mid-append)", TornLineWarning, stacklevel=2)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
@@ -119,7 +175,8 @@ def _append_bytes(path: Path, data: bytes) -> None:
 class JsonlStore:
     """Append-only file ``directory / filename`` of JSON records keyed by their string ``"key"`` field.
 
-    ``directory`` is created if needed (None: :func:`default_results_dir`); ``filename`` is a plain file name.
+    ``directory`` is created if needed (None: :func:`default_results_dir`), unless ``create`` is False (a store
+    only read: nothing is created, a missing directory holds no records); ``filename`` is a plain file name.
     ``shard``: None (append to the main file, under its lock) or a shard name (letters, digits, ``.``, ``_``,
     ``-``): append to ``<filename>.shards/<shard>.jsonl``, the file of one writer. Reads take no lock (appends
     write whole lines, and a line still being written does not parse), so stored records replay from a read-only
@@ -128,7 +185,10 @@ class JsonlStore:
     under its own records.
     """
 
-    def __init__(self, directory: str | os.PathLike | None, filename: str, *, shard: str | None = None):
+    def __init__(self, directory: str | os.PathLike | None, filename: str, *, shard: str | None = None,
+                 create: bool = True):
+        if not isinstance(create, bool) or (not create and shard is not None):
+            raise ValueError(f"create must be a bool (False: a read-only store, no shard), got {create!r}")
         if not isinstance(filename, str) or not filename or filename in (".", "..") or any(
                 sep in filename for sep in ("/", "\\", "\0")):
             raise ValueError(f"filename must be a non-empty plain file name (no path separators), got {filename!r}")
@@ -137,7 +197,8 @@ class JsonlStore:
                              f"characters, not starting with '.', '_' or '-'), got {shard!r}")
         self.directory = Path(directory) if directory is not None else default_results_dir()
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            if create:
+                self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ValueError(f"results directory {str(self.directory)!r} cannot be created: {exc}") from None
         self.path = self.directory / filename
@@ -165,19 +226,21 @@ class JsonlStore:
 
     def read(self, where: Callable[[dict], bool] | None = None) -> dict[str, dict]:
         """Every complete record (for which ``where(record)`` holds, if given), by key; a later record for a key
-        wins. Lines that do not parse (torn by a killed writer) or are not keyed records are skipped."""
+        wins. A torn last line of a file (a killed writer) is skipped with a :class:`TornLineWarning`; any other
+        line that is not a well-formed record raises :class:`StoreError` naming the file and the line."""
         if where is not None and not callable(where):
             raise ValueError(f"where must be None or a callable taking a record, got {type(where).__name__}")
         from .evidence import store_evidence
 
         out = {k: r for k, r in store_evidence(self.path.name).items() if where is None or where(r)}
-        out.update(parse_records(_read_lines(self.files()), where))
+        out.update(_read_union(self.files(), self.path.name, where))
         return out
 
     def append(self, records: Sequence[dict]) -> None:
         """Append ``records`` (dicts with a string ``"key"``, JSON-serialisable), one line each, in one write
         followed by fsync, under the lock of the file written (the main file or this store's shard). A torn last
-        line left by a killed writer is terminated first, so it costs only its own record."""
+        line left by a killed writer is removed first (with a :class:`TornLineWarning`), so it costs only its own
+        record."""
         if isinstance(records, dict) or not all(isinstance(r, dict) and isinstance(r.get("key"), str)
                                                 for r in records):
             raise ValueError("records must be a sequence of dicts, each with a string 'key'")
@@ -209,26 +272,28 @@ class JsonlStore:
         Under the main file's lock, each shard in turn (under its own lock, so a live writer waits and then starts
         a fresh shard file): its complete records are appended to the main file in their order, except a line
         byte-identical to the main file's current record of its key; then the shard is deleted. A compaction killed
-        midway leaves records in both places, identical, which the union reads once and a rerun merges."""
+        midway leaves records in both places, identical, which the union reads once and a rerun merges.
+
+        Every file is checked first: a line that is not a well-formed record (other than a torn last line, dropped
+        with a :class:`TornLineWarning`) raises :class:`StoreError` naming the file and the line, before anything is
+        merged."""
         shards = self.shard_paths()
         moved = dropped = torn = 0
         with FileLock(str(self.path) + ".lock"):
+            _read_union([self.path, *shards], self.path.name)  # refuse a malformed store before changing it
             current: dict[str, bytes] = {}
-            for raw in _read_lines([self.path]):
-                rec = _parse_line(raw)
+            for _, raw, rec in _lines._numbered_lines(_file_lines(self.path) or [], self.path, self.path.name):
                 if rec is not None:
                     current[rec["key"]] = raw
             for shard in shards:
                 with FileLock(str(shard) + ".lock"):
-                    try:
-                        lines = shard.read_bytes().split(b"\n")
-                    except FileNotFoundError:
+                    lines = _file_lines(shard)
+                    if lines is None:
                         continue
                     new = []
-                    for raw in lines:
-                        rec = _parse_line(raw)
+                    for _, raw, rec in _lines._numbered_lines(lines, shard, self.path.name):
                         if rec is None:
-                            torn += bool(raw.strip())
+                            torn += 1
                         elif current.get(rec["key"]) == raw:
                             dropped += 1
                         else:
@@ -255,10 +320,12 @@ class StoreTail:
         if not isinstance(store, JsonlStore):
             raise ValueError(f"store must be a JsonlStore, got {type(store).__name__}")
         self.store = store
-        self._offsets: dict[Path, tuple[int, int, bytes]] = {}  # path -> (inode, bytes read, its first bytes)
+        # path -> (inode, bytes read, its first bytes, lines read)
+        self._offsets: dict[Path, tuple[int, int, bytes, int]] = {}
 
     def poll(self) -> list[dict]:
-        """The complete keyed records appended since the previous poll (all of them on the first)."""
+        """The complete keyed records appended since the previous poll (all of them on the first); a complete line
+        that is not a well-formed record raises :class:`StoreError` naming the file and the line."""
         out = []
         files = self.store.files()
         for gone in set(self._offsets) - set(files):
@@ -267,9 +334,9 @@ class StoreTail:
             try:
                 with open(path, "rb") as fh:
                     st = os.fstat(fh.fileno())
-                    inode, start, head = self._offsets.get(path, (st.st_ino, 0, b""))
+                    inode, start, head, seen = self._offsets.get(path, (st.st_ino, 0, b"", 0))
                     if inode != st.st_ino or st.st_size < start or fh.read(len(head)) != head:
-                        start, head = 0, b""  # a new file under the old name (its inode number may be reused)
+                        start, head, seen = 0, b"", 0  # a new file under the old name (its inode may be reused)
                     fh.seek(start)
                     data = fh.read(st.st_size - start)
             except FileNotFoundError:
@@ -277,19 +344,24 @@ class StoreTail:
                 continue
             end = data.rfind(b"\n") + 1
             head = head or data[:min(end, 256)]
-            self._offsets[path] = (st.st_ino, start + end, head)
-            out.extend(rec for rec in map(_parse_line, data[:end].split(b"\n")) if rec is not None)
+            lines = data[:end].split(b"\n")[:-1]  # complete lines only: the last one may still be written
+            self._offsets[path] = (st.st_ino, start + end, head, seen + len(lines))
+            for i, raw in enumerate(lines):
+                rec = _lines._parse_line(raw, path, seen + i + 1, self.store.path.name)
+                if rec is not None:
+                    out.append(rec)
         return out
 
 
 class ResultStore:
     """Append-only store of engine run records in ``directory / runs.jsonl`` (a :class:`JsonlStore`); with
-    ``shard=NAME`` appends go to the shard ``runs.jsonl.shards/NAME.jsonl``, and reads always take the union."""
+    ``shard=NAME`` appends go to the shard ``runs.jsonl.shards/NAME.jsonl``, and reads always take the union;
+    ``create=False``: a store only read (nothing is created, see :class:`JsonlStore`)."""
 
     FILENAME = "runs.jsonl"
 
-    def __init__(self, directory: str | os.PathLike | None = None, *, shard: str | None = None):
-        self._jsonl = JsonlStore(directory, self.FILENAME, shard=shard)
+    def __init__(self, directory: str | os.PathLike | None = None, *, shard: str | None = None, create: bool = True):
+        self._jsonl = JsonlStore(directory, self.FILENAME, shard=shard, create=create)
         self.directory = self._jsonl.directory
         self.path = self._jsonl.path
         self.shard = shard
@@ -313,7 +385,7 @@ class ResultStore:
     def records(self) -> dict[str, dict]:
         """All complete records this engine replays, keyed under the current engine version (a later record for a
         key wins; the main file, then the shards), see :func:`replayable_records`."""
-        return replayable_records(_read_lines(self._jsonl.files()))
+        return _replayable(_read_union(self._jsonl.files(), self.FILENAME, _replayed_version))
 
     def raw_records(self) -> dict[str, dict]:
         """The same records as stored (their own keys and versions), keyed under the current engine version."""

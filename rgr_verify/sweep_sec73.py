@@ -192,7 +192,9 @@ def run_sec73(
     deadline = None
     if stop_after is not None:
         deadline = time.monotonic() + check_real("stop_after", stop_after, low=0.0, low_open=True)
-    store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME)
+    # a replay (train_missing False) only reads: it creates no results folder
+    store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME,
+                       create=train_missing)
     plan = _plan(preset, root_seed, device)
     stored = _replayable(store.read(), plan, device)
     missing = [(key, spec, i) for key, spec, i, _ in plan if key not in stored]

@@ -22,12 +22,16 @@ def claim_params(*markers: str) -> list:
     """``pytest.param`` objects, one per claim whose marker is in ``markers``, id'd by claim id, with marks
     ``symbolic``/``property``/``empirical`` plus ``slow`` (full tier, unless it replays complete committed
     evidence: then it runs in every tier, by replay) or ``gpu`` (gpu tier)."""
+    from .evidence import missing_evidence
+
     params = []
+    # A claim whose committed evidence is missing altogether is not "slow": it runs, and fails (unless allowed)
+    without = {cid for ids in missing_evidence(all_claims()).values() for cid in ids}
     for claim in all_claims():
         if claim.marker not in markers:
             continue
         marks = [getattr(pytest.mark, claim.marker)]
-        if claim.tier is Tier.FULL and not replayable(claim):
+        if claim.tier is Tier.FULL and not replayable(claim) and claim.id not in without:
             marks.append(pytest.mark.slow)  # a full-tier claim with complete committed evidence replays in any tier
         elif claim.tier is Tier.GPU:
             marks.append(pytest.mark.gpu)
@@ -36,8 +40,15 @@ def claim_params(*markers: str) -> list:
 
 
 def check_claim_against_ledger(claim: Claim, request) -> None:
-    """Run ``claim`` and assert its status equals the ledger's; skip if it could not run here."""
+    """Run ``claim`` and assert its status equals the ledger's; skip if it could not run here. A claim whose
+    committed evidence is missing altogether fails, naming the store (``--allow-missing-evidence``: not run)."""
     config = request.config
+    if not config.getoption("--allow-missing-evidence", default=False):
+        from .evidence import missing_evidence, missing_evidence_message
+
+        missing = missing_evidence([claim])
+        if missing:
+            pytest.fail(f"{claim.id}: " + missing_evidence_message(missing), pytrace=False)
     tier = config.getoption("--tier", default="quick")
     root_seed = config.rgr_root_seed
     ledger = read_ledger()

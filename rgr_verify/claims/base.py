@@ -332,6 +332,9 @@ class Claim:
         replays: the presets whose stored full-tier evidence (``evidence/``) the check reads through
             :func:`rgr_verify.replay.claim_records`; a full-tier claim that names them runs in the quick tier's test
             run too, by replay alone, whenever that evidence is complete.
+        stores: the results-store files besides the engine's (``facts-runs.jsonl``, ``sec73-runs.jsonl``) whose
+            committed evidence the check reads; like ``replays``, evidence that is missing altogether stops the run
+            (:func:`rgr_verify.evidence.missing_evidence`).
         expects: the values the paper states that the check compares against, name -> :class:`Stated` (a plain
             number is a "value", a string a "relation"); the check reads them with ``ctx.expect(name)``, never as
             literals, so that ``rgr-verify mutate`` can tell whether the check distinguishes them from wrong ones.
@@ -363,6 +366,7 @@ class Claim:
     notes: str = ""
     paper: str = RGR_PAPER
     replays: tuple = ()
+    stores: tuple = ()
     expects: dict = field(default_factory=dict, compare=False)
     role: str = ""
     supports: tuple = ()
@@ -384,6 +388,10 @@ class Claim:
         if isinstance(self.replays, str) or not all(isinstance(p, str) and p for p in self.replays):
             raise ValueError(f"claim {self.id}: replays must be a tuple of preset names, got {self.replays!r}")
         object.__setattr__(self, "replays", tuple(self.replays))
+        if isinstance(self.stores, str) or not all(isinstance(p, str) and p.endswith(".jsonl") for p in self.stores):
+            raise ValueError(f"claim {self.id}: stores must be a tuple of store file names (NAME.jsonl), got "
+                             f"{self.stores!r}")
+        object.__setattr__(self, "stores", tuple(self.stores))
         if not isinstance(self.expects, dict):
             raise ValueError(f"claim {self.id}: expects must be a dict of stated values, got {self.expects!r}")
         object.__setattr__(self, "expects", {k: _stated(k, v) for k, v in self.expects.items()})

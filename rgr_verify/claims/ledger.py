@@ -15,7 +15,7 @@ from pathlib import Path
 from .._files import atomic_write_text
 from .base import Status
 
-__all__ = ["LEDGER_PATH", "read_ledger", "write_ledger", "LedgerEntry"]
+__all__ = ["LEDGER_PATH", "read_ledger", "write_ledger", "LedgerEntry", "checkout_ledger"]
 
 LEDGER_PATH = Path(__file__).with_name("ledger.txt")
 _HEADER = """\
@@ -45,6 +45,18 @@ class LedgerEntry(tuple):
     @property
     def note(self) -> str:
         return self[1]
+
+
+def checkout_ledger(start: Path | str | None = None) -> Path | None:
+    """The ledger of the rgr-verify checkout holding ``start`` (default: the working directory): the first folder
+    at or above it with ``pyproject.toml`` and ``rgr_verify/claims/ledger.txt``; None outside a checkout. The audit
+    records statuses there, never in an installed copy of the package elsewhere."""
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "rgr_verify" / "claims" / "ledger.txt"
+        if candidate.is_file() and (folder / "pyproject.toml").is_file():
+            return candidate
+    return None
 
 
 def read_ledger(path: Path | str | None = None) -> dict[str, LedgerEntry]:

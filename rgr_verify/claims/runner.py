@@ -138,14 +138,17 @@ def run_claims(
     claims: Iterable[Claim],
     *,
     progress: Callable[[Claim], None] | None = None,
+    on_result: Callable[[ClaimResult], None] | None = None,
     **kwargs,
 ) -> list[ClaimResult]:
-    """Run claims in order; ``progress(claim)`` is called after each one."""
+    """Run claims in order; ``progress(claim)`` and ``on_result(result)`` are called after each one."""
     results = []
     for claim in claims:
         results.append(run_claim(claim, **kwargs))
         if progress is not None:
             progress(claim)
+        if on_result is not None:
+            on_result(results[-1])
     return results
 
 
@@ -193,16 +196,17 @@ def run_claims_parallel(
     *,
     jobs: int,
     progress: Callable[[Claim], None] | None = None,
+    on_result: Callable[[ClaimResult], None] | None = None,
     ledger: dict[str, LedgerEntry] | None = None,
     **kwargs,
 ) -> list[ClaimResult]:
     """:func:`run_claims` over ``jobs`` worker processes (spawned, one torch/BLAS thread each), results in input
-    order. A verdict depends only on the root seed and the claim id, so it is the same as in one process (tested);
+    order; ``progress(claim)`` and ``on_result(result)`` are called as each one finishes (in finishing order). A verdict depends only on the root seed and the claim id, so it is the same as in one process (tested);
     concurrent training of a preset is serialised by the results store's locks. ``jobs=1`` runs in this process."""
     jobs = check_int("jobs", jobs, min_value=1, max_value=256)
     claims = list(claims)
     if jobs == 1 or len(claims) <= 1:
-        return run_claims(claims, progress=progress, ledger=ledger, **kwargs)
+        return run_claims(claims, progress=progress, on_result=on_result, ledger=ledger, **kwargs)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -230,4 +234,6 @@ def run_claims_parallel(
                                         entry.status if entry is not None else None)
             if progress is not None:
                 progress(claim)
+            if on_result is not None:
+                on_result(out[claim.id])
     return [out[claim.id] for claim in claims]

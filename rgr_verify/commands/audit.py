@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .._checks import check_int
@@ -41,6 +42,9 @@ def add_arguments(p):
                    help="worker processes (default: the number of CPU cores; 1 runs in this process)")
     p.add_argument("--update-ledger", action="store_true", help="record the computed statuses in the ledger")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
+    p.add_argument("--allow-missing-evidence", action="store_true",
+                   help="report claims whose committed evidence is missing as not run (default: the run stops with "
+                        "exit 1 naming the store)")
     p.add_argument("--paper-text", metavar="FILE",
                    help="your text of the paper (UTF-8): DIR/paper.html shows it with each numbered result, equation "
                         "and figure reference marked by its verdict and linked to its page")
@@ -82,6 +86,14 @@ def _validate(args):
     if device == "cuda":
         jobs = 1  # one process owns the GPU
     args.paper_text_value = _paper_text(getattr(args, "paper_text", None))
+    args.ledger_path = None
+    if args.update_ledger:
+        from ..claims.ledger import checkout_ledger
+
+        args.ledger_path = checkout_ledger()
+        if args.ledger_path is None:
+            raise ValueError("--update-ledger writes the ledger of the rgr-verify checkout in the working directory; "
+                             f"none holds {Path.cwd()} (run it inside your clone)")
     if getattr(args, "screenshots", False):
         from ..site.screenshots import MISSING_BROWSER, find_browser
 
@@ -111,21 +123,44 @@ def run(args) -> int:
 
     register_profiles()  # $HYPOTHESIS_PROFILE scales property checks exactly as under pytest
     seed, device, out, json_path, results, claims, jobs = _validate(args)
+    from ..store import default_results_dir, validate_store
+
+    try:  # a store with a bad line stops the run before anything is written, naming the file and line
+        validate_store(results if results is not None else default_results_dir())
+    except ValueError as exc:
+        raise ValueError(f"--results: {exc}") from None
+    if not getattr(args, "allow_missing_evidence", False):
+        from ..evidence import missing_evidence, missing_evidence_message
+
+        missing = missing_evidence(claims)
+        if missing:  # an error of the run, not "not run": CI must not stay green while it checks nothing
+            print(f"rgr-verify: error: {missing_evidence_message(missing)}", file=sys.stderr)
+            return 1
     ledger = read_ledger()
     from tqdm import tqdm
 
     parent = out if out.exists() else out.parent
     staging = Path(tempfile.mkdtemp(dir=parent, prefix=".rgr-report-"))
     try:
-        bar = tqdm(total=len(claims), desc="claims", unit="claim", file=sys.stderr, disable=None, dynamic_ncols=True)
+        # on a terminal a bar; off one (CI logs, where tqdm would print nothing) a line a finished claim
+        live = sys.stderr.isatty()
+        bar = tqdm(total=len(claims), desc="claims", unit="claim", file=sys.stderr, disable=not live,
+                   dynamic_ncols=True)
+        started = time.perf_counter()
 
-        def advance(claim):
-            bar.set_postfix_str(claim.id[:40])
-            bar.update(1)
+        def advance(res):
+            if live:
+                bar.set_postfix_str(res.claim.id[:40])
+                bar.update(1)
+            else:
+                print(f"{res.claim.id} {res.verdict.status.value} {res.seconds:.1f}s", file=sys.stderr, flush=True)
 
-        results_list = run_claims_parallel(claims, jobs=jobs, progress=advance, tier=args.tier, root_seed=seed,
+        results_list = run_claims_parallel(claims, jobs=jobs, on_result=advance, tier=args.tier, root_seed=seed,
                                            device=device, out_dir=staging, results_dir=results, ledger=ledger)
         bar.close()
+        if not live:
+            print(f"audit: {len(results_list)} claims in {time.perf_counter() - started:.1f} s", file=sys.stderr,
+                  flush=True)
         doc = audit_document(results_list, tier=args.tier, root_seed=seed, device=device,
                              meta=run_meta(command_line(NAME, args)))
         text_json = json.dumps(doc, indent=2, sort_keys=False) + "\n"
@@ -175,12 +210,13 @@ def run(args) -> int:
 
     if args.update_ledger:
         updates = {r.claim.id: r.verdict.status for r in results_list if r.ran and r.verdict.status is not Status.ERROR}
-        changed = {cid: st for cid, st in updates.items() if ledger.get(cid) is None or ledger[cid].status is not st}
         from ..claims.fingerprint import rule_fingerprint
 
         rules = {r.claim.id: rule_fingerprint(r.claim) for r in results_list if r.claim.id in updates}
-        write_ledger(updates, order=[c.id for c in all_claims()], rules=rules)
-        print(f"ledger: recorded {len(updates)} statuses ({len(changed)} new or changed)")
+        ledger = read_ledger(args.ledger_path)  # the checkout's ledger, which may differ from the installed one
+        changed = {cid: st for cid, st in updates.items() if ledger.get(cid) is None or ledger[cid].status is not st}
+        write_ledger(updates, order=[c.id for c in all_claims()], rules=rules, path=args.ledger_path)
+        print(f"ledger: recorded {len(updates)} statuses ({len(changed)} new or changed) in {args.ledger_path}")
         for cid, st in changed.items():
             old = ledger.get(cid)
             print(f"  {cid}: {old.status.value if old else '(none)'} -> {st.value}")

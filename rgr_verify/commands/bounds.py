@@ -234,7 +234,9 @@ def write_sheet(path: Path) -> Path:
 
 def run(args) -> int:
     if args.sheet is not None:
-        out = write_sheet(args.sheet)
+        from ._paths import writable_file_target
+
+        out = write_sheet(writable_file_target(str(args.sheet), "--sheet"))  # refused before any folder is made
         print(f"wrote {out} ({len(sheet_entries())} formulas)")
         return 0
     if args.m is None:

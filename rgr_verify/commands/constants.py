@@ -31,11 +31,14 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     tid = _ALIASES.get(args.theorem.lower(), args.theorem.lower())
-    draws = check_int("draws", args.draws, min_value=1)
+    if tid not in THEOREMS:
+        raise ValueError(f"--theorem must be one of {', '.join(THEOREMS)} (aliases: 4.1, B.1, B.9, I), "
+                         f"got {args.theorem!r}")
+    draws = check_int("--draws", args.draws, min_value=1)
     ms = args.m or ([512, 768] if tid in ("theorem-4.1", "theorem-b9") else [64, 128, 256])
     for m in ms:
-        check_int("m", m, min_value=4, max_value=8192)
-    res = measured_constants(tid, m_values=tuple(ms), n_draws=draws, seed=check_int("seed", args.seed, min_value=0))
+        check_int("--m", m, min_value=4, max_value=8192)
+    res = measured_constants(tid, m_values=tuple(ms), n_draws=draws, seed=check_int("--seed", args.seed, min_value=0))
     if args.json:
         print(json.dumps(res, default=float, indent=1))
         return 0

@@ -45,18 +45,52 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _read_edges(path: Path, m: int | None) -> np.ndarray:
+    """The (source, target) pairs of an edges file: one pair of integers a line, ``#`` comments and blank lines
+    ignored; ValueError naming --graph edges FILE, the file and the 1-based line of the first bad line."""
+    where = f"--graph edges FILE {str(path)!r}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    pairs, seen = [], {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        body = line.split("#", 1)[0].strip()
+        if not body:
+            continue
+        fields = body.split()
+        if len(fields) != 2 or not all(f.lstrip("+-").isdigit() for f in fields):
+            raise ValueError(f"{where}, line {lineno}: expected 'source target' (two integers), got {line.strip()!r}")
+        u, v = (int(f) for f in fields)
+        if u < 0 or v < 0 or (m is not None and max(u, v) >= m):
+            hi = "" if m is None else f", < m = {m}"
+            raise ValueError(f"{where}, line {lineno}: vertex ids must be integers >= 0{hi}, got {u} {v}")
+        if (u, v) in seen:
+            raise ValueError(f"{where}, line {lineno}: edge {u} {v} repeats line {seen[(u, v)]} (no multi-edges)")
+        seen[(u, v)] = lineno
+        pairs.append((u, v))
+    if not pairs:
+        raise ValueError(f"{where}: holds no edges (one 'source target' pair a line)")
+    return np.asarray(pairs, dtype=np.int64)
+
+
 def _graph(args, rng):
     kind = args.graph[0]
     check_choice("graph", kind, ("permutation", "regular", "edges"))
     if kind == "edges":
         if len(args.graph) != 2:
-            raise ValueError("graph must be 'edges FILE' with one file")
+            raise ValueError("--graph must be 'edges FILE' with one file")
         path = Path(args.graph[1])
         if not path.is_file():
-            raise ValueError(f"graph edges FILE must be a readable file, got {str(path)!r}")
-        pairs = np.loadtxt(path, dtype=np.int64, ndmin=2, comments="#")
-        m = int(pairs.max()) + 1 if args.m is None else check_int("m", args.m, min_value=2)
-        return digraph_from_edges(m, pairs)
+            raise ValueError(f"--graph edges FILE must be a readable file, got {str(path)!r}")
+        m = None if args.m is None else check_int("--m", args.m, min_value=2)
+        pairs = _read_edges(path, m)
+        if m is None:
+            m = max(2, int(pairs.max()) + 1)
+        try:
+            return digraph_from_edges(m, pairs)
+        except ValueError as exc:
+            raise ValueError(f"--graph edges FILE {str(path)!r}: {exc}") from None
     if len(args.graph) != 1:
         raise ValueError(f"graph {kind!r} takes no file")
     m = check_int("m", args.m, min_value=2) if args.m is not None else None

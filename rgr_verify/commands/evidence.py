@@ -48,7 +48,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..evidence import add_evidence, add_store_evidence, manifests, verify_evidence
+    from ..evidence import (EVIDENCE_ENV, add_evidence, add_store_evidence, default_evidence_dir, manifests,
+                            verify_evidence)
 
     if args.action is None:
         raise ValueError("evidence needs an action: list or add")
@@ -56,6 +57,12 @@ def run(args) -> int:
         src = Path(args.results)
         if not src.is_dir():
             raise ValueError(f"DIR must be an existing results directory, got {args.results!r}")
+        from ..store import validate_store
+
+        try:  # a malformed line of any store in DIR: refused, naming the file and the line, before anything is written
+            validate_store(src)
+        except ValueError as exc:
+            raise ValueError(f"DIR: {exc}") from None
         if args.evidence is not None:
             from ._paths import writable_dir_target
 
@@ -77,6 +84,10 @@ def run(args) -> int:
         if not args.commands:
             print("note: no --command recorded; the manifest cannot say how the runs were made", file=sys.stderr)
         return 0
+    folder = Path(args.evidence) if args.evidence is not None else default_evidence_dir()
+    if not folder.is_dir():
+        via = "--evidence" if args.evidence is not None else f"${EVIDENCE_ENV}"
+        raise ValueError(f"{via}: evidence folder {str(folder)!r} does not exist")
     rows = verify_evidence(args.evidence)
     by_name = {m.name: m for m in manifests(args.evidence)}
     if args.json:

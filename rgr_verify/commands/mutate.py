@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 from .._checks import check_int
 from ..claims import TIERS, root_seed_from_env, select_claims
@@ -108,16 +109,26 @@ def run(args) -> int:
     json_path = opts.pop("json_path")
     from tqdm import tqdm
 
-    bar = tqdm(total=0, desc="checks", unit="check", file=sys.stderr, disable=None, dynamic_ncols=True)
+    # on a terminal a bar over the checks; off one (CI logs, where tqdm would print nothing) a line a finished claim
+    live = sys.stderr.isatty()
+    bar = tqdm(total=0, desc="checks", unit="check", file=sys.stderr, disable=not live, dynamic_ncols=True)
+    started = time.perf_counter()
 
     def advance(done: int, total: int) -> None:
         bar.total = total
         bar.update(done - bar.n)
 
+    def finished(row) -> None:
+        what = f"skipped ({row.skipped})" if row.skipped else f"killed {row.killed} survived {len(row.survivors)}"
+        print(f"{row.claim_id} {what} {row.seconds:.1f}s", file=sys.stderr, flush=True)
+
     try:
-        result = run_mutation(progress=advance, **opts)
+        result = run_mutation(progress=advance, on_claim=None if live else finished, **opts)
     finally:
         bar.close()
+    if not live:
+        print(f"mutate: {len(result.rows)} claims, {result.killed} of {result.mutants} mutants killed in "
+              f"{time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     _print(result)
     if json_path is not None:
         atomic_write_text(json_path, json.dumps(result.to_json(), indent=2) + "\n")

@@ -35,16 +35,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the first evaluation past it is dropped; the same command resumes")
 
 
+def _check_gpt2_dir(gpt2_dir) -> None:
+    """The GPT-2 snapshot (--gpt2-dir, else $RGR_VERIFY_GPT2_DIR) is a directory holding model.safetensors."""
+    import os
+
+    from ..presets_sec73 import GPT2_DIR_ENV
+
+    option = "--gpt2-dir" if gpt2_dir is not None else f"${GPT2_DIR_ENV}"
+    raw = gpt2_dir if gpt2_dir is not None else os.environ.get(GPT2_DIR_ENV)
+    if not raw:
+        raise ValueError(f"--gpt2-dir: the gpt2 source needs a local snapshot directory (--gpt2-dir or "
+                         f"${GPT2_DIR_ENV})")
+    snap = Path(raw).expanduser()
+    if not snap.is_dir():
+        raise ValueError(f"{option}: {raw!r} is not an existing directory")
+    if not (snap / "model.safetensors").is_file():
+        raise ValueError(f"{option}: {raw!r} holds no model.safetensors (a Hugging Face GPT-2 snapshot)")
+
+
+def _check_paths(args) -> None:
+    """--gpt2-dir (when given), --results and --out, checked before anything is created."""
+    from ._paths import writable_dir_target
+
+    if args.gpt2_dir is not None:
+        _check_gpt2_dir(args.gpt2_dir)
+    if args.results is not None:
+        if args.replay_only:
+            if Path(args.results).exists() and not Path(args.results).is_dir():
+                raise ValueError(f"--results: {args.results!r} exists and is not a directory")
+        else:
+            writable_dir_target(args.results, "--results")
+    if args.out is not None:
+        writable_dir_target(args.out, "--out")
+
+
 def run(args) -> int:
     import torch
 
     from ..claims.runner import root_seed_from_env
     from ..plots import plot_fig7
-    from ..presets_sec73 import sec73_preset
+    import os
+
+    from ..presets_sec73 import GPT2_DIR_ENV, sec73_preset
     from ..sweep_sec73 import run_sec73
     from ..stats import t_interval
 
+    _check_paths(args)  # before anything is created: no results folder, no lock file
     preset = sec73_preset(args.tier, source=args.source or ("gpt2" if args.gpt2_dir else None))
+    if preset.source == "gpt2" and args.gpt2_dir is None and os.environ.get(GPT2_DIR_ENV):
+        _check_gpt2_dir(None)  # the snapshot named by the environment, checked as --gpt2-dir is
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError("--device must be cpu on a machine without CUDA, got cuda")

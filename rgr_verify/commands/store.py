@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from ..store import SHARD_SUFFIX, JsonlStore, default_results_dir
+    from ..store import SHARD_SUFFIX, JsonlStore, default_results_dir, validate_store
 
     if args.action != "compact":
         raise ValueError("store needs an action: compact")
@@ -29,6 +29,10 @@ def run(args) -> int:
         raise ValueError(f"--results: {str(directory)!r} is not a directory")
     shard_dirs = sorted(p for p in directory.iterdir() if p.is_dir() and p.name.endswith(SHARD_SUFFIX)
                         and len(p.name) > len(SHARD_SUFFIX))
+    try:  # every store of the directory is checked before any is changed
+        validate_store(directory)
+    except ValueError as exc:
+        raise ValueError(f"--results: {exc}") from None
     if not shard_dirs:
         print(f"no shards in {directory}")
         return 0

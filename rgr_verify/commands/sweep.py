@@ -131,6 +131,16 @@ def _check(args) -> None:
             raise ValueError("--tier full is sized for a GPU (days on a CPU); pass --device cpu to force it")
 
 
+def _check_store(results_dir) -> None:
+    """Refuse (ValueError naming --results) a results store with a malformed line before anything runs."""
+    from ..store import validate_store
+
+    try:
+        validate_store(results_dir)
+    except ValueError as exc:
+        raise ValueError(f"--results: {exc}") from None
+
+
 def run(args) -> int:
     from ..store import ResultStore
     from ..sweeps import SweepSpec, format_status, format_units, run_sweep, run_worker, unit_status
@@ -152,8 +162,9 @@ def run(args) -> int:
     if args.dry_run:
         print(format_units(spec.units()))
         return 0
-    if args.status:
-        print(format_status(unit_status(spec.units(), ResultStore(spec.results_dir).records())))
+    _check_store(spec.results_dir)
+    if args.status:  # reads only: a results folder that does not exist holds nothing and is not created
+        print(format_status(unit_status(spec.units(), ResultStore(spec.results_dir, create=False).records())))
         return 0
     t0 = time.perf_counter()
     if args.worker:

@@ -1,11 +1,14 @@
 """Progress of a sweep across workers: one bar over the runs, with the units done and partial, fed from the store.
 
 Every executor shows the same bar: its process polls the results store (main file and shards, incrementally, with
-:class:`rgr_verify.store.StoreTail`), so the bar counts what the workers stored, wherever they run."""
+:class:`rgr_verify.store.StoreTail`), so the bar counts what the workers stored, wherever they run. Off a terminal
+(stderr not a TTY: CI logs, where a bar is noise) it prints instead one line per unit that completes,
+``<unit id> done <seconds>s`` (seconds since the sweep started), and a closing line."""
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import TYPE_CHECKING, Sequence
 
 from ..engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, run_key
@@ -19,7 +22,8 @@ __all__ = ["SweepProgress", "sweep_summary"]
 
 
 class SweepProgress:
-    """A tqdm bar (when ``enabled``) over the runs of ``units``, postfixed with the units done and partial.
+    """A tqdm bar (when ``enabled``) over the runs of ``units``, postfixed with the units done and partial; off a
+    terminal, one stderr line per unit completed during the sweep and a closing line instead.
 
     :meth:`update` reads the records appended to ``store`` since the last call; :meth:`close` ends the bar.
     ``done_runs`` / ``done_units`` / ``partial_units`` hold the counts whether or not a bar is shown."""
@@ -35,12 +39,18 @@ class SweepProgress:
         self._have: set[str] = set()
         self._tail = store.jsonl.tail()
         self.total = len(self._unit_of)
+        self._desc = desc
         self._bar = None
+        self._lines = False  # one line a unit completed (off a terminal) instead of a bar
+        self._started = time.perf_counter()
         if enabled and self.units:
-            from tqdm import tqdm
+            if sys.stderr.isatty():
+                from tqdm import tqdm
 
-            self._bar = tqdm(total=self.total, desc=desc, unit="run", dynamic_ncols=True)
-        self.update()
+                self._bar = tqdm(total=self.total, desc=desc, unit="run", file=sys.stderr, dynamic_ncols=True)
+        self.update()  # units already stored count as done, with no line each
+        self._lines = enabled and bool(self.units) and self._bar is None
+        self._closed = False
 
     @property
     def done_runs(self) -> int:
@@ -61,7 +71,11 @@ class SweepProgress:
             key = _replayed_key(rec)
             if key is not None and key in self._unit_of and key not in self._have:
                 self._have.add(key)
-                self._done_in[self._unit_of[key]] += 1
+                i = self._unit_of[key]
+                self._done_in[i] += 1
+                if self._lines and self._done_in[i] == len(self.units[i].keys):
+                    print(f"{self.units[i].id} done {time.perf_counter() - self._started:.1f}s", file=sys.stderr,
+                          flush=True)
         if self._bar is not None:
             self._bar.set_postfix_str(f"units {self.done_units}/{len(self.units)} done, {self.partial_units} partial",
                                       refresh=False)
@@ -81,11 +95,15 @@ class SweepProgress:
             print(text, file=sys.stderr)
 
     def close(self) -> None:
-        """Final update, and close the bar."""
+        """Final update, and close the bar (off a terminal: print the closing line)."""
         self.update()
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+        if self._lines and not self._closed:
+            self._closed = True
+            print(f"{self._desc}: {self.done_units} of {len(self.units)} units done ({self.done_runs} of {self.total} "
+                  f"runs) in {time.perf_counter() - self._started:.1f} s", file=sys.stderr, flush=True)
 
 
 def _replayed_key(rec: dict) -> str | None:

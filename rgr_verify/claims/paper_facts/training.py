@@ -343,6 +343,9 @@ _NULL_T = ("Null: chance of holding under no effect <= 5% (one-sided paired t-te
            "opposite direction significant at 0.05 contradicts; otherwise inconclusive).")
 
 
+# The committed evidence the full-tier claims read (evidence/facts-full: the store facts-runs.jsonl).
+_STORES = ("facts-runs.jsonl",)
+
 CLAIMS = (
     Claim(id="facts-rank10-layer-memorises-rank80-quick", ref="Summary", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.QUICK,
@@ -355,7 +358,7 @@ CLAIMS = (
                 "Null (predictions at chance): P(one seed memorises) = 80^-80, so P(pass) ~ 0 <= 5%."),
     Claim(id="facts-rank10-layer-memorises-rank80", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="A layer whose circuit tensor has rank at most 10 memorises a database of rank 80 (10 seeds)",
-          check=_check_rank80_full, role="result",
+          check=_check_rank80_full, role="result", stores=_STORES,
           notes="Full tier of facts-rank10-layer-memorises-rank80-quick: the same layer and database, 10 seeds, "
                 "<= 2000 epochs; same rule (holds if >= n-1 seeds memorise, contradicted if <= 1)."),
     Claim(id="facts-fig4-vo-beats-qk-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
@@ -381,17 +384,17 @@ CLAIMS = (
     Claim(id="facts-fig4-vo-beats-qk", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="Accuracy grows more with d_k,vo than with d_k,qk (d_model 8, 200 triples, 10 seeds, 2000 "
                     "epochs)",
-          check=_check_fig4_vo_over_qk_full, role="result",
+          check=_check_fig4_vo_over_qk_full, role="result", stores=_STORES,
           notes="Full tier of facts-fig4-vo-beats-qk-quick: same grid and rule, 10 seeds, 2000 epochs. " + _NULL_T),
     Claim(id="facts-fig4-min-dqk-at-small-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="At small d_k,vo accuracy needs d_k,qk: raising d_qk from 1 to 8 at d_vo = 1 raises accuracy "
                     "(10 seeds, 2000 epochs)",
-          check=_check_fig4_min_qk_full, role="result",
+          check=_check_fig4_min_qk_full, role="result", stores=_STORES,
           notes="Full tier of facts-fig4-min-dqk-at-small-dvo-quick: same rule, 10 seeds, 2000 epochs. " + _NULL_T),
     Claim(id="facts-fig4-fixed-params-grows-with-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.FULL,
           statement="At a fixed parameter count, capacity grows with d_k,vo (10 seeds, 2000 epochs)",
-          check=_check_fig4_fixed_params_full, role="result",
+          check=_check_fig4_fixed_params_full, role="result", stores=_STORES,
           notes="Full tier of facts-fig4-fixed-params-grows-with-dvo-quick: same rule, 10 seeds, 2000 epochs. "
                 + _NULL_T),
     Claim(id="facts-fig3-tau095-best-quick", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
@@ -407,13 +410,13 @@ CLAIMS = (
     Claim(id="facts-fig3-tau095-best", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
                     "rank(D) <= rank(L) (rank-80 database, 10 seeds, 2000 epochs)",
-          check=_check_fig3_tau_full, role="result",
+          check=_check_fig3_tau_full, role="result", stores=_STORES,
           notes="Full tier of facts-fig3-tau095-best-quick: d_model in {2, 3, 4, 6, 8, 12, 16, 20, 24, 32}, 10 seeds, "
                 "2000 epochs; same rule (exact McNemar test, null P(pass) <= 5%)."),
     Claim(id="facts-rank-criterion-under-tau", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="rank(D) <= rank(L) is a meaningful capacity bound under the softmax>=0.95 criterion (rank-80 "
                     "database, 10 seeds, 2000 epochs)",
-          check=_check_rank_criterion_tau_full, role="result",
+          check=_check_rank_criterion_tau_full, role="result", stores=_STORES,
           notes="Full tier of facts-rank-criterion-under-tau-quick: same sweep as facts-fig3-tau095-best, same rule "
                 "(a layer with bound <= rank(D)/4 memorising makes it inconclusive: the reading decides)."),
     Claim(id="facts-rank-criterion-under-tau-quick", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
@@ -428,7 +431,7 @@ CLAIMS = (
     Claim(id="facts-dqk-neutral-at-large-dvo", ref="Summary", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           statement="A larger d_k,qk helps at small d_k,vo but is neutral or detrimental at larger d_k,vo (d_qk 1 -> 8 "
                     "at d_vo = 8, and averaged over d_vo 4 and 8; 10 seeds, 2000 epochs)",
-          check=_check_dqk_neutral_at_large_dvo, role="result",
+          check=_check_dqk_neutral_at_large_dvo, role="result", stores=_STORES,
           severity=("imprecision", "judged on our own full-tier runs of a Figure 4-like grid (d_model 8, 200 triples), "
                                    "not the paper's runs; the summary raises it among open questions"),
           notes="The summary's open question on d_qk interactions. Rule fixed before running: per seed, gain = "
@@ -440,7 +443,7 @@ CLAIMS = (
           tier=Tier.FULL,
           statement="Accuracy rises with d_model + d_k,vo (the summary's first suggested experiment; facts-fig4 and "
                     "facts-fig3 full runs)",
-          check=_check_accuracy_vs_dmodel_plus_dvo, role="result",
+          check=_check_accuracy_vs_dmodel_plus_dvo, role="result", stores=_STORES,
           notes="Rule fixed before running: in each sweep separately (fig4: d_model 8, d_vo varies; fig3: d_model = "
                 "d_vo varies), a one-sided Spearman test of argmax accuracy against d_model + d_vo at 0.05; holds if "
                 "both rise, contradicted if either falls significantly, else inconclusive. Null (no association): "
@@ -449,7 +452,7 @@ CLAIMS = (
           tier=Tier.FULL,
           statement="A higher tau tightens the correspondence between memorisation and rank(D) <= rank(L), but needs "
                     "more epochs (tau 0.99 vs 0.5, rank-80 database, 10 seeds)",
-          check=_check_higher_tau_tightens, role="result",
+          check=_check_higher_tau_tightens, role="result", stores=_STORES,
           notes="Correspondence as in facts-fig3-tau095-best. Contradicted if tau = 0.5 corresponds better than tau = "
                 "0.99 by a one-sided exact McNemar test at 0.05; otherwise inconclusive, because the stored records do "
                 "not say at which epoch each threshold was reached (the epochs half cannot be judged)."),

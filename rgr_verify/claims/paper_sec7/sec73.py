@@ -148,11 +148,12 @@ def _check(decide, ctx: CheckContext, tier: str, source: str | None = None, *, g
     return _verdict(res, decide(res), paper=_PAPER[decide], artefacts=artefacts)
 
 
-def _claim(cid, ref, statement, check, tier, notes="", *, kind=Kind.QUALITATIVE, provenance="paper", analyses=None):
+def _claim(cid, ref, statement, check, tier, notes="", *, kind=Kind.QUALITATIVE, provenance="paper", analyses=None,
+           stores=()):
     """A Sec. 7.3 claim (a stated experimental finding, or its scaled-down analogue): its notes end with the readings
     shared by every rule."""
     return Claim(id=cid, ref=ref, statement=statement, kind=kind, tier=tier, check=check, role="result",
-                 provenance=provenance, notes=(notes + " " + _READINGS).strip(), analyses=analyses)
+                 provenance=provenance, notes=(notes + " " + _READINGS).strip(), analyses=analyses, stores=stores)
 
 
 _QUICK_NOTE = ("Quick tier: a scaled-down analogue of Figure 7, not the paper's setting (m = 256 vs 6144, l = 4 vs "
@@ -295,7 +296,7 @@ CLAIMS = (
            _check_gaussian_control, Tier.FULL, _QUICK_NOTE + " Control run, not a statement of the paper: the quick grid "
            "on Gaussian unit-norm rows seeded from the root seed, the embeddings of the theory (Sec. 4-5). "
            "Multiverse: each of the 4 seeds picks the winners in turn (the other 3 confirm).",
-           provenance="ours", analyses=()),
+           provenance="ours", analyses=(), stores=("sec73-runs.jsonl",)),
     _claim("fig7-accuracy-grows-with-dk", "Figure 7",
            "For h >= 2 test accuracy increases with D_K over {64, 128, 256, 512} (m = 6144, l = 16; decided on "
            "the source named in the verdict; null pass probability 0.025).",
