@@ -36,7 +36,6 @@ from typing import Callable, Iterable, Iterator, Sequence
 from filelock import FileLock
 
 from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, RunResult, run_key
-from .engine.config import current_config_names
 
 __all__ = ["JsonlStore", "ResultStore", "StoreTail", "parse_records", "replayable_records", "default_results_dir",
            "RESULTS_ENV", "SHARD_SUFFIX", "StoreError", "TornLineWarning", "STORE_FIELDS", "validate_store"]

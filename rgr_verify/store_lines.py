@@ -1,15 +1,11 @@
 """Reading a store's lines: one error per bad line, naming the file and the line (split from :mod:`rgr_verify.store`)."""
 
 from __future__ import annotations
+
 import json
-import os
-import re
 import warnings
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
-from filelock import FileLock
-from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, RunResult, run_key
+from typing import Iterable, Iterator
+from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig
 from .engine.config import current_config_names
 
 

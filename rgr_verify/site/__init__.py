@@ -55,8 +55,9 @@ def _status_class(record: dict) -> str:
 
 
 def _attr(value) -> str:
-    return (str(value or "").replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-            .replace(">", "&gt;"))
+    from markupsafe import escape
+
+    return str(escape(str(value or "")))
 
 
 def _data(record: dict) -> str:
