@@ -143,13 +143,13 @@ def test_add_evidence_records_rules(tmp_path):
     from rgr_verify.evidence import add_store_evidence
     from rgr_verify.store import JsonlStore
 
-    JsonlStore(tmp_path / "res", "sec73-runs.jsonl").append([{"key": "k1", "x": 1}])
+    rec = {"key": "k1", "D_K": 64, "h": 1, "seed": 0, "seed_index": 0, "test_acc": 0.5, "best_val_acc": 0.5,
+           "final_test_acc": 0.5, "test_null_rate": 0.0, "best_step": 1, "steps": 1, "source_description": "planted"}
+    JsonlStore(tmp_path / "res", "sec73-runs.jsonl").append([rec])
     man = add_store_evidence(tmp_path / "res", "sec73-runs.jsonl", name="sec73-planted", label="planted",
                              directory=tmp_path / "ev", commands=["c"])
     assert man.rules and man.rules_date and set(man.rules) == {c.id for c in fed_claims(man)}
     assert all(post_hoc(c, [man]) is None for c in fed_claims(man))
-
-
 
 
 def test_fingerprint_reading_of_a_format_spec_is_the_same_on_every_python():
