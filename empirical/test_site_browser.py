@@ -58,8 +58,16 @@ def _filterables(driver) -> list[dict]:
     return driver.execute_script(
         "return Array.from(document.querySelectorAll('.filterable')).map(function (el) { return {"
         "claim: el.getAttribute('data-claim'), status: el.getAttribute('data-status'),"
-        "text: el.getAttribute('data-text') || '', hidden: el.hidden"
+        "text: el.getAttribute('data-text') || '', finding: el.classList.contains('finding'), hidden: el.hidden"
         " || window.getComputedStyle(el).display === 'none'}; });")
+
+
+def _count_line(rows: list[dict]) -> str:
+    """What span#shown says for ``rows``: findings and claims counted apart."""
+    f = [r for r in rows if r["finding"]]
+    c = [r for r in rows if not r["finding"]]
+    return (f"findings: {sum(not r['hidden'] for r in f)} of {len(f)} shown; "
+            f"claims: {sum(not r['hidden'] for r in c)} of {len(c)} shown")
 
 
 def _choose(driver, select_id: str, value: str) -> None:
@@ -127,14 +135,14 @@ def test_site_in_headless_chromium(site, tmp_path):
         rows = _filterables(driver)
         assert rows and not any(r["hidden"] for r in rows)
         before = _shown(driver)
-        assert before == f"{len(rows)} of {len(rows)} shown"
+        assert before == _count_line(rows) and f"claims: {len(doc['claims'])} of {len(doc['claims'])}" in before
         _choose(driver, "filter-status", "refuted")
         rows = _filterables(driver)
         visible = [r for r in rows if not r["hidden"]]
         assert visible and len(visible) < len(rows)
         assert {r["status"] for r in visible} == {"refuted"}
         assert all(r["hidden"] for r in rows if r["status"] != "refuted")
-        assert _shown(driver) != before and _shown(driver) == f"{len(visible)} of {len(rows)} shown"
+        assert _shown(driver) != before and _shown(driver) == _count_line(rows)
         _choose(driver, "filter-status", "")
         assert _shown(driver) == before
 

@@ -151,6 +151,40 @@ def test_severity_follows_the_structure():
     assert roll["contributions"]["constructions"]["findings"]["proof-gap"] == ["thmb1-step"]
 
 
+def test_a_rollup_says_what_it_weighs():
+    # A break by a fit is "contradicted", by a proof "broken"; a result held only by analogues of ours
+    # "stands-on-analogues"; a contribution whose core theorem stands while another result fails "partly-broken";
+    # a section whose own claims stand while a result it holds fails "partly-broken", naming it.
+    recs = annotate([
+        _record("thm92-bound", "Theorem 9.2", "verified"),
+        _record("thm92-margin", "Theorem 9.2", "contradicted-empirically", level="fitted"),
+        _record("sec10-violation", "Sec. 10", "refuted", level="witness"),
+        _record("sec73-grows-quick", "Sec. 7.3", "holds-empirically", level="analogue"),
+        _record("sec73-full", "Sec. 7.3", "inconclusive", ran=False, level="experiment"),
+        _record("thmb9-general", "Theorem B.9", "verified"),
+        _record("corb6-rate", "Corollary B.6", "refuted"),
+        _record("sec8-floor", "Sec. 8", "verified"),
+        _record("thm81-conclusion", "Theorem 8.1", "refuted", level="certified"),
+    ])
+    roll = rollup(recs)
+    lab, con = roll["labels"], roll["contributions"]
+    assert lab["Theorem 9.2"]["status"] == "contradicted" and "fitted" in lab["Theorem 9.2"]["summary"]
+    assert lab["Theorem 9.2"]["weight"] == {"level": "fitted", "claims": ["thm92-margin"], "analogues_only": False}
+    assert lab["Sec. 10"]["status"] == "broken" and lab["Sec. 10"]["weight"]["level"] == "witness"
+    assert lab["Sec. 7.3"]["status"] == "stands-on-analogues" and "1 of 2 claims not run" in lab["Sec. 7.3"]["summary"]
+    assert lab["Sec. 8"]["status"] == "partly-broken" and "Theorem 8.1 broken" in lab["Sec. 8"]["summary"]
+    assert lab["Sec. 8"]["own_status"] == "stands"
+    assert con["constructions"]["status"] == "partly-broken" and con["constructions"]["core"]["status"] == "stands"
+    assert "Corollary B.6 broken" in con["constructions"]["summary"]
+    assert con["lower-bound"]["status"] == "contradicted"  # its core, Theorem 9.2, by a fit
+    assert "Sec. 10 broken" in con["lower-bound"]["summary"]  # and what else in it fails
+    assert con["lower-bound"]["breaking"] == ["sec10-violation", "thm92-margin"]  # strongest evidence first
+    assert con["softmax-analysis"]["status"] == "broken"
+    # the planted alternative: the same break by a proof is "broken"
+    recs[1] = {**recs[1], "status": "refuted", "evidence_level": "proved"}
+    assert rollup(recs)["labels"]["Theorem 9.2"]["status"] == "broken"
+
+
 def test_a_finding_under_every_reading_ranks_before_a_reading_scoped_one():
     scoped = _record("eq22-scoped", "Eq. (22)", "refuted", level="proved")
     scoped["params"] = {"refuted_under": "reading(s): m = omega(d_model)"}

@@ -251,6 +251,33 @@ def test_v3_diff_identical_and_one_edit_in_theorem_41(v3):
 
 
 @needs_v3
+def test_v3_an_edit_in_a_proof_step_touches_the_theorem_not_only_the_lemma_stated_in_it(v3):
+    # Theorem 8.1's proof states Lemma 8.2 in Step 2 and Lemma 8.3 in Step 3: an edit in Step 3 is an edit of the
+    # theorem (and of Lemma 8.3's statement only where it falls inside it).
+    lines = v3.splitlines(keepends=True)
+    k = next(i for i, line in enumerate(lines) if line.startswith("Step 3:"))
+    lines[k] = lines[k].replace("Background", "Foreground", 1)
+    touched = {r["label"] for r in paper_diff(v3, "".join(lines), all_claims())}
+    assert "Theorem 8.1" in touched and not {"Lemma 8.2", "Lemma 8.3"} & touched
+    assert V3_LABELS["Theorem 8.1"][1] > V3_LABELS["Lemma 8.3"][1] > V3_LABELS["Lemma 8.3"][0]
+    assert V3_LABELS["Lemma 8.2"][1] - V3_LABELS["Lemma 8.2"][0] < 5  # its statement and display only
+
+
+def test_a_proof_owns_its_steps_and_a_lemma_stated_inside_it_only_its_text():
+    text = "\n".join([
+        "1 Intro", "", "Theorem 1.1 (Main). *It holds.*", "", "Proof. Two steps.", "",
+        "Step 1: first.", "", "Lemma 1.2 (Aux). *A fact*", "", "$$x \\leq y$$", "", "Using Lemma 1.2 we get z.", "",
+        "Lemma 1.3 (Tail). *Another.*", "", "Proof. Short. \\square", "", "Step 2: second. \\square", "",
+        "Remarks on Theorem 1.1.", "", "Lemma 1.4 (Later). *Standalone.*", "", "Its text.", "", "2 Next", "", "Body."])
+    got = find_labels(text)
+    assert got["Theorem 1.1"] == (3, 21) and got["Lemma 1.2"] == (9, 11) and got["Lemma 1.3"] == (15, 17)
+    assert got["Lemma 1.4"] == (23, 25)
+    # a proof that never closes keeps the plain range (to the next statement)
+    open_proof = text.replace("Step 2: second. \\square", "Step 2: second.")
+    assert find_labels(open_proof)["Theorem 1.1"] == (3, 7)
+
+
+@needs_v3
 def test_v3_annotate_links_claim_labels(v3):
     status = {lb: {"status": "verified", "href": f"labels/{slug(lb)}.html"} for lb in ("Theorem 4.1", "Eq. (12)", "App. A.3")}
     page = annotate(v3, status)

@@ -12,7 +12,10 @@ the way that rendering marks them:
 * equations: a display line carrying ``\\tag{1}``, ``\\quad (12)`` or ending ``(12)$$``.
 
 Line ranges are 1-based and inclusive, trailing blank lines dropped. A section runs to the line before the next
-heading of the same or a higher level; a statement to the line before the next statement or heading. Floats do not
+heading of the same or a higher level; a statement to the line before the next statement or heading, or, when a
+``Proof``/``Sketch`` paragraph follows it and a QED mark (``\\square``, ``□``) closes it, to the next statement or
+heading after that proof, so that the proof's steps are the statement's; a lemma stated inside another's proof is
+its own text and displays (or its own proof) only. Floats do not
 cut those ranges (the rendering interleaves them with running text): a figure is its caption paragraph, a table its
 caption plus the tab-separated rows just above it, an algorithm its header and numbered steps (``- 3: ...``) with
 their displays. An equation is the line(s) of its display. The first definition of a label wins.
@@ -45,6 +48,8 @@ _APP_DEF = re.compile(r"^([A-H](?:\.\d{1,2}){0,2}) +([A-Z].*)$")
 _REFERENCES = re.compile(r"^\s*(?:References|Bibliography)\s*$")
 _EQ_TAG = re.compile(r"\\tag\{(\d+)\}|\\q?quad\s*(\((\d+)\))|(\((\d+)\))\s*\$\$\s*$")
 _ALG_STEP = re.compile(r"^\s*-\s*(?:(\d+):|$)")
+_PROOF = re.compile(r"^\**(?:Proof(?: sketch| idea)?|Sketch)\b")
+_QED = re.compile(r"\\square|\\blacksquare|\\qed\b|□|∎")
 
 _SEP = r"(?:\s*(?:,|&|–|—|-)\s*|\s+and\s+)"
 _NUM = r"[0-9A-H]+\.\d+"
@@ -195,19 +200,83 @@ def _algorithm_end(lines, i):
     return end
 
 
+def _proof_end(lines: list[str], start: int, stop: int) -> int | None:
+    """The line (0-based) that closes the proof opened at line ``start`` (a QED mark with every proof opened
+    since closed), or None when none does before line ``stop`` (the next heading)."""
+    depth = 0
+    for j in range(start, stop):
+        if _PROOF.match(lines[j]):
+            depth += 1
+        if _QED.search(lines[j]):
+            depth -= 1
+            if depth <= 0:
+                return j
+    return None
+
+
+def _statement_block_end(lines: list[str], start: int, limit: int) -> int:
+    """The last line of a statement's own text: its paragraph and the display paragraphs right after it."""
+    j = start
+    while j + 1 <= limit and lines[j + 1].strip():
+        j += 1
+    end = j
+    while True:
+        k = end + 1
+        while k <= limit and not lines[k].strip():
+            k += 1
+        if k > limit or not lines[k].lstrip().startswith(("$$", "\\[", "\\begin")):
+            return end
+        end = k
+        while end + 1 <= limit and lines[end + 1].strip():
+            end += 1
+
+
+def _with_proofs(lines: list[str], defs: list[_Def], ends: dict) -> dict:
+    """Statement ends (0-based, by index into ``defs``) extended over their proofs: a statement whose text is
+    followed by a ``Proof`` (or ``Sketch``) paragraph runs past the QED mark that closes it (nested proofs counted)
+    to the next statement or heading; a statement
+    defined inside another's proof (a lemma stated in a step) is its own text and displays, or its own proof, and
+    its lines belong to the enclosing proof too. A proof with no closing mark before the next heading keeps the
+    statement's plain range."""
+    out = dict(ends)
+    heads = [d.line for d in defs if d.cls == "head"]
+    enclosing: list[tuple[int, int]] = []  # (first, last line) of the open proofs
+    for k, d in enumerate(defs):
+        if d.cls != "stmt" or not d.label:
+            continue
+        stop = next((h for h in heads if h > d.line), len(lines))
+        nested = any(a < d.line <= b for a, b in enclosing)
+        proof = next((j for j in range(d.line + 1, ends[k] + 1) if _PROOF.match(lines[j])), None)
+        closed = _proof_end(lines, proof, stop) if proof is not None else None
+        if closed is not None:
+            if nested:
+                out[k] = closed
+            else:  # to the next statement or heading after the proof (those inside it do not cut it)
+                cut = next((e.line for e in defs[k + 1:] if e.line > closed and e.cls in ("head", "stmt")), len(lines))
+                out[k] = max(ends[k], cut - 1)
+            enclosing.append((proof, closed))
+        elif nested:
+            out[k] = _statement_block_end(lines, d.line, ends[k])
+    return out
+
+
 def _ranges(lines: list[str], defs: list[_Def]) -> dict[str, tuple[int, int]]:
+    ends = {}
+    for k, d in enumerate(defs):
+        if not d.label or d.end is not None:
+            continue
+        end = len(lines) - 1
+        for e in defs[k + 1:]:
+            if e.cls == "head" and (d.cls == "stmt" or e.depth <= d.depth) or e.cls == "stmt" and d.cls == "stmt":
+                end = e.line - 1
+                break
+        ends[k] = end
+    ends = _with_proofs(lines, defs, ends)
     out = {}
     for k, d in enumerate(defs):
         if not d.label:
             continue
-        if d.end is not None:
-            end = d.end
-        else:
-            end = len(lines) - 1
-            for e in defs[k + 1:]:
-                if e.cls == "head" and (d.cls == "stmt" or e.depth <= d.depth) or e.cls == "stmt" and d.cls == "stmt":
-                    end = e.line - 1
-                    break
+        end = d.end if d.end is not None else ends[k]
         while end > d.line and not lines[end].strip():
             end -= 1
         out[d.label] = (d.line + 1, end + 1)
@@ -277,8 +346,9 @@ def slug(label: str) -> str:
 
 
 _COLOURS = {"verified": "#2e7d32", "holds-empirically": "#558b2f", "stands": "#2e7d32", "refuted": "#c62828",
-            "contradicted-empirically": "#d84315", "broken": "#c62828", "stands-with-gaps": "#ef6c00",
-            "stands-with-imprecisions": "#f9a825", "inconclusive": "#f9a825", "undecided": "#757575"}
+            "contradicted-empirically": "#d84315", "broken": "#c62828", "contradicted": "#d84315",
+            "partly-broken": "#ad1457", "stands-with-gaps": "#ef6c00", "stands-with-imprecisions": "#f9a825",
+            "stands-on-analogues": "#9ccc65", "inconclusive": "#f9a825", "undecided": "#757575"}
 
 
 def _status_class(status: str) -> str:

@@ -182,19 +182,27 @@ def render_markdown(doc: dict, ledger: dict | None = None) -> str:
     out += section(2, "Summary")
     if roll.get("contributions"):
         out += section(3, "The paper's contributions")
-        out += ["| contribution | where | verdict | findings | evidence of what holds |",
-                "| --- | --- | --- | --- | --- |"]
+        out += ["| contribution | where | verdict | what breaks it (strongest evidence first) | findings | "
+                "evidence of what holds |", "| --- | --- | --- | --- | --- | --- |"]
         for cid, c in roll["contributions"].items():
             f = c["findings"]
             counts = ", ".join(f"{len(f[sv])} {sv}" for sv in SEVERITIES if f.get(sv)) or "none"
             levels = ", ".join(f"{n} {k}" for k, n in c["evidence_levels"].items())
-            out.append(f"| **{cid}**: {_md_cell(c['title'], 160)} | {c['where']} | **{c['status']}** | {counts} | "
-                       f"{levels} |")
+            breaks = ", ".join(f"[`{i}`](#{i}) ({by_id[i].get('evidence_level') or 'none'})"
+                               for i in (c.get("breaking") or [])[:3] if i in by_id) or "nothing"
+            more = len(c.get("breaking") or []) - 3
+            breaks += f" and {more} more" if more > 0 else ""
+            out.append(f"| **{cid}**: {_md_cell(c['title'], 160)} | {c['where']} | **{c['status']}** | {breaks} | "
+                       f"{counts} | {levels} |")
+        out += ["", "*broken*: refuted by proof, exhaustive check, certificate or witness; *contradicted*: only by a "
+                "fit or an experiment; *partly-broken*: the core theorem stands, another result of it fails; "
+                "*stands-on-analogues*: holds only in analogues of ours."]
         out.append("")
     if doc.get("findings"):
         out += section(3, "Findings, ranked")
-        out += ["Severity first (*breaks-result*, then *proof-gap*, then *imprecision*), then evidence level "
-                "(strongest first); each claim's section below gives the reason for its severity.", ""]
+        out += ["Severity first (*breaks-result*, then *proof-gap*, then *imprecision*), then scope (a finding "
+                "under every reading before one under some readings only), then evidence level (strongest first); "
+                "each claim's section below gives the reason for its severity.", ""]
         out += [_finding_line(i, by_id[fid]) for i, fid in enumerate(doc["findings"], 1)]
         out.append("")
     out += section(3, "Counts")

@@ -32,12 +32,14 @@ __all__ = ["write_site", "STATUS_COLORS"]
 
 STATUS_COLORS = {
     "verified": "#1a7f37", "stands": "#1a7f37", "holds-empirically": "#8fd19e", "refuted": "#cf222e",
-    "broken": "#cf222e", "contradicted-empirically": "#e8743b", "stands-with-gaps": "#e8a13b",
-    "stands-with-imprecisions": "#f2d45c", "inconclusive": "#b7bcc2", "undecided": "#b7bcc2",
+    "broken": "#cf222e", "contradicted-empirically": "#e8743b", "contradicted": "#e8743b",
+    "partly-broken": "#9a1b5b", "stands-with-gaps": "#e8a13b", "stands-with-imprecisions": "#f2d45c",
+    "stands-on-analogues": "#c9e7b0", "inconclusive": "#b7bcc2", "undecided": "#b7bcc2",
     "not-run": "#ffffff", "no-claims": "#ffffff", "error": "#000000",
 }
 # Statuses drawn on a dark fill get white text in the blueprint.
-_DARK = frozenset({"verified", "stands", "refuted", "broken", "contradicted-empirically", "error"})
+_DARK = frozenset({"verified", "stands", "refuted", "broken", "contradicted-empirically", "contradicted",
+                   "partly-broken", "error"})
 _CLAIM_STATUSES = ("verified", "holds-empirically", "refuted", "contradicted-empirically", "inconclusive",
                    "not-run", "error")
 
@@ -74,6 +76,20 @@ def _sentence(r: dict) -> str:
     paper = value_in_words(r.get("paper_value"))
     ours = value_in_words(r.get("measured_value"))
     return f"{r['statement']} — the paper: {paper}; ours: {ours}."
+
+
+def _cut(text: str, limit: int = 320) -> str:
+    """A value shortened for the index (the claim page has it whole)."""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "… (whole on its page)"
+
+
+def _paper_value(r: dict) -> str:
+    """The paper's value for a reader: in words, or why there is none to show."""
+    if r.get("paper_value") not in (None, "", [], {}):
+        return value_in_words(r["paper_value"])
+    if not r.get("ran"):
+        return "not shown: the claim did not run in this audit"
+    return "no number: the statement above is what the paper says"
 
 
 def _label_lines(label: str):
@@ -118,7 +134,8 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
         "severity_reason": r.get("severity_reason") or "", "severity_links": r.get("severity_links") or [],
         "level": r.get("evidence_level") or "none", "level_meaning": LEVEL_MEANINGS.get(r.get("evidence_level") or "", "no evidence recorded"),
         "quick": r["id"].endswith("-quick"), "provenance": r.get("provenance") or "paper",
-        "paper_value": value_in_words(r.get("paper_value")), "measured_value": value_in_words(r.get("measured_value")),
+        "paper_value": _paper_value(r),
+        "measured_value": (value_in_words(r.get("measured_value")) if r.get("ran") else "not run in this audit"),
         "ledger": (f"not run here; the ledger records {ledger[r['id']]}" if status == NOT_RUN and r["id"] in ledger
                    else ""),
         "robustness": rob, "dimensions": dims, "witness": value_in_words(r.get("witness")) if r.get("witness") else "",
@@ -153,6 +170,7 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     labels = doc["rollup"]["labels"]
     contributions = doc["rollup"]["contributions"]
     papers_in = sorted({(r.get("paper") or RGR_PAPER).split("+")[0] for r in records})
+    paper_options = sorted({r.get("paper") or RGR_PAPER for r in records}, key=lambda p: ("+" in p, p))
     extra = [lab for lab in V3_LABELS if lab not in labels] if RGR_PAPER in papers_in else []
     bp = layout(labels, contributions, records, extra_labels=extra, claim_href=lambda i: f"claims/{i}.html",
                 label_href=lambda lab: f"labels/{slug(lab)}.html", status_of=_status_class)
@@ -161,7 +179,9 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     findings = []
     for fid in doc["findings"]:
         v = views[fid]
-        findings.append({**v, "sentence": _sentence(next(r for r in records if r["id"] == fid))})
+        findings.append({**v, "sentence": _sentence(next(r for r in records if r["id"] == fid)),
+                         "paper_value": _cut(v["paper_value"]), "measured_value": _cut(v["measured_value"])})
+    by_id = {r["id"]: r for r in records}
     run = doc.get("run") or {}
     run_line = (f"{doc.get('tier')} tier, root seed {doc.get('root_seed')}, device {doc.get('device')}"
                 + (f"; commit {run.get('commit')}" if run.get("commit") else "")
@@ -169,7 +189,12 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
                 + (f"; command: {run.get('command')}" if run.get("command") else ""))
     parts = sorted({part_of_label((r.get("nodes") or [r["ref"]])[0]) for r in records}, key=list(PART_TITLES).index)
     contrib_rows = [{"id": cid, "slug": slug(f"contribution:{cid}"), "short": c["title"].split(":")[0],
-                     "where": c["where"], "status": c["status"], "summary": c["summary"]}
+                     "where": c["where"], "status": c["status"], "summary": c["summary"].split(": ", 1)[-1],
+                     "core": ", ".join(c.get("core", {}).get("labels", [])[:4]),
+                     "breaking": [{"id": i, "level": by_id[i].get("evidence_level") or "none",
+                                   "status": by_id[i]["status"], "ref": by_id[i]["ref"]}
+                                  for i in c.get("breaking", [])[:3]],
+                     "more": max(0, len(c.get("breaking", [])) - 3)}
                     for cid, c in contributions.items()]
     staging = Path(tempfile.mkdtemp(dir=out, prefix=".site-"))
     try:
@@ -180,7 +205,9 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
             counts_line=counts, contributions=contrib_rows, findings=findings, bp=bp, colors=STATUS_COLORS, dark=_DARK,
             claims=[{**views[r["id"]], "robustness": views[r["id"]]["robustness_short"]} for r in records],
             statuses=_CLAIM_STATUSES, severities=("breaks-result", "proof-gap", "imprecision"), levels=LEVELS,
-            parts=[(p, PART_TITLES[p]) for p in parts], papers=papers_in, **common))
+            parts=[(p, PART_TITLES[p]) for p in parts],
+            papers=[(p, "both papers (cross-paper claims)" if "+" in p else p) for p in paper_options],
+            headline=_headline(doc, records), **common))
         tpl = env.get_template("claim.html")
         finding_ids = set(doc["findings"])
         for cid, v in views.items():
@@ -188,7 +215,6 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
             atomic_write_text(staging / "claims" / f"{cid}.html", tpl.render(title=cid, root="../", c=v,
                                                                               back_anchor=back, **common))
         tpl = env.get_template("label.html")
-        by_id = {r["id"]: r for r in records}
         for lab in list(labels) + extra:
             summary = labels.get(lab, {"status": "no-claims", "summary": "no claim of this audit checks it",
                                        "claims": []})
@@ -228,3 +254,16 @@ def _counts(records: list) -> str:
     return (f"{len(records)} claims: {len(paper_scale)} decided at the paper's scale or exactly, {len(quick)} quick "
             f"analogues, {not_run} not run; {len(findings)} findings.")
 
+
+
+def _headline(doc: dict, records: list) -> str:
+    """One sentence for the first screen: how many findings of each severity, and how many result-breaking ones
+    are refuted (proof, exhaustive check, certificate, witness) rather than contradicted by a fit or experiment."""
+    by_id = {r["id"]: r for r in records}
+    found = [by_id[i] for i in doc["findings"]]
+    breaks = [r for r in found if r.get("severity") == "breaks-result"]
+    refuted = sum(r["status"] == "refuted" for r in breaks)
+    gaps = sum(r.get("severity") == "proof-gap" for r in found)
+    impr = sum(r.get("severity") == "imprecision" for r in found)
+    return (f"{len(found)} findings: {len(breaks)} break a result ({refuted} refuted outright, "
+            f"{len(breaks) - refuted} contradicted by a fit or an experiment), {gaps} proof gaps, {impr} imprecisions.")
