@@ -191,8 +191,10 @@ def test_paper_diff_bad_input():
 
 def test_committed_data_file_shape():
     data = json.loads(V3_LABELS_PATH.read_text(encoding="utf-8"))
-    assert data and all(isinstance(v, list) and len(v) == 2 and 1 <= v[0] <= v[1] for v in data.values())
-    assert V3_LABELS == {k: tuple(v) for k, v in data.items()}
+    assert data["version"] == "v3" and data["aliases"] == {}
+    rows = data["labels"]
+    assert rows and all(len(v["lines"]) == 2 and 1 <= v["lines"][0] <= v["lines"][1] for v in rows.values())
+    assert V3_LABELS == {k: tuple(v["lines"]) for k, v in rows.items()}
 
 
 # --- the real v3 text (skipped without it) -------------------------------------------------------------------------

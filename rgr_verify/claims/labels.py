@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import re
 
+from ..paper_versions import CANONICAL_VERSION, label_set
 from .base import FACTS_PAPER, RGR_PAPER, Claim, paper_parts
 
 __all__ = ["label_prefix", "label_part", "module_part", "placement_errors", "PART_TITLES", "PREFIX_RULE"]
 
-_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4}
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8}
 _KINDS = {"Theorem": "thm", "Lemma": "lem", "Corollary": "cor", "Proposition": "prop", "Definition": "def",
-          "Example": "ex"}
-# Where the numbered labels sit in arXiv 2509.22840 v3 (the section whose text holds them).
-_EQ_PARTS = ((2, "sec5"), (4, "sec7"), (22, "sec8"), (29, "sec9"), (32, "appa"), (33, "appb"))
-_FIGURE_PARTS = ((4, "sec6"), (7, "sec7"), (13, "appa"))
-_TABLE_PARTS = ((2, "appa"),)
-_ALGORITHM_PARTS = ((1, "sec4"), (2, "sec8"), (5, "appb"))
-_CONSTRUCTION_PARTS = ((2, "sec4"), (4, "appb"))
+          "Example": "ex", "Remark": "rem"}
+# Where each numbered label sits (the part whose text holds or presents it) is data: the canonical version's label
+# file (rgr_verify/data/labels-2509.22840-v3.json, read by rgr_verify.paper_versions), not code.
 
 PART_TITLES = {"abstract": "Abstracts", "sec1": "Sec. 1", "sec2": "Sec. 2", "sec3": "Sec. 3", "sec4": "Sec. 4",
                "sec5": "Sec. 5", "sec6": "Sec. 6", "sec7": "Sec. 7", "sec8": "Sec. 8", "sec9": "Sec. 9",
@@ -37,25 +34,27 @@ paper that holds that label: `rgr_verify/claims/paper_<part>.py`, or a package `
 | `Sec. 5`, `Sec. 6.1` | `sec5-`, `sec61-` | the section (`sec5`, `sec6`) |
 | `App. C`, `App. B.2` | `appc-`, `appb2-` | the appendix (`appc`, `appb`) |
 | `Theorem 4.1`, `Lemma B.3`, `Corollary B.6`, `Proposition 8.4`, `Definition 9.1` | `thm41-`, `lemb3-`, `corb6-`, `prop84-`, `def91-` | the section or appendix of the number (`sec4`, `appb`, ...) |
-| `Eq. (22)`, `Eqs. (15)-(16)` | `eq22-`, `eq15-` (first number) | where the equation is: (1)-(2) `sec5`, (3)-(4) `sec7`, (5)-(22) `sec8`, (23)-(29) `sec9`, (30)-(32) `appa`, (33) `appb` |
-| `Figure 3`, `Figures 3-4` | `fig3-` (first number) | 1-4 `sec6`, 5-7 `sec7`, 8-13 `appa` |
-| `Table 2` | `table2-` | 1-2 `appa` (App. A.2) |
-| `Algorithm 1` | `alg1-` | 1 `sec4`, 2 `sec8`, 3-5 `appb` |
-| `Construction I` | `constr1-` (Roman numeral as a number) | I-II `sec4`, III-IV `appb` |
+| `Eq. (22)`, `Eqs. (15)-(16)` | `eq22-`, `eq15-` (first number) | where the equation is (in v3: (1)-(2) `sec5`, (3)-(4) `sec7`, (5)-(22) `sec8`, (23)-(29) `sec9`, (30)-(32) `appa`, (33) `appb`) |
+| `Figure 3`, `Figures 3-4` | `fig3-` (first number) | where the figure is presented (in v3: 1-4 `sec6`, 5-7 `sec7`, 8-13 `appa`) |
+| `Table 2` | `table2-` | in v3: 1-2 `appa` (App. A.2) |
+| `Algorithm 1` | `alg1-` | in v3: 1 `sec4`, 2 `sec8`, 3-5 `appb` |
+| `Construction I` | `constr1-` (Roman numeral as a number) | in v3: I-II `sec4`, III-IV `appb` |
 | `Abstract`, `OpenReview abstract` | `abstract-`, `openreview-` | `abstract` |
 | arXiv 2502.05076: `Proposition 2.1`, `Example 2.4`, `Eq. (9)`, `Figure 4`; `Summary` | `facts-prop21-`, `facts-ex24-`, `facts-eq9-`, `facts-fig4-`; `facts-` | `facts` (one part, split by topic) |
 | cross-paper claims (`paper` names both papers) | `xpaper-` | `xpaper` |
 
-The rest of an id is free kebab-case words (`-sym-` marks a symbolic check by convention). A renamed id changes its
+The part of every numbered label is data, not code: the label file of the canonical version
+(`rgr_verify/data/labels-2509.22840-v3.json`, one file per version, read by `rgr_verify.paper_versions`); a `Remark`
+takes the prefix `rem`, an appendix E-H `appe`-`apph`. The rest of an id is free kebab-case words (`-sym-` marks a symbolic check by convention). A renamed id changes its
 seed (`claim_seed` hashes the id), so ids are renamed only to follow this rule.
 """
 
 _LABEL = re.compile(
-    r"^(?:(?P<sec>Sec)\. (?P<secnum>\d+(?:\.\d+)*)|(?P<app>App)\. (?P<applet>[A-D])(?:\.(?P<appnum>\d+(?:\.\d+)*))?|"
-    r"(?P<kind>Theorem|Lemma|Corollary|Proposition|Definition|Example) (?P<major>[0-9A-D]+)\.(?P<minor>\d+)|"
+    r"^(?:(?P<sec>Sec)\. (?P<secnum>\d+(?:\.\d+)*)|(?P<app>App)\. (?P<applet>[A-H])(?:\.(?P<appnum>\d+(?:\.\d+)*))?|"
+    r"(?P<kind>Theorem|Lemma|Corollary|Proposition|Definition|Remark|Example) (?P<major>[0-9A-H]+)\.(?P<minor>\d+)|"
     r"Eqs?\. \((?P<eq>\d+)\)|Figures? (?P<fig>\d+)|Table (?P<table>\d+)|Algorithm (?P<alg>\d+)|"
-    r"Construction (?P<constr>IV|III|II|I)\b|(?P<openreview>OpenReview abstract)|(?P<abstract>Abstract)|"
-    r"(?P<summary>Summary))")
+    r"Construction (?P<constr>VIII|VII|VI|IV|V|III|II|I)\b|(?P<openreview>OpenReview abstract)|"
+    r"(?P<abstract>Abstract)|(?P<summary>Summary))")
 
 
 def _parse(ref: str):
@@ -65,13 +64,6 @@ def _parse(ref: str):
     if m is None:
         raise ValueError(f"ref must start with a paper label such as 'Sec. 3' or 'Theorem 4.1', got {ref!r}")
     return m
-
-
-def _in_table(n: int, table, what: str) -> str:
-    for last, part in table:
-        if n <= last:
-            return part
-    raise ValueError(f"{what} {n} is not a label of arXiv {RGR_PAPER} (known: up to {table[-1][0]})")
 
 
 def _single_paper(paper: str) -> str | None:
@@ -112,9 +104,11 @@ def _prefix(m) -> str:
     return "openreview" if m["openreview"] else "abstract"
 
 
-def label_part(ref: str, paper: str = RGR_PAPER) -> str:
+def label_part(ref: str, paper: str = RGR_PAPER, *, version: str = CANONICAL_VERSION) -> str:
     """The part of the paper that holds the label of ``ref``: ``"sec4"``, ``"appb"``, ``"abstract"``, ``"facts"``
-    (every label of arXiv 2502.05076) or ``"xpaper"`` (a cross-paper claim). ValueError as :func:`label_prefix`."""
+    (every label of arXiv 2502.05076) or ``"xpaper"`` (a cross-paper claim); for arXiv 2509.22840 it is read from
+    the label file of ``version`` (:mod:`rgr_verify.paper_versions`). ValueError as :func:`label_prefix`, or for
+    a label that version does not have."""
     single = _single_paper(paper)
     if single is None:
         return "xpaper"
@@ -123,24 +117,18 @@ def label_part(ref: str, paper: str = RGR_PAPER) -> str:
         return "facts"
     if m["summary"]:
         raise ValueError(f"'Summary' is a label of {FACTS_PAPER} only, got it for {paper}")
-    if m["sec"]:
-        return "sec" + m["secnum"].split(".")[0]
-    if m["app"]:
-        return "app" + m["applet"].lower()
-    if m["kind"]:
-        major = m["major"]
-        return "sec" + major if major.isdigit() else "app" + major.lower()
+    if m["openreview"] or m["abstract"]:
+        return "abstract"
+    return label_set(version).part(_node(m))
+
+
+def _node(m) -> str:
+    """The label a parsed reference names, spelled as the label files spell it."""
     if m["eq"]:
-        return _in_table(int(m["eq"]), _EQ_PARTS, "Eq.")
+        return f"Eq. ({m['eq']})"
     if m["fig"]:
-        return _in_table(int(m["fig"]), _FIGURE_PARTS, "Figure")
-    if m["table"]:
-        return _in_table(int(m["table"]), _TABLE_PARTS, "Table")
-    if m["alg"]:
-        return _in_table(int(m["alg"]), _ALGORITHM_PARTS, "Algorithm")
-    if m["constr"]:
-        return _in_table(_ROMAN[m["constr"]], _CONSTRUCTION_PARTS, "Construction")
-    return "abstract"
+        return f"Figure {m['fig']}"
+    return m.group(0)
 
 
 def module_part(module: str) -> str | None:

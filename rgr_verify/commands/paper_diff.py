@@ -20,6 +20,9 @@ def add_arguments(p):
     p.add_argument("old", metavar="OLD", help="the earlier plain text of the paper (UTF-8)")
     p.add_argument("new", metavar="NEW", help="the later plain text of the paper (UTF-8)")
     p.add_argument("--json", metavar="PATH", help="also write the touched labels as JSON to PATH")
+    p.add_argument("--labels", metavar="FILE", help="the label file of NEW's version (rgr_verify/data/"
+                   "labels-2509.22840-<version>.json format): its aliases map labels renumbered in NEW to the "
+                   "claims' labels")
 
 
 def _read(path: str, name: str) -> str:
@@ -47,7 +50,15 @@ def run(args) -> int:
         out = Path(args.json)
         if out.is_dir() or not out.parent.is_dir():
             raise ValueError(f"--json must name a file in an existing folder, got {args.json!r}")
-    rows = paper_diff(old, new, all_claims())
+    aliases = {}
+    if args.labels is not None:
+        from ..paper_versions import load_label_set
+
+        try:
+            aliases = load_label_set(args.labels).aliases
+        except ValueError as exc:
+            raise ValueError(f"--labels: {exc}") from None
+    rows = paper_diff(old, new, all_claims(), aliases=aliases)
     for r in rows:
         claims = ", ".join(r["claims"]) or "(no claim)"
         print(f"{r['label']} (old lines {_span(r['old_lines'])} -> new lines {_span(r['new_lines'])}, "
