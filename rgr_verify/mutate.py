@@ -47,7 +47,7 @@ class Mutant:
     Attributes:
         claim_id: the claim's id.
         name: the stated value's name (a key of ``claim.expects``).
-        kind: its :class:`~rgr_verify.claims.base.Stated` kind: value, exponent, constant or relation.
+        kind: its :class:`~rgr_verify.claims.base.Stated` kind: value, exponent, constant, relation or table.
         original: the value the paper states.
         mutated: the wrong value the mutant checks instead.
         op: how it was derived: ``*2``, ``/2``, ``+1``, ``-1`` or ``~flip``.
@@ -85,6 +85,14 @@ def _plan(claim: Claim) -> tuple[list[Mutant], list[tuple[str, str]]]:
     skipped: list[tuple[str, str]] = []
     for name, stated in claim.expects.items():
         value, kind = stated.value, stated.kind
+        if getattr(stated, "unmutated", ""):
+            skipped.append((name, f"declared, not mutated: {stated.unmutated}"))
+            continue
+        if kind == "table":
+            for op, factor in (("*2", 2), ("/2", 0.5)):
+                made.append(Mutant(claim.id, name, kind, dict(value),
+                                   {k: _scaled(v, factor) for k, v in value.items()}, op))
+            continue
         if kind == "relation":
             if value not in _FLIP:
                 skipped.append((name, f"relation {value!r} has no opposite direction"))
@@ -110,7 +118,8 @@ def mutants(claim: Claim) -> list[Mutant]:
     """The mutants of ``claim``'s stated values, in the order of ``claim.expects`` (empty without ``expects``).
 
     value / constant: x2 then x1/2 (an int stays an int when the result is integral); exponent: +1 then -1;
-    relation: the opposite direction. ``==`` and a value equal to its own mutants (0) give none
+    relation: the opposite direction; table: every entry x2, then every entry x1/2. A value declared
+    ``unmutated`` (with its reason) gives none. ``==`` and a value equal to its own mutants (0) give none
     (see :func:`not_mutated`). ValueError if ``claim`` is not a :class:`~rgr_verify.claims.base.Claim`.
     """
     return _plan(claim)[0]

@@ -65,7 +65,10 @@ def result_record(result: ClaimResult) -> dict:
         "id": c.id,
         "paper": c.paper,
         "ref": c.ref,
-        "statement": c.statement,
+        "statement": c.rendered_statement(result.stated),
+        "stated": {name: {"value": jsonable((result.stated or {}).get(name, st.value)), "kind": st.kind,
+                          "note": st.note, **({"unmutated": st.unmutated} if st.unmutated else {})}
+                   for name, st in c.expects.items()},
         "kind": c.kind.value,
         "tier": c.tier.value,
         "status": v.status.value,

@@ -308,6 +308,10 @@ def _claim_section(r: dict, ledger: dict | None) -> list[str]:
         for key, label in (("paper_value", "Paper"), ("measured_value", "Measured")):
             if r[key] not in (None, "", [], {}):
                 out.append(f"- **{label}:** {_md_words(r[key], limits[key], pointer=True)}")
+    if r.get("stated"):  # the values the paper states, as declared in the claim's expects (what the check read)
+        out.append("- **Stated values (declared):** " + "; ".join(
+            f"{name} = {_md_words(st['value'], 120)}" + (f" ({st['note']})" if st.get("note") else "")
+            for name, st in r["stated"].items()))
     if r.get("severity_reason"):
         out.append(f"- **Severity:** {r['severity']}: {r['severity_reason']}")
     if r.get("robustness"):

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .levels import bounded_status, level_of
+from .stated import STATED_KINDS, Stated, as_stated, shown_value
 
 __all__ = [
     "Status",
@@ -149,44 +150,6 @@ def label_of_ref(ref: str) -> str:
             label = re.sub(r"^Figures (\d+).*", r"Figure \1", label)
             return label
     return ref
-
-
-STATED_KINDS = ("value", "exponent", "relation", "constant")
-_RELATIONS = ("<", "<=", ">", ">=", "==")
-
-
-@dataclass(frozen=True)
-class Stated:
-    """A value the paper states and a claim's check compares against (read through :meth:`CheckContext.expect`).
-
-    Declared in :attr:`Claim.expects`, so that ``rgr-verify mutate`` can replace it in a copy by a wrong one and see
-    whether the check notices. ``kind`` says which mutants apply: "value" (a number: x2 and x1/2), "exponent"
-    (a number: +1 and -1), "constant" (a stated constant: x2 and x1/2), "relation" (one of <, <=, >, >=, ==: the
-    opposite direction). ``note`` says where the paper states it.
-    """
-
-    value: Any
-    kind: str = "value"
-    note: str = ""
-
-    def __post_init__(self):
-        if self.kind not in STATED_KINDS:
-            raise ValueError(f"Stated kind must be one of {', '.join(STATED_KINDS)}, got {self.kind!r}")
-        if self.kind == "relation":
-            if self.value not in _RELATIONS:
-                raise ValueError(f"a stated relation must be one of {', '.join(_RELATIONS)}, got {self.value!r}")
-        elif isinstance(self.value, bool) or not isinstance(self.value, (int, float)) or not math.isfinite(self.value):
-            raise ValueError(f"a stated {self.kind} must be a finite number, got {self.value!r}")
-
-
-def _stated(name: str, value: Any) -> Stated:
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"expects keys must be identifiers, got {name!r}")
-    if isinstance(value, Stated):
-        return value
-    if isinstance(value, str):
-        return Stated(value, "relation")
-    return Stated(value)
 
 
 @dataclass(frozen=True)
@@ -394,7 +357,7 @@ class Claim:
         object.__setattr__(self, "stores", tuple(self.stores))
         if not isinstance(self.expects, dict):
             raise ValueError(f"claim {self.id}: expects must be a dict of stated values, got {self.expects!r}")
-        object.__setattr__(self, "expects", {k: _stated(k, v) for k, v in self.expects.items()})
+        object.__setattr__(self, "expects", {k: as_stated(k, v) for k, v in self.expects.items()})
         if self.replays and self.tier is not Tier.FULL:
             raise ValueError(f"claim {self.id}: only full-tier claims replay stored evidence (tier {self.tier.value})")
         if self.role not in ("", *ROLES):
@@ -439,8 +402,16 @@ class Claim:
         return tuple(dict.fromkeys((self.label, *self.supports)))
 
     def stated_values(self) -> dict:
-        """The stated values as the check reads them (name -> value)."""
-        return {name: st.value for name, st in self.expects.items()}
+        """The stated values as the check reads them (name -> value; a table as a fresh dict)."""
+        return {name: dict(st.value) if st.kind == "table" else st.value for name, st in self.expects.items()}
+
+    def rendered_statement(self, values: dict | None = None) -> str:
+        """The statement with its ``{name}`` fields filled from the stated values (``values`` overriding them: the
+        values a run used), so that a changed declaration shows in the report; other braces are left as they are."""
+        if "{" not in self.statement:
+            return self.statement
+        vals = {**self.stated_values(), **(values or {})}
+        return re.sub(r"\{(\w+)\}", lambda m: shown_value(vals[m[1]]) if m[1] in vals else m[0], self.statement)
 
     @property
     def marker(self) -> str:

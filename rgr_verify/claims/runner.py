@@ -27,6 +27,8 @@ class ClaimResult:
         seed: the claim's seed; root_seed: the run's root seed.
         seconds: wall time of the check.
         expected: the ledger's status, or None if the ledger has no entry.
+        stated: the stated values the check read (name -> value): the claim's declared ones, or those a caller
+            passed instead (a mutant); the report renders the statement with them.
     """
 
     claim: Claim
@@ -35,6 +37,7 @@ class ClaimResult:
     root_seed: int
     seconds: float
     expected: Status | None
+    stated: dict | None = None  # the stated values the check read (the declared ones, or a mutant's)
 
     @property
     def ran(self) -> bool:
@@ -123,7 +126,8 @@ def run_claim(
             verdict = Verdict(status=Status.ERROR, details=f"{type(exc).__name__}: {exc}", witness=tb)
     seconds = time.perf_counter() - start
     entry = (ledger or {}).get(claim.id)
-    return ClaimResult(claim, verdict, seed, root_seed, seconds, entry.status if entry is not None else None)
+    return ClaimResult(claim, verdict, seed, root_seed, seconds, entry.status if entry is not None else None,
+                       stated=stated)
 
 
 def replayable(claim: Claim, evidence_dir: Path | None = None) -> bool:

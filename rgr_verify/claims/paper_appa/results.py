@@ -145,7 +145,8 @@ def _check_table1_cells(ctx, factor=2.0):
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got
     rows, agree, far = {}, [], []
-    for k, paper in sorted(TABLE1.items()):
+    table = ctx.expect("table1")
+    for k, paper in sorted(table.items()):
         if k not in cells or ths[k].h_star is None:
             rows[f"({k[0]},{k[1]})"] = {"paper d_k": paper, "ours": None, "verdict": "no threshold"}
             continue
@@ -162,7 +163,7 @@ def _check_table1_cells(ctx, factor=2.0):
         if not wide:
             (agree if near else far).append(k)
     n = len(agree) + len(far)
-    if 2 * n < len(TABLE1):
+    if 2 * n < len(table):
         status = Status.INCONCLUSIVE  # fewer than half of Table 1's cells can tell a factor 2
     else:
         status = (Status.HOLDS_EMPIRICALLY if not far else Status.CONTRADICTED_EMPIRICALLY if len(far) > n / 2
@@ -198,13 +199,14 @@ def adaptive_cell(results, pool) -> dict:
 
 
 def _check_table1_adaptive(ctx, factor=2.0, pool=1.1):
-    got = adaptive_search(ctx, sorted(TABLE1))  # a left-out seed (multiverse) leaves its runs and the search's seeds
+    table = ctx.expect("table1")
+    got = adaptive_search(ctx, sorted(table))  # a left-out seed (multiverse) leaves its runs and the search's seeds
     if got is None:
         return Verdict.not_run("no committed adaptive-search evidence of sec6-grid [full] (made by `rgr-verify "
                                "adaptive sec6-grid --tier full`, added by `rgr-verify evidence add --adaptive`)")
     results, used = got
     rows, agree, far, exact = {}, [], [], []
-    for k, paper in sorted(TABLE1.items()):
+    for k, paper in sorted(table.items()):
         row = {"paper d_k": paper, **adaptive_cell([r for r in results if (r.cell.m, r.cell.d_model) == k], pool)}
         rows[f"({k[0]},{k[1]})"] = row
         if not row["resolved"]:
@@ -217,7 +219,7 @@ def _check_table1_adaptive(ctx, factor=2.0, pool=1.1):
         if lo <= paper <= hi:
             exact.append(k)
     n = len(agree) + len(far)
-    if 2 * n < len(TABLE1):
+    if 2 * n < len(table):
         status = Status.INCONCLUSIVE
     else:
         status = (Status.HOLDS_EMPIRICALLY if not far else Status.CONTRADICTED_EMPIRICALLY if len(far) > n / 2
@@ -227,7 +229,7 @@ def _check_table1_adaptive(ctx, factor=2.0, pool=1.1):
                    paper_value=f"Table 1's per-head widths, cell by cell at per-head resolution (tolerance: as "
                                f"table1-per-head-width-cell-by-cell, the paper's d_k within a factor {factor:g} of our "
                                f"width range in every resolved cell, contradicted when more than half are not; "
-                               f"inconclusive when fewer than half of Table 1's {len(TABLE1)} cells are resolved)",
+                               f"inconclusive when fewer than half of Table 1's {len(table)} cells are resolved)",
                    measured_value={"cells": rows, "resolved": n, "within the factor": len(agree),
                                    "equal (paper d_k inside our width range)": len(exact), "outside": len(far)},
                    witness=[f"({k[0]},{k[1]})" for k in far] or None,
@@ -327,12 +329,17 @@ def table2_coverage_verdict(configs, *, listed=None, default=TABLE2_DEFAULT) -> 
 
 
 def _table2_coverage(ctx: CheckContext) -> Verdict:
-    return table2_coverage_verdict(sorted(BASE_GRID | set(DIAGONAL) | set(EXTRA)))
+    return table2_coverage_verdict(sorted(BASE_GRID | set(DIAGONAL) | set(EXTRA)), listed=ctx.expect("table2"),
+                                   default=ctx.expect("default"))
 
+
+_TABLE1_STATED = Stated(TABLE1, "table", "Table 1: d_k* = D_K*/h* per base-grid cell (m, d_model)")
+_COVERAGE_ONLY = ("the check asks only whether every configuration gets a cutoff (its row or the default): any "
+                  "cutoffs give one, so no wrong value can be told from the stated one")
 
 CLAIMS = (
     Claim(id="table1-per-head-width-at-threshold", ref="Table 1",
-          statement="Per-head width at D_K* is modest: d_k* in [5, 24] on the base grid, median 11",
+          statement="Per-head width at D_K* is modest: d_k* in [{lo}, {hi}] on the base grid, median {median}",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table1, role="detail",
           replays=("sec6-grid",),
           expects={"lo": Stated(5, "value", "Sec. 6.1 'At D_K*, per-head widths are small: d_k* in [5, 24]'"),
@@ -348,7 +355,7 @@ CLAIMS = (
     Claim(id="table1-per-head-width-cell-by-cell", ref="Table 1",
           statement="Table 1's per-head key widths d_k* are reproduced cell by cell on the base grid",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table1_cells, role="detail",
-          replays=("sec6-grid",),
+          replays=("sec6-grid",), expects={"table1": _TABLE1_STATED},
           notes=GRID_FULL_NOTES + " Per cell, the grid range of our d_k* is [last failing D_K / h_high, first passing D_K "
                 "/ h_low] (D_K* interval over the h* paired-t pool). A cell decides only when its range is at most 4x wide "
                 "(a wider one holds a value and its double alike: found by the planted alternative 'heads make no "
@@ -359,7 +366,7 @@ CLAIMS = (
           statement="Table 1's per-head key widths d_k* are reproduced cell by cell at the resolution of one key "
                     "dimension per head (adaptive D_K* search at paper scale)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table1_adaptive, role="detail",
-          replays=("sec6-grid",), analyses=("leave one seed out",),  # the adaptive runs exist under one reading
+          replays=("sec6-grid",), analyses=("leave one seed out",), expects={"table1": _TABLE1_STATED},  # the adaptive runs exist under one reading
           notes="Full tier. The ladder of the base grid cannot express Table 1's widths 5, 7, 9, 11 or 21 (its D_K / h "
                 "are 1-2-3 ladder values over powers of 2); the adaptive search (rgr_verify.adaptive: scan the ladder "
                 "to the first passing D_K, then bisect on multiples of h, the pass rule mean test F1 >= 0.99 over the "
@@ -395,16 +402,20 @@ CLAIMS = (
                 "goes from mean F1 0.961 to 0.998, every run stopping early), robust in all 11 analyses; (64,32) "
                 "stays; (64,16), (128,16), (256,16) and (512,32) are undecided."),
     symbolic_claim("table2-sym-coverage", "Table 2", "Table 2 gives a step cutoff for every configuration of "
-                   "Sec. 6.1 (a listed row, else the caption's default of 20,000 steps).", _table2_coverage,
+                   "Sec. 6.1 (a listed row, else the caption's default of {default} steps).", _table2_coverage,
                    role="detail",
                    notes="Exhaustive over the 16 distinct (m, d_model) of Sec. 6.1 (base grid, diagonal, r = 32 points): "
                          "each must get a cutoff from Table 2, its own row or the caption's default. (1024, 32) has no "
                          "row and gets the default 20,000; an earlier version read the caption's default out and "
                          "refuted the statement on that row, which the caption covers. Reported beside the verdict, "
                          "not decided: (1024, 32) at the default is below the 80,000 of the smaller (512, 16) at the "
-                         "same compression."),
+                         "same compression.",
+                   expects={"table2": Stated(TABLE2_CUTOFFS, "table", "Table 2: the step cutoff of each listed "
+                                             "(m, d_model)", unmutated=_COVERAGE_ONLY),
+                            "default": Stated(TABLE2_DEFAULT, "value", "Table 2's caption: the default cutoff",
+                                              unmutated=_COVERAGE_ONLY)}),
     Claim(id="fig10-hstar-linear-in-compression", ref="Figure 10",
-          statement="h* = 1.65 m/d_model - 6.64 (R^2 = 0.824)",
+          statement="h* = {slope} m/d_model - 6.64 (R^2 = {r2})",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig10, role="result",
           replays=("sec6-grid",),
           expects={"slope": Stated(1.65, "constant", "Sec. 6.1 display (Fig. 10): h* ~ 1.65 m/d_model - 6.64"),

@@ -246,7 +246,7 @@ CLAIMS = (
          supports=("Theorem B.1",),
          expects={"tau_half": Stated(0.5, "constant", "Theorem B.1 proof: tau = (p + p^2) d_k / 2")}),
     _sym("thmb1-sym-chernoff-exponents", "Theorem B.1", "delta_1 = (1-p)/2 and delta_2 = (1-p)/(2p) give the "
-         "exponents c_1 = p(1-p)^2/8 and c_2 = p(1-p)^2/(2(1+3p)).", _b1_exponents, role="proof-step",
+         "exponents c_1 = p(1-p)^2/{c1_denominator} and c_2 = p(1-p)^2/(2(1+3p)).", _b1_exponents, role="proof-step",
          supports=("Theorem B.1",),
          expects={"delta_half": Stated(0.5, "constant", "Theorem B.1 proof: delta_1 = (1-p)/2, delta_2 = (1-p)/(2p)"),
                   "c1_denominator": Stated(8, "constant", "Theorem B.1 proof: c_1 = p(1-p)^2/8"),

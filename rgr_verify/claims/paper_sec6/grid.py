@@ -409,7 +409,7 @@ _READING_RULE = (" Readings: the printed 'log m' names no base, so ln and log2 a
 
 CLAIMS = (
     Claim(id="fig3-dkstar-scaling-slope", ref="Figure 3",
-          statement="D_K* = 1.19 m log m / d_model with R^2 = 0.944 on the base grid",
+          statement="D_K* = {slope} m log m / d_model with R^2 = {r2} on the base grid",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig3,
           replays=("sec6-grid",),
           expects={"slope": Stated(1.19, "constant", "Sec. 6.1, display after 'Scaling laws' (Fig. 3): D_K* ~ 1.19 "
@@ -419,7 +419,7 @@ CLAIMS = (
           notes=GRID_FULL_NOTES + " Band for the slope: [1.19 / sqrt(2), 1.19 sqrt(2)] = [0.841, 1.683]; centred R^2 "
                 "within 0.1 of 0.944 (two-sided)." + _READING_RULE),
     Claim(id="sec61-dkstar-scaling-slope-excluding-small-dmodel", ref="Sec. 6.1",
-          statement="Excluding the three d_model = 16, m > 64 points gives slope 0.966 with R^2 = 0.992",
+          statement="Excluding the three d_model = 16, m > 64 points gives slope {slope} with R^2 = {r2}",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig3_excluded,
           replays=("sec6-grid",),
           expects={"slope": Stated(0.966, "constant", "Sec. 6.1, after the Fig. 3 display: 'gives slope 0.966'"),

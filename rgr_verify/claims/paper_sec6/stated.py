@@ -75,7 +75,7 @@ def _diagonal(ctx: CheckContext) -> Verdict:
 
 
 def _table1_range(ctx: CheckContext) -> Verdict:
-    vals = list(TABLE1.values())
+    vals = list(ctx.expect("table1").values())
     lo, hi = ctx.expect("lo"), ctx.expect("hi")
     return combine_verdicts([values_verdict({"Sec. 6 min": lo, "Table 1 min": min(vals)}, rtol=0),
                              values_verdict({"Sec. 6 max": hi, "Table 1 max": max(vals)}, rtol=0)],
@@ -83,20 +83,23 @@ def _table1_range(ctx: CheckContext) -> Verdict:
 
 
 def _table1_median(ctx: CheckContext) -> Verdict:
-    vals = sorted(TABLE1.values())
+    vals = sorted(ctx.expect("table1").values())
+    stated = ctx.expect("median")
     med = statistics.median(vals)
     lower, upper = vals[(len(vals) - 1) // 2], vals[len(vals) // 2]
 
     def _outcome(x):
-        return f"{'holds' if x == 11 else 'fails'}: {x} {'=' if x == 11 else '!='} 11"
+        return f"{'holds' if x == stated else 'fails'}: {x} {'=' if x == stated else '!='} {stated}"
 
-    hyps = [f"Table 1's {len(vals)} base-grid values d_k* (as transcribed in TABLE1)", "exact comparison (rtol 0)"]
+    hyps = [f"Table 1's {len(vals)} base-grid values d_k* (declared as the stated table 'table1')",
+            "exact comparison (rtol 0)"]
     readings = {"median = mean of the two middle values": _outcome(med), "lower median": _outcome(lower),
                 "upper median": _outcome(upper)}
-    return with_readings(values_verdict({"Sec. 6 (stated median)": 11, "Table 1 (computed median)": med}, rtol=0,
-                          paper_value="Sec. 6: median d_k* = 11 on the base grid",
-                          details=f"Table 1's twelve values sorted: {vals}; the median is the mean of the 6th and 7th "
-                                  f"({vals[5]}, {vals[6]}). 11 is not the lower, upper or middle median."),
+    return with_readings(values_verdict({"Sec. 6 (stated median)": stated, "Table 1 (computed median)": med},
+                                        rtol=0, paper_value=f"Sec. 6: median d_k* = {stated} on the base grid",
+                                        details=f"Table 1's {len(vals)} values sorted: {vals}; the median is the mean "
+                                                f"of the two middle ones ({lower}, {upper}). {stated} is not the "
+                                                f"lower, upper or middle median."),
                          hyps, readings)
 
 
@@ -146,23 +149,29 @@ CLAIMS = (
                          "constants (entering through rgr_verify.formulas.fit_sec6_DK / fit_a3_DK); verified when "
                          "both ratios lie outside [1/1.5, 1.5], refuted (our statement is wrong: the fits are close) "
                          "otherwise. Nothing here is a finding against the paper."),
-    _stated(symbolic_claim("sec6-sym-diagonal", "Sec. 6", "The diagonal points have m/d_model = 8 (and the extra points "
+    _stated(symbolic_claim("sec6-sym-diagonal", "Sec. 6", "The diagonal points have m/d_model = {lam} (and the extra points "
                            "32), where the fit is 1.19 lambda log m.", _diagonal, role="detail",
                            notes="The 1.19 lambda log m identity is symbolic (the fit's constant cancels on both "
                                  "sides), so only the compressions 8 and 32 are declared stated values."),
             lam=Stated(8, "value", "Sec. 6.1 'Fixed-compression diagonal (lambda = 8)' and the Figure 4 caption"),
             lam_extra=Stated(32, "value", "Sec. 6.1 grid description: the two extra points with m/d_model = 32")),
-    _stated(symbolic_claim("sec6-sym-table1-range", "Sec. 6", "Sec. 6's range d_k* in [5, 24] matches Table 1.",
-                           _table1_range, role="detail"),
+    _stated(symbolic_claim("sec6-sym-table1-range", "Sec. 6", "Sec. 6's range d_k* in [{lo}, {hi}] matches "
+                           "Table 1.", _table1_range, role="detail"),
             lo=Stated(5, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'"),
-            hi=Stated(24, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'")),
-    symbolic_claim("sec6-sym-table1-median", "Sec. 6", "Sec. 6's median d_k* = 11 matches Table 1.", _table1_median,
-                   role="detail",
-                   notes="Exact comparison (rtol 0) of Sec. 6.1's 'median 11' with the median of Table 1's twelve "
-                         "values. Refuted: Table 1's median is not 11. The stated 11 is not declared for mutation: "
-                         "any other stated median (22, 5.5) is refuted as well, so a refuted exact comparison cannot "
-                         "tell 11 from a wrong value by construction; the measured comparison is "
-                         "table1-per-head-width-at-threshold, which declares it."),
+            hi=Stated(24, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'"),
+            table1=Stated(TABLE1, "table", "Table 1: d_k* = D_K*/h* per base-grid cell (m, d_model)")),
+    _stated(symbolic_claim("sec6-sym-table1-median", "Sec. 6", "Sec. 6's median d_k* = {median} matches Table 1.",
+                           _table1_median, role="detail",
+                           notes="Exact comparison (rtol 0) of Sec. 6.1's stated median with the median of Table 1's "
+                                 "twelve values. Refuted: Table 1's median is not 11. Both are declared but not "
+                                 "mutated: any other stated median (22, 5.5), and Table 1 doubled or halved, are "
+                                 "refuted as well, so a refuted exact comparison cannot tell them from the paper's "
+                                 "by construction; the measured comparison is table1-per-head-width-at-threshold, "
+                                 "which declares the median for mutation."),
+            median=Stated(11, "value", "Sec. 6.1 '(median 11)'", unmutated="a refuted exact comparison is refuted "
+                          "for any other stated median too"),
+            table1=Stated(TABLE1, "table", "Table 1: d_k* = D_K*/h* per base-grid cell (m, d_model)",
+                          unmutated="a refuted exact comparison is refuted for a doubled or halved table too")),
     _stated(symbolic_claim("sec6-sym-excluded-points", "Sec. 6", "There are three base-grid points with d_model = 16 "
                            "and m > 64.", _excluded_count, role="detail"),
             count=Stated(3, "value", "Sec. 6.1 'Excluding the three (d_model = 16, m > 64) points'")),

@@ -382,7 +382,7 @@ CLAIMS = (
     proof_step(symbolic_claim("thm81-sym-step5-crude-bounds", "Theorem 8.1", "Step 5(ii): ell >= C_ell max{h, log m} gives "
                               "(h-1)/ell <= 1/C_ell and Delta <= 2C_2/C_ell.", _step5_crude)),
     proof_step(Claim(id="thm81-sym-step5-nontarget", ref="Theorem 8.1",
-          statement="Step 5(ii): C_ell >= 8(1 + 2C_2) and gamma >= 3 give A_ij <= 1/4 < 1/2.", kind=Kind.SYMBOLIC,
+          statement="Step 5(ii): C_ell >= {c_ell_factor}(1 + 2C_2) and gamma >= {gamma_min} give A_ij <= 1/4 < 1/2.", kind=Kind.SYMBOLIC,
           tier=Tier.QUICK, check=_step5_false,
           expects={"gamma_min": Stated(3, "value", "Step 5: gamma >= 3"),
                    "c_ell_factor": Stated(8, "value", "Step 5(ii): C_ell >= 8(1 + 2 C_2)"),

@@ -161,7 +161,7 @@ CLAIMS = (
                    "log_power": Stated(2, "exponent", "Eq. (20): + (log m)^2")},
           notes="Checked in the compressive range d_model <= m."), "Proposition 8.4"),
     proof_step(Claim(id="eq21-sym-multi-head", ref="Eq. (21)", statement="With B = d_model and h = m/d_model, (19) gives D_K = "
-          "Theta((m/d_model)(log m)^2).", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq21,
+          "Theta((m/d_model)(log m)^{log_power}).", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_eq21,
           expects={"log_power": Stated(2, "exponent", "Eq. (21): Theta((m/d_model)(log m)^2)")},
           notes="Reading: worst-case context length ell = m."), "Proposition 8.4"),
     proof_step(Claim(id="eq22-sym-ratio-identity", ref="Eq. (22)",
@@ -176,7 +176,7 @@ CLAIMS = (
                          "omega(log m). A fixed compression (m/d_model = 8) is not compressive in this sense."),
               "result", "Proposition 8.4"),
     Claim(id="sec8-sym-softmax-floor", ref="Sec. 8", statement="Reaching mass 1 - eps against ell - 1 distractors at "
-          "logit gap c sqrt(d_k) forces d_k = Omega((log ell)^2).", kind=Kind.SYMBOLIC, tier=Tier.QUICK,
+          "logit gap c sqrt(d_k) forces d_k = Omega((log ell)^{log_power}).", kind=Kind.SYMBOLIC, tier=Tier.QUICK,
           check=_softmax_floor, expects={"log_power": Stated(2, "exponent", "Sec. 8.2: d_k = Omega((log ell)^2)")},
           role="proof-step", supports=("Proposition 8.4",)),
 )

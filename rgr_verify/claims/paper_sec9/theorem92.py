@@ -446,7 +446,7 @@ CLAIMS = (
                 "1024)); pairs u != v (Definition 9.1); A_ij on C = (i, j) is Eq. (28); d_k = ceil(C ln^2 m), h = 2. "
                 "Detail: Sec. 1 omits the theorem's context-length hypothesis."),
     Claim(id="lem93-lipschitz-max", ref="Lemma 9.3",
-          statement="Under (26) the max-over-heads decision function S - tau is 1-Lipschitz in (U, V, tau) (Eq. (27))",
+          statement="Under (26) the max-over-heads decision function S - tau is {lipschitz}-Lipschitz in (U, V, tau) (Eq. (27))",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_max,
           expects={"lipschitz": Stated(1.0, "constant", "Lemma 9.3, Eq. (27): coefficient 1 on each of ||dU||, ||dV||, "
                                        "|d tau|")},
