@@ -348,7 +348,7 @@ def engine_probe(*, device: str = "cpu", dtype=None, on_result: Callable | None 
 
 
 def store_probe(results_dir=None, *, stored=None, train: bool = True, device: str | None = None,
-                threads: int | None = None, lock_name: str = "adaptive") -> Callable:
+                threads: int | None = None) -> Callable:
     """A probe backed by the results store (:class:`rgr_verify.store.ResultStore` in ``results_dir``) and by
     ``stored`` records (e.g. the committed evidence): a run found in either is reused; with ``train``, the
     missing runs of a call are trained together by :func:`rgr_verify.sweeps.ensure_runs` (and so stored) and
@@ -366,8 +366,7 @@ def store_probe(results_dir=None, *, stored=None, train: bool = True, device: st
         missing = [(c, s) for c, seeds in requests for s in seeds if run_key(c, s) not in have]
         trained: set = set()
         if missing and train:  # trained (and stored) together; a run a concurrent caller stored meanwhile is reused
-            recs, _ = ensure_runs(missing, results_dir=results_dir, device=device, threads=threads,
-                                  lock_name=lock_name)
+            recs, _ = ensure_runs(missing, results_dir=results_dir, device=device, threads=threads)
             have.update({run_key(c, s): r for (c, s), r in zip(missing, recs)})
             trained = {run_key(c, s) for c, s in missing}
         out = []

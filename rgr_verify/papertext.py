@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import difflib
 import html
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path

@@ -40,8 +40,6 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
     CUDA and never when ``ctx.replay_only``; otherwise the check cannot run. What was replayed and trained is
     appended to ``ctx.provenance`` and returned as the second element (empty reason = records available).
     """
-    import torch
-
     from .evidence import evidence_records
     from .presets import preset_runs
 
@@ -64,7 +62,7 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
         if from_store:
             note += f", {from_store} from {store.directory}"
         if todo:
-            ensure_runs(todo, results_dir=results_dir, device=ctx.device, lock_name=f"{preset}-{tier}")
+            ensure_runs(todo, results_dir=results_dir, device=ctx.device)
             have.update(store.records())
             note += f", {len(todo)} missing runs trained now on {ctx.device}"
         recs = [have[k] for k in keys]
@@ -73,10 +71,6 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
             note += f"; {swapped}"
         ctx.provenance.append(note)
         return ctx.keep_records(recs), note
-    threads = torch.get_num_threads()
-    try:
-        recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
-                              threads=1 if ctx.device == "cpu" else None, lock_name=f"{preset}-{tier}")
-    finally:
-        torch.set_num_threads(threads)
+    recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
+                          threads=1 if ctx.device == "cpu" else None)  # restores the thread count after
     return ctx.keep_records(recs), ""

@@ -118,7 +118,9 @@ def run_claim(
             if not isinstance(verdict, Verdict):
                 raise TypeError(f"check returned {type(verdict).__name__}, not Verdict")
             if ctx.provenance and not verdict.unavailable:
-                sources = "; ".join(ctx.provenance)
+                # each source once: a cached measurement hit twice in one check (a memo inside a memo) replays its
+                # provenance again
+                sources = "; ".join(dict.fromkeys(ctx.provenance))
                 verdict = dataclasses.replace(verdict, evidence=f"{verdict.evidence} ({sources})" if verdict.evidence
                                               else sources)
         except Exception as exc:  # the check broke: report it, never count it as evidence

@@ -98,7 +98,7 @@ def run(args) -> int:
     stored, _ = evidence_records(args.preset, args.tier, adaptive=True)  # the ladder's and earlier searches' runs
     store = ResultStore(args.results)
     probe = store_probe(args.results, stored=stored, train=not args.replay_only, device=args.device,
-                        threads=args.threads, lock_name=f"adaptive-{args.preset}-{args.tier}")
+                        threads=args.threads)
     t0 = time.perf_counter()
     results = adaptive_thresholds(cells, probe, bracket=args.bracket)
     seconds = time.perf_counter() - t0

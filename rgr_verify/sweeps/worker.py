@@ -273,31 +273,30 @@ def run_worker(spec: SweepSpec, *, shard: str | None = None, poll: float = 0.5, 
 
 def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, device: str | None = None,
                 threads: int | None = None, max_batch: int = 256, max_waste: float = 4.0,
-                progress: bool = False, desc: str = "runs", lock_name: str = "train") -> tuple[list[dict], int]:
+                progress: bool = False, desc: str = "runs") -> tuple[list[dict], int]:
     """Make sure every run has a record (training the missing ones, batched), and return the records.
 
     The runs are planned into units (:func:`plan_units`, at most ``max_batch`` runs each) and trained by
     :func:`work_units` in this process, appending to the main store file: concurrent callers (pytest-xdist workers,
     sweeps) split the units between them instead of training the same runs twice, and each finished run is
-    appended as soon as it finishes, so an interrupted call loses only the runs still training. ``lock_name`` is
-    accepted for compatibility (training is locked per unit). Returns (records in input order, runs trained now).
+    appended as soon as it finishes, so an interrupted call loses only the runs still training (training is
+    locked per unit). ``threads``: torch's CPU threads while training (restored after). Returns (records in input
+    order, runs trained now).
     """
-    import torch
-
+    from ..torch_threads import torch_threads
     from .progress import SweepProgress
 
-    if not isinstance(lock_name, str) or not lock_name:
-        raise ValueError(f"lock_name must be a non-empty string, got {lock_name!r}")
     store = ResultStore(results_dir)
     device = resolve_device(device)
     if threads is not None:
-        torch.set_num_threads(check_int("threads", threads, min_value=1))
+        check_int("threads", threads, min_value=1)
     runs = [(c, int(s)) for c, s in runs]
     units = plan_units(runs, unit_max_batch=max_batch, max_waste=max_waste) if runs else []
     bar = SweepProgress(store, units, desc=desc) if progress else None  # a bar reads the store as it grows
     try:
-        trained = work_units(units, store, device=device, max_batch=max_batch, max_waste=max_waste,
-                             on_record=bar.update if bar is not None else None)
+        with torch_threads(threads):
+            trained = work_units(units, store, device=device, max_batch=max_batch, max_waste=max_waste,
+                                 on_record=bar.update if bar is not None else None)
     finally:
         if bar is not None:
             bar.close()
