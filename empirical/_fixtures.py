@@ -3,8 +3,8 @@
 import json
 from collections import Counter
 
-from rgr_verify.presets_sec73 import Sec73Preset
-from rgr_verify.store import ResultStore
+from rgr_verify.runs.sec73_presets import Sec73Preset
+from rgr_verify.runs.store import ResultStore
 from rgr_verify.transformer import TaskConfig, TrainConfig
 
 

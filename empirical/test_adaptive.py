@@ -1,4 +1,4 @@
-# Adaptive D_K* search (rgr_verify.adaptive, `rgr-verify adaptive`): against the committed full ladder, against
+# Adaptive D_K* search (rgr_verify.runs.adaptive, `rgr-verify adaptive`): against the committed full ladder, against
 # synthetic monotone oracles (exact multiples of h, Table 1 widths), input validation, and one tiny real training.
 import dataclasses
 import json
@@ -7,13 +7,13 @@ import math
 import pytest
 import torch
 
-from rgr_verify.adaptive import (AdaptiveResult, ProbeOutcome, adaptive_threshold, adaptive_thresholds, cells_of,
+from rgr_verify.runs.adaptive import (AdaptiveResult, ProbeOutcome, adaptive_threshold, adaptive_thresholds, cells_of,
                                  engine_probe, records_probe, store_probe)
 from rgr_verify.capacity import curves, threshold
 from rgr_verify.cli import main
 from rgr_verify.engine import RunConfig, run_key
-from rgr_verify.evidence import evidence_complete, evidence_records
-from rgr_verify.presets import get_preset
+from rgr_verify.runs.evidence import evidence_complete, evidence_records
+from rgr_verify.runs.presets import get_preset
 
 _FULL = evidence_complete("sec6-grid", "full")
 _LADDER = (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)  # the presets' 1-2-3 ladder
@@ -270,7 +270,7 @@ def test_sweep_adaptive_is_a_preset_option(tmp_path, capsys):
 
 
 def test_candidate_runs_are_the_multiples_of_h_between_the_rungs():
-    from rgr_verify.adaptive import CandidateRuns
+    from rgr_verify.runs.adaptive import CandidateRuns
     from rgr_verify.engine import RunConfig
 
     base = RunConfig(m=32, d_model=16, n_heads=2, d_k=2)

@@ -11,7 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import rgr_verify.presets as presets
+import rgr_verify.runs.presets as presets
 from rgr_verify.bench import PHASES, RunModel, engine_floor, profile_engine, run_bench, torchfunc_train
 from rgr_verify.cli import main
 from rgr_verify.engine import RunConfig, build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch, train_runs

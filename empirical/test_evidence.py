@@ -8,10 +8,10 @@ from rgr_verify.claims.base import CheckContext, Claim, Status, Verdict
 from rgr_verify.claims.runner import replayable, run_claim
 from rgr_verify.cli import main
 from rgr_verify.engine import ENGINE_VERSION, RunConfig, run_key
-from rgr_verify.evidence import (add_evidence, evidence_complete, evidence_records, manifests, read_evidence,
+from rgr_verify.runs.evidence import (add_evidence, evidence_complete, evidence_records, manifests, read_evidence,
                                  verify_evidence)
-from rgr_verify.replay import claim_records
-from rgr_verify.store import ResultStore
+from rgr_verify.runs.replay import claim_records
+from rgr_verify.runs.store import ResultStore
 
 
 def _a3_records(n):
@@ -124,10 +124,11 @@ def test_evidence_command(tmp_path, capsys):
 
 
 def test_store_evidence_is_read_under_its_store(tmp_path, monkeypatch):
-    # Evidence of another results store (facts-runs.jsonl, sec73-runs.jsonl) is read wherever that store is opened,
-    # under the store's own records; the engine's runs.jsonl is never mixed this way.
-    from rgr_verify.evidence import add_store_evidence
-    from rgr_verify.store import JsonlStore
+    # Evidence of another results store (facts-runs.jsonl, sec73-runs.jsonl) is joined to that store explicitly
+    # (with_evidence), under the store's own records; a plain read is the store alone; the engine's runs.jsonl is
+    # never mixed this way.
+    from rgr_verify.runs.evidence import add_store_evidence, with_evidence
+    from rgr_verify.runs.store import JsonlStore
 
     src = tmp_path / "src"
     JsonlStore(src, "toy-runs.jsonl").append([{"key": "a", "v": 1}, {"key": "b", "v": 2}])
@@ -141,10 +142,10 @@ def test_store_evidence_is_read_under_its_store(tmp_path, monkeypatch):
     assert (man.runs, man.store, man.engine) == (1, "toy-runs.jsonl", False)
     monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(ev))
     fresh = JsonlStore(tmp_path / "fresh", "toy-runs.jsonl")
-    assert fresh.read() == {"a": {"key": "a", "v": 1}}
+    assert fresh.read() == {} and with_evidence(fresh) == {"a": {"key": "a", "v": 1}}
     fresh.append([{"key": "a", "v": 9}])
-    assert fresh.read()["a"]["v"] == 9  # the local record wins
-    assert JsonlStore(tmp_path / "fresh", "other.jsonl").read() == {}
+    assert with_evidence(fresh)["a"]["v"] == 9  # the local record wins
+    assert with_evidence(JsonlStore(tmp_path / "fresh", "other.jsonl")) == {}
     assert [r["ok"] for r in verify_evidence(ev)] == [True]
     assert evidence_records("toy", "full", ev) == ({}, [])  # not an engine store
 
@@ -166,8 +167,8 @@ def _adaptive_store(tmp_path):
 
 
 def test_adaptive_evidence_is_kept_apart_from_the_presets(tmp_path, capsys):
-    from rgr_verify.adaptive import CandidateRuns
-    from rgr_verify.presets import preset_runs
+    from rgr_verify.runs.adaptive import CandidateRuns
+    from rgr_verify.runs.presets import preset_runs
 
     src, made = _adaptive_store(tmp_path)
     cands = CandidateRuns(preset_runs("sec6-grid", "full"))

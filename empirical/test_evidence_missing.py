@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rgr_verify.claims import all_claims
-from rgr_verify.evidence import PACKAGE_EVIDENCE, default_evidence_dir, manifests, missing_evidence
+from rgr_verify.runs.evidence import PACKAGE_EVIDENCE, default_evidence_dir, manifests, missing_evidence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +94,7 @@ def test_a_non_editable_install_replays_the_fig3_slope(tmp_path):
     venv.create(env_dir, system_site_packages=True, with_pip=True)
     py = env_dir / "bin" / "python"
     subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(whl)], check=True, timeout=600)
-    where = subprocess.run([str(py), "-c", "import rgr_verify.evidence as e; print(e.default_evidence_dir())"],
+    where = subprocess.run([str(py), "-c", "import rgr_verify.runs.evidence as e; print(e.default_evidence_dir())"],
                            capture_output=True, text=True, cwd=tmp_path, check=True).stdout.strip()
     assert where.startswith(str(env_dir))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RGR_VERIFY_EVIDENCE")}

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rgr_verify.store import ResultStore
-from rgr_verify.sweeps import SweepSpec, run_inline, run_sweep
-from rgr_verify.sweeps.worker import KILL_AFTER_ENV, KILL_ONCE_ENV
+from rgr_verify.runs.store import ResultStore
+from rgr_verify.runs.sweeps import SweepSpec, run_inline, run_sweep
+from rgr_verify.runs.sweeps.worker import KILL_AFTER_ENV, KILL_ONCE_ENV
 
 from ._fixtures import stored_lines
 

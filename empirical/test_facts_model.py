@@ -9,14 +9,14 @@ from rgr_verify.facts_model import (
     FactsConfig,
     circuit_rank_bound,
     circuit_tensor,
-    ensure_facts_runs,
     forward_logits,
     init_params,
-    preset_runs,
     run_database,
     train_facts,
     train_facts_batch,
 )
+from rgr_verify.runs.facts import ensure_facts_runs
+from rgr_verify.runs.facts import facts_preset_runs as preset_runs
 from rgr_verify.facts_tensors import permutation_database
 from rgr_verify.facts_inflation import fibre_argmax_accuracy
 

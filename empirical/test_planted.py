@@ -10,7 +10,7 @@ import pytest
 
 from rgr_verify.claims import all_claims, get_claim
 from rgr_verify.claims.base import DEFAULT_SEED, CheckContext, Status, claim_seed
-from rgr_verify.evidence import default_evidence_dir
+from rgr_verify.runs.evidence import default_evidence_dir
 from rgr_verify.plants import ALTERNATIVES, EXEMPT, PLANTS
 
 

@@ -6,8 +6,8 @@ import math
 from rgr_verify.claims import all_claims
 from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.engine import ENGINE_VERSION, run_key
-from rgr_verify.presets import preset_runs
-from rgr_verify.store import ResultStore
+from rgr_verify.runs.presets import preset_runs
+from rgr_verify.runs.store import ResultStore
 
 FULL_IDS = ["fig3-dkstar-scaling-slope", "sec61-dkstar-scaling-slope-excluding-small-dmodel",
             "fig10-hstar-linear-in-compression", "table1-per-head-width-at-threshold",

@@ -5,10 +5,10 @@ import threading
 import pytest
 
 from rgr_verify.engine import RunConfig, run_key, train_runs
-from rgr_verify.presets import PRESETS, TIERS, get_preset, table2_cap
-from rgr_verify.store import JsonlStore, ResultStore
-from rgr_verify.sweeps import ensure_runs
-from rgr_verify.sweep_sec73 import STORE_NAME, run_sec73
+from rgr_verify.runs.presets import PRESETS, TIERS, get_preset, table2_cap
+from rgr_verify.runs.store import JsonlStore, ResultStore
+from rgr_verify.runs.sweeps import ensure_runs
+from rgr_verify.runs.sec73_sweep import STORE_NAME, run_sec73
 
 from ._fixtures import tiny_sec73_preset as _tiny_preset  # the tiny Sec. 7.3 sweep of the sec73 store tests
 
@@ -22,7 +22,7 @@ def test_append_and_torn_line_recovery(tmp_path):
     store.append(res[0])
     with open(store.path, "ab") as fh:  # a writer killed mid-record
         fh.write(b'{"key": "abc", "metric": 0.')
-    from rgr_verify.store import TornLineWarning
+    from rgr_verify.runs.store import TornLineWarning
 
     with pytest.warns(TornLineWarning, match="removed an incomplete last line"):
         store.append(res[1])
@@ -69,7 +69,7 @@ def test_store_rejects_unwritable_dir(tmp_path):
 
 
 def test_jsonl_store_removes_torn_line_and_refuses_junk(tmp_path):
-    from rgr_verify.store import StoreError, TornLineWarning
+    from rgr_verify.runs.store import StoreError, TornLineWarning
 
     store = JsonlStore(tmp_path, "x.jsonl")
     assert store.read() == {}
@@ -132,7 +132,7 @@ def test_sec73_store_survives_a_torn_line(tmp_path, monkeypatch):
     first = run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path)
     with open(tmp_path / STORE_NAME, "ab") as fh:
         fh.write(b'{"D_K": 2, "key": "')
-    from rgr_verify.store import TornLineWarning
+    from rgr_verify.runs.store import TornLineWarning
 
     with pytest.warns(TornLineWarning):  # skipped by the reads, removed by the first append
         second = run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path)

@@ -10,8 +10,8 @@ import pytest
 
 from rgr_verify.cli import main
 from rgr_verify.engine import ENGINE_VERSION, RunConfig, run_key
-from rgr_verify.presets import preset_runs
-from rgr_verify.store import (JsonlStore, ResultStore, StoreError, TornLineWarning, parse_records, validate_store)
+from rgr_verify.runs.presets import preset_runs
+from rgr_verify.runs.store import (JsonlStore, ResultStore, StoreError, TornLineWarning, parse_records, validate_store)
 
 
 def _record(config: RunConfig, seed: int, **fields) -> dict:
@@ -196,7 +196,7 @@ def test_evidence_add_names_file_and_line(tmp_path, capsys):
 
 
 def test_committed_evidence_with_a_bad_line_names_the_gz_file(tmp_path):
-    from rgr_verify.evidence import Manifest, read_evidence
+    from rgr_verify.runs.evidence import Manifest, read_evidence
     import hashlib
 
     recs = _micro_records(2)

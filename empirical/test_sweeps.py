@@ -8,9 +8,9 @@ import pytest
 
 from rgr_verify.cli import main
 from rgr_verify.engine import run_key
-from rgr_verify.presets import preset_runs
-from rgr_verify.store import JsonlStore, ResultStore, StoreTail
-from rgr_verify.sweeps import (SweepProgress, SweepSpec, format_status, format_units, plan_units, run_inline, unit_id,
+from rgr_verify.runs.presets import preset_runs
+from rgr_verify.runs.store import JsonlStore, ResultStore, StoreTail
+from rgr_verify.runs.sweeps import (SweepProgress, SweepSpec, format_status, format_units, plan_units, run_inline, unit_id,
                                unit_status, work_units)
 
 from ._fixtures import stored_lines
@@ -115,7 +115,7 @@ def test_workers_sharing_a_store_split_the_units(tmp_path):
 
 def test_store_does_not_reexport_the_sweeps():
     # the results store sits below the sweeps and the claims' feed, which import it (not the other way round)
-    import rgr_verify.store as store
+    import rgr_verify.runs.store as store
 
     for name in ("claim_records", "NEEDS_GPU", "ensure_runs", "run_preset"):
         assert not hasattr(store, name)
@@ -201,7 +201,7 @@ def test_stop_after_starts_no_unit_past_its_deadline_and_resumes(tmp_path, capsy
                  "--no-progress"]) == 0
     assert "stopped after --stop-after: 16 runs left" in capsys.readouterr().out
     # a deadline that passes while the first unit trains: that unit finishes and is stored, no other is started
-    from rgr_verify.sweeps import worker
+    from rgr_verify.runs.sweeps import worker
 
     clock = iter([0.0, 0.0, 10.0])  # start (deadline 5 s), the check before unit 1, the check after it
     monkeypatch.setattr(worker, "_clock", lambda: next(clock, 10.0))

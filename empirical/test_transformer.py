@@ -12,7 +12,7 @@ from safetensors.numpy import save_file
 
 from rgr_verify.embedding_sources import GaussianSource, GPT2Source, MiniLMSource, embedding_source
 from rgr_verify.plots import plot_fig7
-from rgr_verify.sweep_sec73 import STORE_NAME, run_sec73
+from rgr_verify.runs.sec73_sweep import STORE_NAME, run_sec73
 from rgr_verify.transformer import (
     RunSpec,
     TaskConfig,
@@ -269,12 +269,12 @@ def test_sec73_stop_after_keeps_finished_batches_and_resumes(tmp_path, monkeypat
 
 def test_sec73_runs_of_an_equivalent_code_version_replay(tmp_path, monkeypatch):
     # Records keyed under an earlier code version listed as equivalent replay (re-keyed); others do not.
-    monkeypatch.setattr("rgr_verify.sweep_sec73._code_version", lambda: "0ld0c0de0000")
+    monkeypatch.setattr("rgr_verify.runs.sec73_sweep.code_version", lambda: "0ld0c0de0000")
     first = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     monkeypatch.undo()
     monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(tmp_path / "no-evidence"))
     assert run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False) is None
-    monkeypatch.setattr("rgr_verify.sweep_sec73.EQUIVALENT_CODE_VERSIONS", ("0ld0c0de0000",))
+    monkeypatch.setattr("rgr_verify.runs.sec73_sweep.EQUIVALENT_CODE_VERSIONS", ("0ld0c0de0000",))
     monkeypatch.setattr("rgr_verify.transformer.train_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False)
     assert [{k: v for k, v in r.items() if k != "key"} for r in again.records] == \
@@ -312,7 +312,7 @@ def test_sec73_full_tier_claims_replay_stored_results_or_report_not_run(tmp_path
     import dataclasses
 
     from rgr_verify.claims import get_claim, run_claim
-    from rgr_verify.presets_sec73 import SEC73_PRESETS
+    from rgr_verify.runs.sec73_presets import SEC73_PRESETS
 
     tiny_full = dataclasses.replace(tiny_sec73_preset(), name="full", device="cuda")
     monkeypatch.setitem(SEC73_PRESETS, "full", tiny_full)
@@ -456,7 +456,7 @@ def test_sec73_cuda_bf16_training_is_finite_reproducible_and_sync_free(monkeypat
 
 def _synthetic_sweep(preset, acc):
     """A Sec73Results of ``preset`` whose run (D_K, h, seed index i) has test accuracy ``acc(D, h, i)``."""
-    from rgr_verify.sweep_sec73 import Sec73Results
+    from rgr_verify.runs.sec73_sweep import Sec73Results
 
     records = tuple({"D_K": D, "h": h, "seed_index": i, "test_acc": float(acc(D, h, i)), "test_null_rate": 0.0,
                      "source": preset.source} for D, h in preset.cells() for i in range(preset.seeds))
@@ -482,7 +482,7 @@ def test_sec73_quick_claims_are_labelled_analogues_with_null_pass_probabilities(
     from rgr_verify.claims import all_claims
     from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Tier
-    from rgr_verify.presets_sec73 import sec73_preset
+    from rgr_verify.runs.sec73_presets import sec73_preset
 
     assert S.QUICK_ANALOGUE == S.analogue_text(sec73_preset("quick"))
     sec73 = [c for c in all_claims() if c.id.startswith(("sec73", "fig7"))]
@@ -502,7 +502,7 @@ def test_sec73_rules_pass_under_the_null_at_most_their_stated_probability(tier):
 
     from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Status
-    from rgr_verify.presets_sec73 import sec73_preset
+    from rgr_verify.runs.sec73_presets import sec73_preset
 
     preset = sec73_preset(tier)
     n = 300
@@ -525,7 +525,7 @@ def test_sec73_bimodality_null_pass_probability_is_the_worst_case_over_the_colla
 
     from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Status
-    from rgr_verify.presets_sec73 import sec73_preset
+    from rgr_verify.runs.sec73_presets import sec73_preset
 
     preset = sec73_preset("quick")
     d = S.decide_bimodality(_synthetic_sweep(preset, lambda D, h, i: 0.5))
@@ -553,7 +553,7 @@ def test_sec73_rules_can_hold_and_can_fail():
     # Sec. 7.3: a clear effect holds, the reversed effect is contradicted (the rules are not vacuous).
     from rgr_verify.claims.paper_sec7 import sec73_rules as S
     from rgr_verify.claims.base import Status
-    from rgr_verify.presets_sec73 import sec73_preset
+    from rgr_verify.runs.sec73_presets import sec73_preset
 
     preset = sec73_preset("quick")
     jitter = [0.0, 0.004, -0.003, 0.002]
@@ -584,7 +584,7 @@ def test_sec73_rules_can_hold_and_can_fail():
 def test_sec73_winners_are_picked_on_selection_seeds_and_confirmed_on_the_others():
     # Sec. 7.3: seed index 0 picks the best h; a different h that wins on seeds 1-3 is not picked.
     from rgr_verify.claims.paper_sec7 import sec73_rules as S
-    from rgr_verify.presets_sec73 import sec73_preset
+    from rgr_verify.runs.sec73_presets import sec73_preset
 
     preset = sec73_preset("quick")
     assert preset.selection_seeds == 1 and sec73_preset("full").selection_seeds == 2
@@ -618,7 +618,7 @@ def test_sec73_gpt2_numbers_are_not_decided_on_another_source(tmp_path, monkeypa
     # Figure 7 (issue 10, item 6): on a non-GPT-2 store the plateau and near-perfect claims report not-run
     # ("needs the GPT-2 source"); the qualitative claims decide and name the source they were decided on.
     from rgr_verify.claims import get_claim, run_claim
-    from rgr_verify.presets_sec73 import SEC73_PRESETS
+    from rgr_verify.runs.sec73_presets import SEC73_PRESETS
 
     tiny_full = _replaced(tiny_sec73_preset(), name="full", device="cuda", seeds=3, selection_seeds=1)
     monkeypatch.setitem(SEC73_PRESETS, "full", tiny_full)

@@ -160,8 +160,8 @@ def _law_store(directory, need_of):
     import json
 
     from rgr_verify.engine import ENGINE_VERSION, run_key
-    from rgr_verify.presets import preset_runs
-    from rgr_verify.store import ResultStore
+    from rgr_verify.runs.presets import preset_runs
+    from rgr_verify.runs.store import ResultStore
 
     lines, seen = [], set()
     for cfg, seed in preset_runs("sec6-grid", "full"):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from rgr_verify.capacity import curves
 from rgr_verify.claims.paper_appa.caps import doubled_cap_cell
 from rgr_verify.claims.tools import runs_by_config
-from rgr_verify.presets import CAP2X_RUNGS, preset_runs, table2_cap
+from rgr_verify.runs.presets import CAP2X_RUNGS, preset_runs, table2_cap
 
 
 def _rec(h, D, seed, metric, steps=20000, stopped=False):

@@ -54,7 +54,7 @@ def test_full_tier_experimental_claims_leave_each_seed_out_by_default():
     # a claim on the base grid alone also runs under App. A.1's other readings (the adaptive runs exist under one),
     # and replays their sweeps
     from rgr_verify.claims.base import READING_REPLAYS
-    from rgr_verify.presets import READING_PRESETS
+    from rgr_verify.runs.presets import READING_PRESETS
 
     assert sorted(READING_PRESETS.values()) == list(READING_REPLAYS)
     readers = {c.id: c for c in experimental if "readings of App. A.1" in c.analyses}
@@ -94,7 +94,7 @@ def test_a_reading_that_replaces_no_record_is_an_error_not_robust():
 
 
 def test_another_reading_replaces_the_base_grid_cells_it_trained():
-    from rgr_verify.replay import claim_records
+    from rgr_verify.runs.replay import claim_records
 
     ctx = CheckContext(seed=1, tier="full", replay_only=True, reading="protected sampler")
     recs, note = claim_records("sec6-grid", "full", ctx)

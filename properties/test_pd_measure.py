@@ -70,8 +70,8 @@ def test_memo_computes_once_and_replays_provenance():
 
 def test_decide_plateau_follows_its_stated_centre():
     from rgr_verify.claims.paper_sec7 import sec73_rules as S
-    from rgr_verify.presets_sec73 import sec73_preset
-    from rgr_verify.sweep_sec73 import Sec73Results
+    from rgr_verify.runs.sec73_presets import sec73_preset
+    from rgr_verify.runs.sec73_sweep import Sec73Results
 
     preset = sec73_preset("quick")
     records = tuple({"D_K": D, "h": h, "seed_index": i, "test_acc": 0.81 + 0.001 * i, "test_null_rate": 0.0,

@@ -23,7 +23,7 @@ from rgr_verify.claims.base import Claim, Kind, Stated, Status, Tier
 from rgr_verify.claims.fingerprint import rule_fingerprint
 from rgr_verify.claims.ledger import LedgerEntry
 from rgr_verify.claims.preregistration import fed_claims, post_hoc, with_rules
-from rgr_verify.evidence import Manifest, manifests
+from rgr_verify.runs.evidence import Manifest, manifests
 from rgr_verify.testing import rule_problem
 
 _BASE = '''
@@ -140,14 +140,16 @@ def test_committed_evidence_records_the_rules_of_the_claims_it_feeds():
 
 
 def test_add_evidence_records_rules(tmp_path):
-    from rgr_verify.evidence import add_store_evidence
-    from rgr_verify.store import JsonlStore
+    from rgr_verify.runs.evidence import add_store_evidence
+    from rgr_verify.runs.store import JsonlStore
 
     rec = {"key": "k1", "D_K": 64, "h": 1, "seed": 0, "seed_index": 0, "test_acc": 0.5, "best_val_acc": 0.5,
            "final_test_acc": 0.5, "test_null_rate": 0.0, "best_step": 1, "steps": 1, "source_description": "planted"}
     JsonlStore(tmp_path / "res", "sec73-runs.jsonl").append([rec])
+    from rgr_verify.claims.preregistration import with_rules
+
     man = add_store_evidence(tmp_path / "res", "sec73-runs.jsonl", name="sec73-planted", label="planted",
-                             directory=tmp_path / "ev", commands=["c"])
+                             directory=tmp_path / "ev", commands=["c"], rules=with_rules)
     assert man.rules and man.rules_date and set(man.rules) == {c.id for c in fed_claims(man)}
     assert all(post_hoc(c, [man]) is None for c in fed_claims(man))
 

@@ -24,7 +24,7 @@ def test_threads_are_set_in_the_block_and_restored_after_even_on_error():
 
 
 def test_ensure_runs_leaves_the_callers_thread_count(tmp_path):
-    from rgr_verify.sweeps import ensure_runs
+    from rgr_verify.runs.sweeps import ensure_runs
 
     before = torch.get_num_threads()
     assert ensure_runs([], results_dir=tmp_path, threads=1) == ([], 0)

@@ -23,7 +23,8 @@ from .embeddings import (
     gaussian_unit_norm_embeddings,
     one_hot_embeddings,
 )
-from .facts_model import FactsConfig, circuit_rank_bound, circuit_tensor, ensure_facts_runs, train_facts_batch
+from .facts_model import FactsConfig, circuit_rank_bound, circuit_tensor, train_facts_batch
+from .runs.facts import ensure_facts_runs
 from .facts_tensors import Database, database_from_triples, permutation_database, rank_bounds
 from .graphs import Digraph, digraph_from_edges, permutation_graph, random_permutation_graph, random_regular_graph
 from .measurements import noise_terms, normalised_margin, restricted_self_incoherence, separation_margins

@@ -18,15 +18,13 @@ Training (:func:`train_facts`) is full batch over the database (cross-entropy on
 engine's :func:`~rgr_verify.engine.stacked_adamw_step`, many runs at once (one stacked tensor per parameter, one
 row per run; runs that differ only in d_model, d_qk, d_vo or database share a batch, zero-padded exactly). Every run's randomness comes from its seed alone (numpy
 ``SeedSequence([seed, ...])`` for the database, a ``torch.Generator`` for the weights), so a run gives the same
-result alone or in a batch. Results are stored in ``facts-runs.jsonl`` (a :class:`~rgr_verify.store.JsonlStore`)
-keyed by config, seed and this module's version; :data:`PRESETS` names the experiments.
+result alone or in a batch. Stored runs (presets, keys by config, seed and :data:`FACTS_VERSION`, the
+``facts-runs.jsonl`` store) are :mod:`rgr_verify.runs.facts`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -38,8 +36,7 @@ from ._checks import check_choice, check_int, check_real
 from .facts_tensors import Database, distinct_value_database, random_functional_database
 
 __all__ = ["FactsConfig", "FactsParams", "init_params", "forward_logits", "circuit_tensor", "circuit_parts",
-           "circuit_rank_bound", "train_facts", "train_facts_batch", "run_database", "TAUS", "FACTS_VERSION", "PRESETS", "preset_runs",
-           "ensure_facts_runs", "facts_run_key"]
+           "circuit_rank_bound", "train_facts", "train_facts_batch", "run_database", "TAUS", "FACTS_VERSION"]
 
 FACTS_VERSION = "1"
 TAUS = (0.5, 0.8, 0.9, 0.95, 0.99)  # softmax>=tau thresholds recorded for every run
@@ -371,72 +368,3 @@ def train_facts_batch(runs: Sequence[tuple[FactsConfig, int]], *, dtype: torch.d
             if len(done) == len(runs):
                 break
     return [done[i] for i in range(len(runs))]
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Presets and the results store
-
-
-def facts_run_key(config: FactsConfig, seed: int) -> str:
-    """Store key: sha256 of (config, seed, FACTS_VERSION)."""
-    payload = json.dumps({"config": config.to_dict(), "seed": int(seed), "v": FACTS_VERSION}, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
-def _fig4(tier: str) -> list[tuple[FactsConfig, int]]:
-    # d_qk x d_vo grid at d_model 8, one head; (a, b) and (b, a) have the same parameter count.
-    n_seeds = 4 if tier == "quick" else 10
-    dims = (1, 2, 4, 8)
-    base = dict(n_keys=20, n_queries=10, n_values=20, d_model=8, n_heads=1, epochs=600 if tier == "quick" else 2000)
-    return [(FactsConfig(**base, d_qk=a, d_vo=b), s) for a in dims for b in dims for s in range(n_seeds)]
-
-
-def _fig3(tier: str) -> list[tuple[FactsConfig, int]]:
-    # rank-80 database (20 keys x 4 queries, a value each); layers with rank bound 4 d_model around 80. Full tier: 30
-    # seeds (10 until 2026-11-26; the criteria comparisons weigh only the runs where two criteria disagree).
-    n_seeds = 3 if tier == "quick" else 30
-    ds = (2, 3, 4, 8, 16, 24) if tier == "quick" else (2, 3, 4, 6, 8, 12, 16, 20, 24, 32)
-    return [(FactsConfig(n_keys=20, n_queries=4, n_values=80, database="distinct", d_model=d, n_heads=1, d_qk=d,
-                         d_vo=d, epochs=1000 if tier == "quick" else 2000), s) for d in ds for s in range(n_seeds)]
-
-
-def _rank80(tier: str) -> list[tuple[FactsConfig, int]]:
-    # a layer whose circuit tensor has rank <= 10 (|Q| = 2, d_model = 5) on a rank-80 database (40 keys x 2 queries)
-    n_seeds = 4 if tier == "quick" else 10
-    return [(FactsConfig(n_keys=40, n_queries=2, n_values=80, database="distinct", d_model=5, n_heads=1, d_qk=5,
-                         d_vo=5, epochs=2000, lr=3e-2), s) for s in range(n_seeds)]
-
-
-PRESETS = {"facts-fig4": _fig4, "facts-fig3": _fig3, "facts-rank80": _rank80}
-
-
-def preset_runs(name: str, tier: str = "quick") -> list[tuple[FactsConfig, int]]:
-    """The (config, seed) pairs of a facts preset at ``tier`` ("quick" or "full")."""
-    check_choice("preset", name, tuple(PRESETS))
-    check_choice("tier", tier, ("quick", "full"))
-    return PRESETS[name](tier)
-
-
-def ensure_facts_runs(runs: Sequence[tuple[FactsConfig, int]], *, results_dir=None, lock_name: str = "facts"
-                      ) -> list[dict]:
-    """A record for every run, training the missing ones (grouped by shape, one batch each) into
-    ``<results_dir>/facts-runs.jsonl`` under a named training lock; records in input order."""
-    from .store import JsonlStore
-
-    store = JsonlStore(results_dir, "facts-runs.jsonl")
-    runs = [(c, int(s)) for c, s in runs]
-    for c, _ in runs:
-        if not isinstance(c, FactsConfig):
-            raise ValueError(f"runs must hold (FactsConfig, seed) pairs, got {type(c).__name__}")
-    keys = [facts_run_key(c, s) for c, s in runs]
-    with store.locked(lock_name):
-        have = store.read()
-        groups: dict[tuple, dict[str, tuple[FactsConfig, int]]] = {}
-        for (c, s), k in zip(runs, keys):
-            if k not in have:
-                groups.setdefault(c.shape_key(), {})[k] = (c, s)
-        for todo in groups.values():
-            recs = train_facts_batch(list(todo.values()))
-            store.append([{**r, "key": k} for k, r in zip(todo, recs)])
-        have = store.read()
-    return [have[k] for k in keys]

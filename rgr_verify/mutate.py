@@ -21,7 +21,6 @@ A verdict depends only on the root seed, the claim id and the stated values, nev
 from __future__ import annotations
 
 import math
-import os
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
@@ -279,18 +278,6 @@ def _why_not_counted(verdict: Verdict) -> str:
 
 # ---- running: one process, or a spawned pool like runner.run_claims_parallel --------------------------------------
 
-_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def _worker_init() -> None:
-    import torch
-
-    from .claims.tools import register_profiles
-
-    register_profiles()  # the parent's $HYPOTHESIS_PROFILE, as under pytest
-    torch.set_num_threads(1)
-
-
 def _claim_ref(claim: Claim) -> bytes | str:
     """What a worker needs to rebuild the claim: the pickled claim, or its registry id when it cannot be pickled
     (a check defined in a function)."""
@@ -324,21 +311,9 @@ class _Runner:
 
     def __enter__(self):
         if self.jobs > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
+            from .claims.runner import spawn_pool
 
-            saved = {var: os.environ.get(var) for var in _THREAD_VARS}
-            for var in _THREAD_VARS:  # read by numpy / torch when a worker imports them
-                os.environ.setdefault(var, "1")
-            try:
-                self.pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=_worker_init,
-                                                mp_context=multiprocessing.get_context("spawn"))
-            finally:
-                for var, value in saved.items():
-                    if value is None:
-                        os.environ.pop(var, None)
-                    else:
-                        os.environ[var] = value
+            self.pool = spawn_pool(self.jobs)
         return self
 
     def __exit__(self, *exc):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from .presets import table2_cap
+from .runs.presets import table2_cap
 
 __all__ = ["PLANTS", "ALTERNATIVES", "EXEMPT", "no_head_effect", "best_head_everywhere", "flat_threshold",
            "flat_threshold_48", "law_threshold", "single_head_fails", "softmax_no_harder", "protected_nothing_passes",

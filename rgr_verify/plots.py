@@ -252,11 +252,11 @@ def plot_dk_intervals(points: Sequence[tuple[float, float, float, str]], lines: 
 
 def plot_fig7(results, out_dir: Path | str, *, name: str | None = None,
               collapse_threshold: float = 0.05) -> str:
-    """Figure 7 (Sec. 7.3) from a :class:`~rgr_verify.sweep_sec73.Sec73Results`: mean test accuracy vs D_K, one
+    """Figure 7 (Sec. 7.3) from a :class:`~rgr_verify.runs.sec73_sweep.Sec73Results`: mean test accuracy vs D_K, one
     line per h, 95% t-intervals over seeds; single-head runs drawn as points, with dotted lines at the means of its
     collapsed (< ``collapse_threshold``) and other runs at the upper half of the D_K grid.
     Returns the file name written in ``out_dir``."""
-    from .sweep_sec73 import Sec73Results
+    from .runs.sec73_sweep import Sec73Results
 
     if not isinstance(results, Sec73Results):
         raise ValueError(f"results must be a Sec73Results, got {type(results).__name__}")

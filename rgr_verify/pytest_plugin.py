@@ -17,6 +17,8 @@ import os
 
 import pytest
 
+from .settings import TIER_ENV, env
+
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # Each xdist worker already has a core: BLAS/OpenMP thread pools on top of that oversubscribe the machine and
     # slow small matrix products down 10-50x. This module is imported before numpy/torch in a worker, so the
@@ -38,7 +40,7 @@ def pytest_addoption(parser):
     group = parser.getgroup("rgr-verify")
     group.addoption("--allow-missing-evidence", action="store_true", default=False,
                     help="report claims whose committed evidence is missing as skipped (default: they fail)")
-    group.addoption("--tier", action="store", default=os.environ.get("RGR_VERIFY_TIER", "quick"), choices=_TIERS,
+    group.addoption("--tier", action="store", default=env(TIER_ENV, "quick"), choices=_TIERS,
                     help="cost tier to run: quick (default CPU run), full (adds slow tests), gpu (adds GPU tests)")
 
 
@@ -108,7 +110,7 @@ class _VerdictCollector:
         """(post hoc, fed) over the claims of this session that committed evidence feeds, or None when none is."""
         from .claims import all_claims
         from .claims.preregistration import fed_claims, post_hoc
-        from .evidence import manifests
+        from .runs.evidence import manifests
 
         mans = manifests()
         claims = [c for c in all_claims() if c.id in self.records]

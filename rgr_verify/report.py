@@ -203,7 +203,7 @@ def _add_rules(records: list[dict], results: list[ClaimResult]) -> None:
     the manifest, dates and reason; :mod:`rgr_verify.claims.preregistration`)."""
     from .claims.fingerprint import rule_fingerprint
     from .claims.preregistration import post_hoc
-    from .evidence import manifests
+    from .runs.evidence import manifests
 
     mans = manifests()
     for rec, res in zip(records, results):

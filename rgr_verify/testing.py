@@ -22,7 +22,7 @@ def claim_params(*markers: str) -> list:
     """``pytest.param`` objects, one per claim whose marker is in ``markers``, id'd by claim id, with marks
     ``symbolic``/``property``/``empirical`` plus ``slow`` (full tier, unless it replays complete committed
     evidence: then it runs in every tier, by replay) or ``gpu`` (gpu tier)."""
-    from .evidence import missing_evidence
+    from .runs.evidence import missing_evidence
 
     params = []
     # A claim whose committed evidence is missing altogether is not "slow": it runs, and fails (unless allowed)
@@ -44,7 +44,7 @@ def check_claim_against_ledger(claim: Claim, request) -> None:
     committed evidence is missing altogether fails, naming the store (``--allow-missing-evidence``: not run)."""
     config = request.config
     if not config.getoption("--allow-missing-evidence", default=False):
-        from .evidence import missing_evidence, missing_evidence_message
+        from .runs.evidence import missing_evidence, missing_evidence_message
 
         missing = missing_evidence([claim])
         if missing:

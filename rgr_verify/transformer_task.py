@@ -4,7 +4,7 @@ Each run draws from its own generators (:func:`run_generator`, keyed by its seed
 not depend on which runs share its batch. :func:`stack_examples` draws R runs' examples at once: only the random
 draws are per run (each from its run's generator, in a fixed order), the selection, shuffle and labels run once
 for all runs. :mod:`rgr_verify.transformer` trains on them; both files key the stored runs
-(:func:`rgr_verify.sweep_sec73._code_version`).
+(:func:`rgr_verify.runs.sec73_sweep.code_version`).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..settings import SEED_ENV
 from .levels import bounded_status, level_of
 from .stated import STATED_KINDS, Stated, as_stated, shown_value
 
@@ -47,7 +48,6 @@ __all__ = [
 ]
 
 DEFAULT_SEED = 20250926
-SEED_ENV = "RGR_VERIFY_SEED"
 
 
 class Status(str, enum.Enum):
@@ -97,7 +97,7 @@ TIERS = ("quick", "full", "gpu")
 # The runner's multiverse dimensions a claim may name in Claim.analyses (described in
 # rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS).
 RUNNER_ANALYSES = ("leave one seed out", "readings of App. A.1")
-# The presets a claim judged under "readings of App. A.1" also replays (rgr_verify.presets.READING_PRESETS' values).
+# The presets a claim judged under "readings of App. A.1" also replays (rgr_verify.runs.presets.READING_PRESETS' values).
 READING_REPLAYS = ("sec6-grid-init-variance", "sec6-grid-protected")
 
 _ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -163,10 +163,10 @@ class CheckContext:
         device: "cpu" or "cuda".
         out_dir: a directory for plots and artefacts, or None when nothing should be written.
         results_dir: where empirical results are stored and replayed from, or None.
-        evidence_dir: the committed evidence folder to replay (None: :func:`rgr_verify.evidence.default_evidence_dir`).
+        evidence_dir: the committed evidence folder to replay (None: :func:`rgr_verify.runs.evidence.default_evidence_dir`).
         replay_only: never train: stored records decide, or the check does not run (a full-tier claim replayed in
             the quick tier's test run).
-        provenance: where the check's records came from, appended by :func:`rgr_verify.replay.claim_records` and
+        provenance: where the check's records came from, appended by :func:`rgr_verify.runs.replay.claim_records` and
             added to the verdict's evidence by the runner.
         expects: the paper's stated values the check compares against (name -> value), from the claim's
             :attr:`Claim.expects`, or a mutated copy under ``rgr-verify mutate``; read with :meth:`expect`.
@@ -177,7 +177,7 @@ class CheckContext:
         plant: a planted alternative (tests): a named function mapping the records a check reads to records where
             the alternative its rule must reject holds (``records -> records``, new dicts); None reads them as stored.
         reading: one analysis of the multiverse: a reading of App. A.1 other than the engine's (a key of
-            :data:`rgr_verify.presets.READING_PRESETS`); the sec6-grid (full) records of the cells trained under it
+            :data:`rgr_verify.runs.presets.READING_PRESETS`); the sec6-grid (full) records of the cells trained under it
             are replaced by those runs wherever the check reads them (the count lands in ``seeds_read["replaced"]``).
             None: the engine's readings.
     """
@@ -293,11 +293,11 @@ class Claim:
         paper: the arXiv id of the paper it concerns (default the RGR paper), or ids joined by "+" for a
             cross-paper claim; ``ref`` must be a label of (one of) them.
         replays: the presets whose stored full-tier evidence (``evidence/``) the check reads through
-            :func:`rgr_verify.replay.claim_records`; a full-tier claim that names them runs in the quick tier's test
+            :func:`rgr_verify.runs.replay.claim_records`; a full-tier claim that names them runs in the quick tier's test
             run too, by replay alone, whenever that evidence is complete.
         stores: the results-store files besides the engine's (``facts-runs.jsonl``, ``sec73-runs.jsonl``) whose
             committed evidence the check reads; like ``replays``, evidence that is missing altogether stops the run
-            (:func:`rgr_verify.evidence.missing_evidence`).
+            (:func:`rgr_verify.runs.evidence.missing_evidence`).
         expects: the values the paper states that the check compares against, name -> :class:`Stated` (a plain
             number is a "value", a string a "relation"); the check reads them with ``ctx.expect(name)``, never as
             literals, so that ``rgr-verify mutate`` can tell whether the check distinguishes them from wrong ones.

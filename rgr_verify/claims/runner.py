@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .._checks import check_choice, check_int
+from ..settings import env
 from .base import DEFAULT_SEED, SEED_ENV, TIERS, CheckContext, Claim, Status, Tier, Verdict, claim_seed
 from .ledger import LedgerEntry
 
-__all__ = ["ClaimResult", "run_claim", "run_claims", "run_claims_parallel", "replayable", "root_seed_from_env", "default_device"]
+__all__ = ["ClaimResult", "run_claim", "run_claims", "run_claims_parallel", "replayable", "root_seed_from_env", "default_device",
+           "spawn_pool"]
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,8 @@ class ClaimResult:
 
 def root_seed_from_env() -> int:
     """The root seed: ``$RGR_VERIFY_SEED`` if set, else :data:`DEFAULT_SEED`."""
-    raw = os.environ.get(SEED_ENV)
-    if raw is None or raw == "":
+    raw = env(SEED_ENV)
+    if raw is None:
         return DEFAULT_SEED
     try:
         value = int(raw)
@@ -170,6 +172,27 @@ def _worker_init() -> None:
     torch.set_num_threads(1)  # one core a worker: more threads only oversubscribe the machine
 
 
+def spawn_pool(workers: int):
+    """A pool of ``workers`` spawned processes that run checks (the audit's and ``rgr-verify mutate``'s): one
+    thread each for numpy and torch (the environment is set while they start, then restored), the parent's
+    Hypothesis profile."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    saved = {var: os.environ.get(var) for var in _THREAD_VARS}
+    for var in _THREAD_VARS:  # read by numpy / torch when a worker imports them
+        os.environ.setdefault(var, "1")
+    try:
+        return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                                   mp_context=multiprocessing.get_context("spawn"))
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+
+
 def _run_by_id(claim_id: str, kwargs: dict) -> tuple:
     from .registry import all_claims
 
@@ -213,21 +236,9 @@ def run_claims_parallel(
     claims = list(claims)
     if jobs == 1 or len(claims) <= 1:
         return run_claims(claims, progress=progress, on_result=on_result, ledger=ledger, **kwargs)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
 
-    saved = {var: os.environ.get(var) for var in _THREAD_VARS}
-    for var in _THREAD_VARS:  # read by numpy / torch when a worker imports them
-        os.environ.setdefault(var, "1")
-    try:
-        pool = ProcessPoolExecutor(max_workers=min(jobs, len(claims)), initializer=_worker_init,
-                                   mp_context=multiprocessing.get_context("spawn"))
-    finally:
-        for var, value in saved.items():
-            if value is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = value
+    pool = spawn_pool(min(jobs, len(claims)))
     out: dict[str, ClaimResult] = {}
     with pool:
         order = _schedule(claims)

@@ -12,8 +12,8 @@ ORDER = 42
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..adaptive import BRACKETS
-    from ..presets import PRESETS
+    from ..runs.adaptive import BRACKETS
+    from ..runs.presets import PRESETS
 
     parser.add_argument("preset", choices=sorted(PRESETS), help="experiment preset whose cells are searched")
     parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier")
@@ -66,10 +66,10 @@ def _ladder_dk(cell, ladder, seeds, have: dict):
 
 
 def run(args) -> int:
-    from ..adaptive import adaptive_thresholds, cells_of, store_probe
-    from ..evidence import evidence_records
-    from ..presets import get_preset
-    from ..store import ResultStore
+    from ..runs.adaptive import adaptive_thresholds, cells_of, store_probe
+    from ..runs.evidence import evidence_records
+    from ..runs.presets import get_preset
+    from ..runs.store import ResultStore
     from ._paths import writable_file_target
 
     if args.threads < 1:

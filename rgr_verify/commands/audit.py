@@ -123,14 +123,14 @@ def run(args) -> int:
 
     register_profiles()  # $HYPOTHESIS_PROFILE scales property checks exactly as under pytest
     seed, device, out, json_path, results, claims, jobs = _validate(args)
-    from ..store import default_results_dir, validate_store
+    from ..runs.store import default_results_dir, validate_store
 
     try:  # a store with a bad line stops the run before anything is written, naming the file and line
         validate_store(results if results is not None else default_results_dir())
     except ValueError as exc:
         raise ValueError(f"--results: {exc}") from None
     if not getattr(args, "allow_missing_evidence", False):
-        from ..evidence import missing_evidence, missing_evidence_message
+        from ..runs.evidence import missing_evidence, missing_evidence_message
 
         missing = missing_evidence(claims)
         if missing:  # an error of the run, not "not run": CI must not stay green while it checks nothing

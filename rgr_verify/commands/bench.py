@@ -78,7 +78,7 @@ def _bench_tier(args, tier: str) -> dict:
     import torch
 
     from ..bench import run_bench
-    from ..presets import get_preset
+    from ..runs.presets import get_preset
 
     preset = get_preset(args.preset, tier)
     configs = sorted({c for c, _ in preset.runs}, key=lambda c: (c.m, c.d_model, c.n_heads, c.d_k))

@@ -48,7 +48,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from ..evidence import (EVIDENCE_ENV, add_evidence, add_store_evidence, default_evidence_dir, manifests,
+    from ..runs.evidence import (EVIDENCE_ENV, add_evidence, add_store_evidence, default_evidence_dir, manifests,
                             verify_evidence)
 
     if args.action is None:
@@ -57,7 +57,7 @@ def run(args) -> int:
         src = Path(args.results)
         if not src.is_dir():
             raise ValueError(f"DIR must be an existing results directory, got {args.results!r}")
-        from ..store import validate_store
+        from ..runs.store import validate_store
 
         try:  # a malformed line of any store in DIR: refused, naming the file and the line, before anything is written
             validate_store(src)
@@ -67,16 +67,19 @@ def run(args) -> int:
             from ._paths import writable_dir_target
 
             writable_dir_target(args.evidence, "--evidence")
+        from ..claims.preregistration import with_rules  # the rules of the claims it feeds, recorded with it
+
         if args.store is None or args.store == "runs.jsonl":
             man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
                                commands=args.commands, notes=args.notes, replace=args.replace,
-                               adaptive=args.adaptive)
+                               adaptive=args.adaptive, rules=with_rules)
         else:
             if args.adaptive:
                 raise ValueError("--adaptive copies engine runs (runs.jsonl); it cannot be combined with --store")
             man = add_store_evidence(src, args.store, name=args.name or f"{args.preset}-{args.tier}",
                                      label=args.preset, tier=args.tier, directory=args.evidence,
-                                     commands=args.commands, notes=args.notes, replace=args.replace)
+                                     commands=args.commands, notes=args.notes, replace=args.replace,
+                                     rules=with_rules)
         state = ("adaptive-search runs between the rungs" if man.adaptive else
                  "complete" if man.complete else f"partial: {man.preset_runs - man.runs} runs missing")
         print(f"evidence {man.name}: {man.runs} of {man.preset_runs} runs of {man.preset} [{man.tier}] ({state}), "

@@ -22,8 +22,9 @@ def run(args) -> int:
     import torch
 
     from .._checks import check_int
-    from ..facts_model import ensure_facts_runs, preset_runs
-    from ..store import default_results_dir
+    from ..runs.facts import ensure_facts_runs
+    from ..runs.facts import facts_preset_runs as preset_runs
+    from ..runs.store import default_results_dir
     from ._paths import writable_dir_target
 
     runs = preset_runs(args.preset, args.tier)  # validates preset and tier

@@ -37,12 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _check_gpt2_dir(gpt2_dir) -> None:
     """The GPT-2 snapshot (--gpt2-dir, else $RGR_VERIFY_GPT2_DIR) is a directory holding model.safetensors."""
-    import os
-
-    from ..presets_sec73 import GPT2_DIR_ENV
+    from ..settings import GPT2_DIR_ENV, env
 
     option = "--gpt2-dir" if gpt2_dir is not None else f"${GPT2_DIR_ENV}"
-    raw = gpt2_dir if gpt2_dir is not None else os.environ.get(GPT2_DIR_ENV)
+    raw = gpt2_dir if gpt2_dir is not None else env(GPT2_DIR_ENV)
     if not raw:
         raise ValueError(f"--gpt2-dir: the gpt2 source needs a local snapshot directory (--gpt2-dir or "
                          f"${GPT2_DIR_ENV})")
@@ -74,15 +72,14 @@ def run(args) -> int:
 
     from ..claims.runner import root_seed_from_env
     from ..plots import plot_fig7
-    import os
-
-    from ..presets_sec73 import GPT2_DIR_ENV, sec73_preset
-    from ..sweep_sec73 import run_sec73
+    from ..runs.sec73_presets import sec73_preset
+    from ..settings import GPT2_DIR_ENV, env
+    from ..runs.sec73_sweep import run_sec73
     from ..stats import t_interval
 
     _check_paths(args)  # before anything is created: no results folder, no lock file
     preset = sec73_preset(args.tier, source=args.source or ("gpt2" if args.gpt2_dir else None))
-    if preset.source == "gpt2" and args.gpt2_dir is None and os.environ.get(GPT2_DIR_ENV):
+    if preset.source == "gpt2" and args.gpt2_dir is None and env(GPT2_DIR_ENV):
         _check_gpt2_dir(None)  # the snapshot named by the environment, checked as --gpt2-dir is
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():

@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from ..store import SHARD_SUFFIX, JsonlStore, default_results_dir, validate_store
+    from ..runs.store import SHARD_SUFFIX, JsonlStore, default_results_dir, validate_store
 
     if args.action != "compact":
         raise ValueError("store needs an action: compact")

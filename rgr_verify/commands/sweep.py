@@ -21,8 +21,8 @@ _SLURM_OPTIONS = ("partition", "time", "array_parallelism", "submitit_cluster", 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..presets import PRESETS
-    from ..sweeps import EXECUTORS
+    from ..runs.presets import PRESETS
+    from ..runs.sweeps import EXECUTORS
 
     parser.add_argument("preset", choices=sorted(PRESETS), help="experiment preset")
     parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="quick (CPU) or full (paper grid)")
@@ -133,7 +133,7 @@ def _check(args) -> None:
 
 def _check_store(results_dir) -> None:
     """Refuse (ValueError naming --results) a results store with a malformed line before anything runs."""
-    from ..store import validate_store
+    from ..runs.store import validate_store
 
     try:
         validate_store(results_dir)
@@ -142,8 +142,8 @@ def _check_store(results_dir) -> None:
 
 
 def run(args) -> int:
-    from ..store import ResultStore
-    from ..sweeps import SweepSpec, format_status, format_units, run_sweep, run_worker, unit_status
+    from ..runs.store import ResultStore
+    from ..runs.sweeps import SweepSpec, format_status, format_units, run_sweep, run_worker, unit_status
 
     _check(args)
     if args.adaptive:

@@ -17,7 +17,7 @@ ORDER = 43
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..presets import PRESETS
+    from ..runs.presets import PRESETS
 
     parser.add_argument("preset", choices=sorted(PRESETS), help="experiment preset")
     parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier (default quick)")
@@ -46,8 +46,8 @@ def _children_cpu() -> float:
 
 
 def run(args) -> int:
-    from ..store import ResultStore
-    from ..sweeps import SweepSpec, run_inline, run_local
+    from ..runs.store import ResultStore
+    from ..runs.sweeps import SweepSpec, run_inline, run_local
     from ._paths import writable_dir_target, writable_file_target
 
     if args.workers < 1:

@@ -10,19 +10,19 @@ eagerly from then on. ``RGR_VERIFY_CUDA_GRAPHS=0`` turns graphs off (:func:`cuda
 
 from __future__ import annotations
 
-import os
 import threading
 import warnings
 from typing import Callable
 
 import torch
+from ..settings import CUDA_GRAPHS_ENV, env
 
 __all__ = ["cuda_graphs_enabled", "ChunkGraphs"]
 
 
 def cuda_graphs_enabled() -> bool:
     """Whether the engine may capture CUDA graphs: ``$RGR_VERIFY_CUDA_GRAPHS`` "1" (default) or "0"."""
-    value = os.environ.get("RGR_VERIFY_CUDA_GRAPHS", "1").strip()
+    value = env(CUDA_GRAPHS_ENV, "1").strip()
     if value not in ("0", "1"):
         raise ValueError(f"RGR_VERIFY_CUDA_GRAPHS must be '0' or '1', got {value!r}")
     return value == "1"

@@ -1,7 +1,7 @@
 """Table 2's step caps, tested by training past them: does a doubled cap move a base-grid threshold down?
 
 The committed sec6-grid evidence was trained under Table 2's caps. The preset ``table2-cap2x`` retrains, for each
-base-grid cell a CPU can afford (:data:`rgr_verify.presets.CAP2X_RUNGS`), every head count at the ladder rung just
+base-grid cell a CPU can afford (:data:`rgr_verify.runs.presets.CAP2X_RUNGS`), every head count at the ladder rung just
 below the cell's D_K* with twice the cap. If some head count reaches mean test F1 0.99 there, the cell's D_K* (App.
 A.2's rule) is one rung lower under the longer cap: the cap, not capacity, set it. A statement of this audit, not the
 paper's (the paper only says the caps grow with problem size); its rule was written before the runs existed.
@@ -17,7 +17,7 @@ The decision, per (cell, h) at the rung, by one-sided t-bounds over the seeds (:
 from __future__ import annotations
 
 from ...capacity import threshold
-from ...presets import CAP2X_RUNGS, table2_cap
+from ...runs.presets import CAP2X_RUNGS, table2_cap
 from ...stats import t_interval
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..tools import FAMILY_ALPHA, permutation_cells, runs_by_config, sweep_records

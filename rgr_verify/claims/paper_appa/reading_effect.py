@@ -12,7 +12,7 @@ import math
 
 from ...capacity import threshold
 from ...fits import permutation_pvalue
-from ...presets import LADDER
+from ...runs.presets import LADDER
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..tools import FAMILY_ALPHA, cell_records, permutation_cells, seed_values, sweep_records
 

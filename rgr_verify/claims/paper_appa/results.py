@@ -368,7 +368,7 @@ CLAIMS = (
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_table1_adaptive, role="detail",
           replays=("sec6-grid",), analyses=("leave one seed out",), expects={"table1": _TABLE1_STATED},  # the adaptive runs exist under one reading
           notes="Full tier. The ladder of the base grid cannot express Table 1's widths 5, 7, 9, 11 or 21 (its D_K / h "
-                "are 1-2-3 ladder values over powers of 2); the adaptive search (rgr_verify.adaptive: scan the ladder "
+                "are 1-2-3 ladder values over powers of 2); the adaptive search (rgr_verify.runs.adaptive: scan the ladder "
                 "to the first passing D_K, then bisect on multiples of h, the pass rule mean test F1 >= 0.99 over the "
                 "10 seeds) finds D_K*(h) to one key dimension per head, trained at paper scale (Table 2 caps, 10 "
                 "seeds) and committed as evidence/sec6-grid-adaptive-full. Per cell: D_K* the smallest exact D_K*(h), "

@@ -7,7 +7,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...facts_model import TAUS, ensure_facts_runs, preset_runs
+from ...facts_model import TAUS
+from ...runs.facts import ensure_facts_runs
+from ...runs.facts import facts_preset_runs as preset_runs  # the name its checks call
 from ...facts_tensors import distinct_value_database, rank_bounds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 

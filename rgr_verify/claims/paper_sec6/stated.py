@@ -13,7 +13,7 @@ import statistics
 import sympy as sp
 
 from ... import formulas as F
-from ...presets import table2_cap
+from ...runs.presets import table2_cap
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import combine_verdicts, exhaustive_verdict, identity_verdict, values_verdict
 from ..tools import BASE_GRID, DIAGONAL, EXTRA, TABLE1, VAR_M, symbolic_claim, with_readings
@@ -186,7 +186,7 @@ CLAIMS = (
                     "cutoffs: each diagonal point with m >= 1024 has a Table 2 cutoff above the default 20,000",
           kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_diagonal_budgets, role="detail",
           expects={"default_cap": Stated(20000, "value", "Table 2 caption: 'Default cutoff is 20,000 steps'")},
-          notes="Table 2 as transcribed in rgr_verify.presets.table2_cap (the presets train with it). The default "
+          notes="Table 2 as transcribed in rgr_verify.runs.presets.table2_cap (the presets train with it). The default "
                 "is checked both ways: the m <= 128 rows of Table 2 use exactly the default, the diagonal points "
                 "with m >= 1024 (80,000, 80,000, 200,000) exceed it."),
 )

@@ -2,8 +2,8 @@
 
 Two tiers. The quick tier (ids ending in ``-quick``) runs a scaled-down *analogue* of Figure 7 on the CPU (MiniLM
 embeddings, m = 256, l = 4); the gpu tier (``fig7-*``) runs the paper's setting (m = 6144, l = 16) on a CUDA GPU or
-replays it from the result store. All claims of a tier share one sweep (:mod:`rgr_verify.sweep_sec73`; presets in
-:mod:`rgr_verify.presets_sec73`); the decision rules, fixed before the verdict runs were made, are in
+replays it from the result store. All claims of a tier share one sweep (:mod:`rgr_verify.runs.sec73_sweep`; presets in
+:mod:`rgr_verify.runs.sec73_presets`); the decision rules, fixed before the verdict runs were made, are in
 :mod:`.sec73_rules`. Also here: Sec. 7's width of the h = 8, D_K = 64 example (symbolic).
 """
 

@@ -8,7 +8,7 @@ h in {1, 2, 4, 8}, 7 seeds, up to 100k updates) on a CUDA GPU or replays it from
 measured Figure 7 on GPT-2 small: the claims on its numbers (the ~0.81 single-head plateau, near-perfect accuracy
 at D_K = 512) are decided only on a GPT-2 sweep and report not-run ("needs the GPT-2 source") otherwise; the
 qualitative claims are decided on any source (GPT-2 when a GPT-2 sweep is stored or ``$RGR_VERIFY_GPT2_DIR`` is
-set, else MiniLM) and name it. All claims of a tier share one sweep (:mod:`rgr_verify.presets_sec73`).
+set, else MiniLM) and name it. All claims of a tier share one sweep (:mod:`rgr_verify.runs.sec73_presets`).
 
 Decision rules, fixed before the verdict runs were made (the design was set on a pilot sweep with another root
 seed, 777, never on the verdict's seeds). Seeds are the statistical unit; seed index i shares the permutation and

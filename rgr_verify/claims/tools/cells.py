@@ -73,7 +73,7 @@ EXTRA = [(1024, 32), (512, 16)]
 
 def sweep_records(preset: str, tier: str, ctx):
     """``(records, "")`` of ``preset`` at ``tier`` for a claim (replayed, stored or trained, see
-    :func:`rgr_verify.replay.claim_records`), or ``(None, reason)`` when they cannot be had here."""
+    :func:`rgr_verify.runs.replay.claim_records`), or ``(None, reason)`` when they cannot be had here."""
     check_choice("tier", tier, TIERS)
     if not isinstance(preset, str) or not preset:
         raise ValueError(f"preset must be a non-empty preset name, got {preset!r}")

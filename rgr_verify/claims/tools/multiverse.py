@@ -184,7 +184,7 @@ def run_analyses(claim, ctx) -> Verdict:
     records it read with that seed's records left out. A check that reads no per-seed records, or whose records a
     left-out seed does not touch, is a ValueError (the dimension would be a no-op that passes for robustness).
     "readings of App. A.1": the check runs under the engine's readings, then under each other reading of
-    :data:`rgr_verify.presets.READING_PRESETS` (crossed with every left-out seed); a reading that replaces no record
+    :data:`rgr_verify.runs.presets.READING_PRESETS` (crossed with every left-out seed); a reading that replaces no record
     the check read is a ValueError. A variant that errors or cannot run makes the claim's verdict an error naming it.
     The default analysis keeps its details, values and artefacts; params["robustness"] is the combined record, and
     the details end with its summary and the choices that flip the verdict."""

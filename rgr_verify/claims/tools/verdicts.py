@@ -30,14 +30,14 @@ def register_profiles() -> None:
     Claim checks scale their example counts by the loaded profile (see :func:`profile_scale`), so the same
     profile drives the property tests and the audit.
     """
-    import os
+    from ...settings import HYPOTHESIS_PROFILE_ENV, env
 
     common = dict(deadline=None, derandomize=True, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     settings.register_profile("ci", max_examples=_BASE_EXAMPLES, **common)
     settings.register_profile("dev", max_examples=30, **common)
     settings.register_profile("thorough", max_examples=10 * _BASE_EXAMPLES, **common)
-    name = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+    name = env(HYPOTHESIS_PROFILE_ENV, "ci")
     if name not in ("ci", "dev", "thorough", "default"):
         raise ValueError(f"HYPOTHESIS_PROFILE must be one of ci, dev, thorough, default, got {name!r}")
     settings.load_profile(name)

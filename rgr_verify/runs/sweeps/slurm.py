@@ -1,6 +1,6 @@
 """The ``slurm`` executor: a Slurm job array of sweep workers, through submitit (``pip install 'rgr-verify[slurm]'``).
 
-Each array task is one worker (:func:`rgr_verify.sweeps.worker.run_worker`) with one GPU (none with ``device
+Each array task is one worker (:func:`rgr_verify.runs.sweeps.worker.run_worker`) with one GPU (none with ``device
 cpu``), self-scheduling over the units and appending to its own shard of the store, so the results directory must
 be on a filesystem every node mounts (docs/cluster.md says what its locks need). A task that is preempted or
 reaches its time limit is checkpointed and requeued by submitit (the worker resumes: nothing stored is redone); a
@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .._checks import check_choice, check_int, check_real
+from ..._checks import check_choice, check_int, check_real
 from ..store import ResultStore
 from .progress import SweepProgress
 from .worker import SweepSpec, run_worker

@@ -1,7 +1,7 @@
 """Progress of a sweep across workers: one bar over the runs, with the units done and partial, fed from the store.
 
 Every executor shows the same bar: its process polls the results store (main file and shards, incrementally, with
-:class:`rgr_verify.store.StoreTail`), so the bar counts what the workers stored, wherever they run. Off a terminal
+:class:`rgr_verify.runs.store.StoreTail`), so the bar counts what the workers stored, wherever they run. Off a terminal
 (stderr not a TTY: CI logs, where a bar is noise) it prints instead one line per unit that completes,
 ``<unit id> done <seconds>s`` (seconds since the sweep started), and a closing line."""
 
@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-from ..engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, run_key
+from ...engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, run_key
 from ..store import ResultStore
 from .units import Unit
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .worker import SweepSpec
 
 __all__ = ["SweepProgress", "sweep_summary"]
 
@@ -118,8 +116,9 @@ def _replayed_key(rec: dict) -> str | None:
     return None
 
 
-def sweep_summary(spec: "SweepSpec", units: Sequence[Unit], executor: str, before: int, **extra) -> dict:
-    """The summary every executor returns: preset, tier, executor, units, total, trained (runs stored during
+def sweep_summary(spec, units: Sequence[Unit], executor: str, before: int, **extra) -> dict:
+    """The summary every executor returns for ``spec`` (a :class:`~rgr_verify.runs.sweeps.worker.SweepSpec`):
+    preset, tier, executor, units, total, trained (runs stored during
     the sweep), reused, store (the main file), complete (every run stored), plus ``extra``."""
     store = ResultStore(spec.results_dir)
     have = set(store.records())

@@ -27,17 +27,15 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .._checks import check_choice, check_int, check_real
-from ..engine import RunConfig, RunResult
+from ..._checks import check_choice, check_int, check_real
+from ...engine import RunConfig, RunResult
 from ..store import ResultStore, default_results_dir
 from .units import Unit, plan_units
+from ...settings import KILL_AFTER_ENV, KILL_ONCE_ENV, PARENT_ENV, env  # PARENT_ENV: set by the local executor
 
 __all__ = ["SweepSpec", "work_units", "run_worker", "ensure_runs", "shard_name", "resolve_device", "KILL_AFTER_ENV",
            "KILL_ONCE_ENV", "PARENT_ENV"]
 
-KILL_AFTER_ENV = "RGR_VERIFY_TEST_KILL_AFTER"
-KILL_ONCE_ENV = "RGR_VERIFY_TEST_KILL_ONCE"
-PARENT_ENV = "RGR_VERIFY_SWEEP_PARENT"  # set by the local executor: its workers die with it
 DTYPES = ("float32", "float64")
 
 
@@ -134,7 +132,7 @@ def work_units(units: Sequence[Unit], store: ResultStore, *, device: str = "cpu"
     limit that loses nothing; the unit boundary, not the second, is where it stops)."""
     import torch
 
-    from ..engine import train_runs
+    from ...engine import train_runs
 
     check_choice("dtype", dtype, DTYPES)
     poll = check_real("poll", poll, low=0.0, low_open=True)
@@ -197,14 +195,14 @@ class _FaultHook:
     def __init__(self, store: ResultStore):
         self.store = store
         self.count = 0
-        raw = os.environ.get(KILL_AFTER_ENV, "")
+        raw = env(KILL_AFTER_ENV, "")
         self.after, self.torn = None, False
         if raw:
             n, _, mode = raw.partition(":")
             if not n.isdigit() or int(n) < 1 or mode not in ("", "torn"):
                 raise ValueError(f"{KILL_AFTER_ENV} must be N or N:torn with N >= 1, got {raw!r}")
             self.after, self.torn = int(n), mode == "torn"
-        self.once = os.environ.get(KILL_ONCE_ENV) or None
+        self.once = env(KILL_ONCE_ENV)
 
     def _fires(self) -> bool:
         if self.after is None or self.count != self.after:
@@ -283,7 +281,7 @@ def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, devi
     locked per unit). ``threads``: torch's CPU threads while training (restored after). Returns (records in input
     order, runs trained now).
     """
-    from ..torch_threads import torch_threads
+    from ...torch_threads import torch_threads
     from .progress import SweepProgress
 
     store = ResultStore(results_dir)
@@ -308,7 +306,7 @@ def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, devi
 
 def _die_with_parent() -> None:
     """In a worker of the local executor: be killed when the executor dies (Linux), or exit if it already has."""
-    raw = os.environ.get(PARENT_ENV)
+    raw = env(PARENT_ENV)
     if not raw or not raw.isdigit():
         return
     if sys.platform.startswith("linux"):
@@ -323,10 +321,10 @@ def _die_with_parent() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m rgr_verify.sweeps SPEC_JSON``: one worker of the local executor."""
+    """``python -m rgr_verify.runs.sweeps SPEC_JSON``: one worker of the local executor."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if len(argv) != 1:
-        print("usage: python -m rgr_verify.sweeps SPEC_JSON", file=sys.stderr)
+        print("usage: python -m rgr_verify.runs.sweeps SPEC_JSON", file=sys.stderr)
         return 2
     _die_with_parent()
     run_worker(SweepSpec.from_json(argv[0]))

@@ -1,12 +1,12 @@
-"""Reading a store's lines: one error per bad line, naming the file and the line (split from :mod:`rgr_verify.store`)."""
+"""Reading a store's lines: one error per bad line, naming the file and the line (split from :mod:`rgr_verify.runs.store`)."""
 
 from __future__ import annotations
 
 import json
 import warnings
 from typing import Iterable, Iterator
-from .engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig
-from .engine.config import current_config_names
+from ..engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig
+from ..engine.config import current_config_names
 
 
 class StoreError(ValueError):

@@ -4,8 +4,8 @@
 sweep``). ``local``: one worker process per GPU (``devices``, each with its ``CUDA_VISIBLE_DEVICES``) or per CPU
 slot (``workers``), self-scheduling over the units, each appending to its own shard; a worker that dies is
 restarted (up to ``retries`` times per slot) and costs only its in-flight runs. ``slurm`` (submitit, optional
-extra) and ``ray`` (optional extra) are in :mod:`rgr_verify.sweeps.slurm` and :mod:`rgr_verify.sweeps.ray_executor`.
-Every executor shows one progress bar fed from the store (:class:`~rgr_verify.sweeps.progress.SweepProgress`) and
+extra) and ``ray`` (optional extra) are in :mod:`rgr_verify.runs.sweeps.slurm` and :mod:`rgr_verify.runs.sweeps.ray_executor`.
+Every executor shows one progress bar fed from the store (:class:`~rgr_verify.runs.sweeps.progress.SweepProgress`) and
 returns the same summary dict.
 """
 
@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Sequence
 
-from .._checks import check_choice, check_int, check_real
+from ..._checks import check_choice, check_int, check_real
 from ..store import ResultStore
 from .progress import SweepProgress, sweep_summary
 from .units import Unit
@@ -36,7 +36,7 @@ def _stored(spec: SweepSpec, units: Sequence[Unit]) -> int:
 def run_inline(spec: SweepSpec, *, progress: bool = True, stop_after: float | None = None) -> dict:
     """The inline executor: one worker in this process (torch threads ``spec.threads``), appending to the main
     store file; concurrent sweeps of the same store split the units between them. ``stop_after``: seconds after
-    which no unit is started (:func:`~rgr_verify.sweeps.worker.work_units`); the summary's ``complete`` says
+    which no unit is started (:func:`~rgr_verify.runs.sweeps.worker.work_units`); the summary's ``complete`` says
     whether every run is stored."""
     import torch
 
@@ -56,7 +56,7 @@ def run_inline(spec: SweepSpec, *, progress: bool = True, stop_after: float | No
 
 def run_local(spec: SweepSpec, *, workers: int | None = None, devices: Sequence[str] | None = None,
               retries: int = 3, progress: bool = True, poll: float = 0.5) -> dict:
-    """The local executor: worker processes on this machine (``python -m rgr_verify.sweeps SPEC_JSON``).
+    """The local executor: worker processes on this machine (``python -m rgr_verify.runs.sweeps SPEC_JSON``).
 
     ``devices``: GPU ids, one worker each (``CUDA_VISIBLE_DEVICES=<id>``, device ``cuda``); or ``workers``: that
     many CPU-slot workers (device ``spec.device``, torch threads ``spec.threads`` each). A worker that exits
@@ -79,10 +79,10 @@ def run_local(spec: SweepSpec, *, workers: int | None = None, devices: Sequence[
     units = spec.units()
     store = ResultStore(spec.results_dir)
     before = _stored(spec, units)
-    argv = [sys.executable, "-m", "rgr_verify.sweeps", spec.to_json()]
+    argv = [sys.executable, "-m", "rgr_verify.runs.sweeps", spec.to_json()]
 
     # the workers import this process's copy of the package, wherever they start
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     path = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
 
     def start(slot: int) -> subprocess.Popen:

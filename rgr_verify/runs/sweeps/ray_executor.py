@@ -1,6 +1,6 @@
 """The ``ray`` executor: sweep workers as Ray tasks (``pip install 'rgr-verify[ray]'``).
 
-``workers`` tasks, each one worker (:func:`rgr_verify.sweeps.worker.run_worker`) with ``num_gpus=1`` (0 with
+``workers`` tasks, each one worker (:func:`rgr_verify.runs.sweeps.worker.run_worker`) with ``num_gpus=1`` (0 with
 device cpu, or when the Ray cluster has no GPU and no device was asked for), self-scheduling over the units and
 appending to its own shard of the store (a filesystem every Ray node mounts). A task whose worker process dies,
 or that raises, is retried by Ray (``max_retries=retries``). ``address``: an existing cluster (``ray start
@@ -9,7 +9,7 @@ or that raises, is retried by Ray (``max_retries=retries``). ``address``: an exi
 
 from __future__ import annotations
 
-from .._checks import check_int, check_real
+from ..._checks import check_int, check_real
 from ..store import ResultStore
 from .progress import SweepProgress
 from .worker import SweepSpec, run_worker

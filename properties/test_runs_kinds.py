@@ -1,0 +1,41 @@
+# The stored-runs layer: three kinds behind one seam, each joined to its committed evidence explicitly (a store read
+# is the store alone), and the keys of the committed evidence unchanged by the move into rgr_verify.runs.
+import pytest
+
+from rgr_verify.runs import KINDS, kind_of_store
+from rgr_verify.runs.evidence import manifests, read_evidence, with_evidence
+from rgr_verify.runs.store import JsonlStore
+
+
+def test_three_kinds_one_seam():
+    assert KINDS.names() == ("engine", "sec73", "facts")
+    assert [KINDS[n].store for n in KINDS.names()] == ["runs.jsonl", "sec73-runs.jsonl", "facts-runs.jsonl"]
+    for n in KINDS.names():
+        k = KINDS[n]
+        assert k.version() and k.presets() and callable(k.key) and callable(k.ensure) and k.lock and k.batch
+    assert kind_of_store("facts-runs.jsonl").name == "facts"
+    with pytest.raises(ValueError, match="not the store of a run kind"):
+        kind_of_store("other.jsonl")
+    with pytest.raises(KeyError, match="no run kind"):
+        KINDS["nope"]
+
+
+def test_a_store_read_is_the_store_alone_and_the_join_is_explicit(tmp_path):
+    store = JsonlStore(tmp_path, "facts-runs.jsonl")
+    assert store.read() == {}  # the committed facts evidence is not mixed in silently
+    joined = with_evidence(store)
+    assert len(joined) == sum(m.runs for m in manifests() if m.store == "facts-runs.jsonl") > 0
+    k = next(iter(joined))
+    mine = {**joined[k], "loss": -1.0}
+    store.append([mine])
+    assert with_evidence(store)[k]["loss"] == -1.0  # the store's own record wins over the evidence
+    assert with_evidence(store, directory=tmp_path / "no-evidence") == {k: mine}
+
+
+def test_committed_facts_keys_are_recomputed_exactly():
+    from rgr_verify.facts_model import FactsConfig
+    from rgr_verify.runs.facts import facts_run_key
+
+    man = next(m for m in manifests() if m.store == "facts-runs.jsonl")
+    recs = read_evidence(man)
+    assert recs and all(facts_run_key(FactsConfig(**r["config"]), r["seed"]) == k for k, r in recs.items())

@@ -1,0 +1,76 @@
+"""The claims' feed: the records of a preset for a claim check, replayed from the committed evidence and the
+results store, or trained here when the tier allows it (:func:`claim_records`)."""
+
+from __future__ import annotations
+
+from ..engine import run_key
+from .store import ResultStore, default_results_dir
+from .sweeps.worker import ensure_runs
+
+__all__ = ["claim_records", "NEEDS_GPU"]
+
+NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
+
+
+def _other_reading(recs: list[dict], ctx) -> tuple[list[dict], str]:
+    """``recs`` (sec6-grid, full) with the records of every cell trained under ``ctx.reading`` replaced by those runs
+    (:data:`rgr_verify.runs.presets.READING_PRESETS`), and a note; ValueError when that reading's runs cannot be had."""
+    from .presets import READING_PRESETS
+
+    if ctx.reading not in READING_PRESETS:
+        raise ValueError(f"reading must be one of {sorted(READING_PRESETS)}, got {ctx.reading!r}")
+    other = READING_PRESETS[ctx.reading]
+    sub = ctx.variant(reading=None, leave_out_seed=None, plant=None)
+    alt, why = claim_records(other, "full", sub)
+    if alt is None:
+        raise ValueError(f"reading {ctx.reading!r}: {why}")
+    cells = {(r["config"]["m"], r["config"]["d_model"]) for r in alt}
+    kept = [r for r in recs if (r["config"]["m"], r["config"]["d_model"]) not in cells]
+    ctx.seeds_read["replaced"] = ctx.seeds_read.get("replaced", 0) + len(recs) - len(kept)
+    return kept + alt, (f"the {len(recs) - len(kept)} runs of cells {sorted(cells)} replaced by {len(alt)} of {other} "
+                        f"({ctx.reading})")
+
+
+def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
+    """Records of a preset for a claim check, or (None, reason) when they cannot be had here.
+
+    Quick tier: missing runs are trained on the claim's device (CPU: one torch thread, then restored).
+    Full tier: the committed evidence (:mod:`rgr_verify.runs.evidence`) and the results store (with its shards) are
+    replayed (the store wins for a run in both); no stored run is retrained. Runs in neither are trained only on
+    CUDA and never when ``ctx.replay_only``; otherwise the check cannot run. What was replayed and trained is
+    appended to ``ctx.provenance`` and returned as the second element (empty reason = records available).
+    """
+    from .evidence import evidence_records
+    from .presets import preset_runs
+
+    runs = preset_runs(preset, tier)
+    results_dir = ctx.results_dir if ctx.results_dir is not None else default_results_dir()
+    store = ResultStore(results_dir)
+    if tier == "full":
+        stored, manifests = evidence_records(preset, tier, ctx.evidence_dir)
+        local = store.records()
+        have = {**stored, **local}
+        keys = [run_key(c, s) for c, s in runs]
+        from_evidence = sum(k in stored and k not in local for k in keys)
+        from_store = sum(k in local for k in keys)
+        todo = [run for run, k in zip(runs, keys) if k not in have]
+        names = ", ".join(f"evidence/{m.records_path_name}" for m in manifests) or "no committed evidence"
+        if todo and (ctx.device != "cuda" or ctx.replay_only):
+            return None, (f"{NEEDS_GPU} ({len(todo)} of {len(runs)} {preset} full-tier runs are neither in {names} "
+                          f"nor in {store.directory})")
+        note = f"{preset} [full]: {from_evidence} runs replayed from {names}"
+        if from_store:
+            note += f", {from_store} from {store.directory}"
+        if todo:
+            ensure_runs(todo, results_dir=results_dir, device=ctx.device)
+            have.update(store.records())
+            note += f", {len(todo)} missing runs trained now on {ctx.device}"
+        recs = [have[k] for k in keys]
+        if getattr(ctx, "reading", None) is not None and preset == "sec6-grid":
+            recs, swapped = _other_reading(recs, ctx)
+            note += f"; {swapped}"
+        ctx.provenance.append(note)
+        return ctx.keep_records(recs), note
+    recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
+                          threads=1 if ctx.device == "cpu" else None)  # restores the thread count after
+    return ctx.keep_records(recs), ""

@@ -1,0 +1,118 @@
+"""The Sec. 7.3 presets: the quick CPU tier and the full GPU tier of the frozen-embedding experiment.
+
+A :class:`Sec73Preset` fixes the embedding source, the task sizes (m, ell, d_ff), the (D_K, h) grid, the seeds and
+the training protocol; :func:`sec73_preset` picks the preset of a tier (and the full tier's source). The first
+``selection_seeds`` seed indices of a preset only pick winners (the best h of a D_K); the claims confirm a picked
+winner on the other seed indices. The sweep that trains or replays a preset's runs is
+:mod:`rgr_verify.runs.sec73_sweep`; Figure 7 is :func:`rgr_verify.plots.plot_fig7`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .._checks import check_choice, check_int
+from ..embedding_sources import SOURCE_NAMES
+from ..transformer import TaskConfig, TrainConfig
+from ..settings import GPT2_DIR_ENV, env  # GPT2_DIR_ENV: a local Hugging Face GPT-2 snapshot, if any
+
+__all__ = [
+    "Sec73Preset",
+    "SEC73_PRESETS",
+    "sec73_preset",
+    "GPT2_DIR_ENV",
+]
+
+
+
+@dataclass(frozen=True)
+class Sec73Preset:
+    """One tier of the Sec. 7.3 sweep: embedding source, task sizes, grid and training protocol."""
+
+    name: str  # "quick" or "full"
+    source: str  # "minilm", "gpt2" (needs a snapshot dir) or "gaussian"
+    task: TaskConfig  # m, l, d_ff
+    D_Ks: tuple  # total key widths swept
+    heads: tuple  # head counts h (each must divide every D_K and d_model)
+    seeds: int  # seeds per (D_K, h)
+    train: TrainConfig  # optimisation and evaluation protocol
+    device: str  # device the tier is meant for ("cpu" or "cuda")
+    gaussian_d_model: int = 768  # d_model of the gaussian control source
+    max_batch_runs: int = 64  # runs stacked in one batch
+    selection_seeds: int = 0  # leading seed indices that only pick winners; the rest confirm them
+    extra_cells: tuple = ()  # (D_K, h) pairs trained besides the D_Ks x heads grid, with the same seeds
+
+    def __post_init__(self):
+        check_choice("name", self.name, ("quick", "full"))
+        check_choice("source", self.source, SOURCE_NAMES)
+        check_choice("device", self.device, ("cpu", "cuda"))
+        check_int("seeds", self.seeds, min_value=1)
+        if not self.D_Ks or not self.heads:
+            raise ValueError("D_Ks and heads must be non-empty")
+        for D in self.D_Ks:
+            for h in self.heads:
+                if check_int("D_K", D, min_value=1) % check_int("h", h, min_value=1):
+                    raise ValueError(f"every h must divide every D_K, got h = {h}, D_K = {D}")
+        check_int("selection_seeds", self.selection_seeds, min_value=0, max_value=max(self.seeds - 2, 0))
+        for cell in self.extra_cells:
+            if not isinstance(cell, tuple) or len(cell) != 2:
+                raise ValueError(f"extra_cells must hold (D_K, h) pairs, got {cell!r}")
+            D, h = check_int("extra D_K", cell[0], min_value=1), check_int("extra h", cell[1], min_value=1)
+            if D % h:
+                raise ValueError(f"an extra cell's h must divide its D_K, got h = {h}, D_K = {D}")
+            if D in self.D_Ks and h in self.heads:
+                raise ValueError(f"extra_cells must lie outside the D_Ks x heads grid, got (D_K = {D}, h = {h})")
+
+    def cells(self) -> list:
+        """Every trained (D_K, h): the grid D_Ks x heads, then the extra cells."""
+        return [(D, h) for D in self.D_Ks for h in self.heads] + list(self.extra_cells)
+
+    def with_source(self, source: str) -> "Sec73Preset":
+        """The same preset on another embedding source."""
+        return dataclasses.replace(self, source=source)
+
+
+# Quick tier: a scaled-down analogue of Figure 7. Seed index 0 picks winners, indices 1-3 confirm them. D_K = 64
+# is trained for h = 4, 8 only: it is the paper's cell of "h = 8 at D_K = 64 (d_k = 8) is counterproductive".
+_QUICK = Sec73Preset(
+    name="quick",
+    source="minilm",
+    task=TaskConfig(m=256, ell=4, d_ff=16),
+    D_Ks=(8, 32),
+    heads=(1, 2, 4, 8),
+    seeds=4,
+    train=TrainConfig(steps=500, batch_size=48, lr=3e-3, eval_every=100, n_val=512, n_test=1024, mixed_precision=False),
+    device="cpu",
+    gaussian_d_model=384,
+    selection_seeds=1,
+    extra_cells=((64, 4), (64, 8)),
+)
+
+_FULL = Sec73Preset(
+    name="full",
+    source="minilm",
+    task=TaskConfig(m=6144, ell=16, d_ff=16),
+    D_Ks=(64, 128, 256, 512),
+    heads=(1, 2, 4, 8),
+    seeds=7,
+    train=TrainConfig(steps=100_000, batch_size=256, lr=1e-3, eval_every=1000, n_val=4096, n_test=8192,
+                      patience=20, mixed_precision=True),
+    device="cuda",
+    # One (D_K, h) cell's 7 seeds a batch: no padding, and a batch of up to 100k updates fits one 10-minute
+    # device call, so a sweep advances by whole batches across calls (a batch cut at a deadline is dropped).
+    max_batch_runs=7,
+    selection_seeds=2,  # 2 seeds pick winners, 5 confirm them (does not change the runs or their keys)
+)
+
+SEC73_PRESETS = {"quick": _QUICK, "full": _FULL}
+
+
+def sec73_preset(tier: str, *, source: str | None = None) -> Sec73Preset:
+    """The preset of ``tier`` ("quick"; "full" or "gpu" give the full tier). ``source`` overrides the embedding
+    source; by default the full tier uses GPT-2 when ``$RGR_VERIFY_GPT2_DIR`` names a local snapshot, else MiniLM."""
+    check_choice("tier", tier, ("quick", "full", "gpu"))
+    preset = SEC73_PRESETS["quick" if tier == "quick" else "full"]
+    if source is None and preset.name == "full" and env(GPT2_DIR_ENV):
+        source = "gpt2"
+    return preset.with_source(source) if source is not None else preset

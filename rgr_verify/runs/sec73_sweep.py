@@ -1,0 +1,273 @@
+"""The Sec. 7.3 sweep: training (or replaying) every run of a preset, its result store and record keys.
+
+A sweep trains every (D_K, h, seed) of a :class:`~rgr_verify.runs.sec73_presets.Sec73Preset` with
+:func:`rgr_verify.transformer.train_runs` on the frozen table of its embedding source and appends one JSON line per
+run to ``<results_dir>/sec73-runs.jsonl``. Each record is keyed by a hash of the run's full configuration, its
+seed, the device kind and the code version (a hash of ``transformer.py`` and ``embedding_sources.py``), so a later
+sweep (or a claim, or another pytest worker) replays stored runs instead of training them again. Records of a code
+version in :data:`EQUIVALENT_CODE_VERSIONS` (earlier sources of those two files that train the same runs) replay
+too, re-keyed under the current version. The file is a :class:`rgr_verify.runs.store.JsonlStore`, like the engine's
+``runs.jsonl``: appends are whole lines under a file lock, a torn line left by a killed writer is skipped and
+terminated by the next append. Missing runs train in groups of equal h, each under its own named lock, so
+concurrent callers of one sweep (pytest-xdist workers) split the groups between them and then replay.
+
+Seeds come from the root seed only (not from a claim's seed), so every claim of Sec. 7.3 shares one sweep; seed
+index i uses the same permutation pi and the same validation/test examples for every (D_K, h), which makes
+comparisons between partitions paired by seed. The embedding table of a preset is built (only when something must
+train) from its source: MiniLM, a local GPT-2 snapshot, or Gaussian rows drawn from the root seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .._checks import check_choice, check_int, check_real
+from ..settings import GPT2_DIR_ENV, env
+from .sec73_presets import Sec73Preset
+from .evidence import with_evidence
+from .store import RESULTS_ENV, JsonlStore, default_results_dir
+from ..transformer import RunResult, RunSpec
+
+__all__ = [
+    "code_version",
+    "record_key",
+    "Sec73Results",
+    "run_sec73",
+    "stored_sec73",
+    "default_cache_dir",
+    "CACHE_ENV",
+    "STORE_NAME",
+    "EQUIVALENT_CODE_VERSIONS",
+]
+
+CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
+STORE_NAME = "sec73-runs.jsonl"
+# Code versions (hashes of transformer.py, transformer_task.py (since 2026-11-26) and embedding_sources.py) whose runs this code trains identically, so
+# their stored records replay. cfd1c392b7c3: the sources of commit b368e18, which trained the committed Gaussian
+# control (evidence/sec73-gaussian-control); they differ from these in imports, names and input checks only.
+# Retraining its h = 1 and h = 2 groups (16 runs) reproduced every stored field on the CPU that trained them; on
+# another CPU (2026-11-26: an AVX-512 Xeon, MKL 2024.2) the sources of b368e18 and of today give each other's
+# numbers bit for bit but not the stored ones (53 of 96 fields differ by a few hundredths of accuracy; no setting of
+# ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS or MKL_CBWR restores them): CPU training is reproducible on one
+# kind of CPU only, and keys do not name the CPU. The control's verdict is the same on both sets of numbers (robust
+# in 4 of 4 seed rotations); the audit replays the committed records. 94b55fb122c1: the sources before train_runs
+# took a deadline (2026-11-26); the training arithmetic is unchanged (the deadline is read only at evaluations),
+# and test_sec73_stop_after_keeps_finished_batches_and_resumes compares a resumed sweep with one trained in a single
+# sitting. The batched sampler of 2026-11-26 draws every run's examples bitwise as before (tested) and retrains the
+# control's 16 runs to the same numbers as 46acc63's sources on one machine, so no older version needs listing.
+EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1")
+
+
+def default_cache_dir() -> Path:
+    """Where runs are stored when no results dir is given: ``$RGR_VERIFY_RESULTS`` or ``~/.cache/rgr-verify/results``
+    (the engine's default store; Sec. 7.3 records live in their own file there)."""
+    return default_results_dir()
+
+
+def code_version() -> str:
+    """The version of Sec. 7.3's stored runs: a hash of the trainer's sources (the block, its task sampler, the
+    embedding sources), so a changed trainer stops matching old records."""
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parents[1]  # rgr_verify/
+    for name in ("transformer.py", "transformer_task.py", "embedding_sources.py"):
+        h.update((here / name).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def _run_seeds(root_seed: int, n: int) -> list[int]:
+    ss = np.random.SeedSequence([int(root_seed), zlib.crc32(b"sec73")])
+    return [int(x) for x in ss.generate_state(n, dtype=np.uint32)]
+
+
+def _source_for(preset: Sec73Preset, *, root_seed: int, gpt2_dir: str | None):
+    """The embedding source of ``preset`` and the generator its table is drawn with (Gaussian rows only)."""
+    from .. import embedding_sources as es
+
+    if preset.source == "gpt2":
+        gpt2_dir = gpt2_dir or env(GPT2_DIR_ENV)
+        if not gpt2_dir:
+            raise ValueError(f"the gpt2 source needs a local snapshot directory (--gpt2-dir or ${GPT2_DIR_ENV})")
+        return es.GPT2Source(snapshot_dir=str(gpt2_dir)), None
+    if preset.source == "gaussian":
+        rng = np.random.default_rng(np.random.SeedSequence([int(root_seed), zlib.crc32(b"sec73-gaussian")]))
+        return es.GaussianSource(d_model=preset.gaussian_d_model), rng
+    return es.MiniLMSource(), None
+
+
+@dataclass(frozen=True)
+class Sec73Results:
+    """The runs of one sweep: ``records`` are dicts with D_K, h, seed_index, seed and the RunResult fields."""
+
+    preset: Sec73Preset
+    source_description: str
+    device: str
+    records: tuple
+
+    def values(self, D_K: int, h: int, field: str = "test_acc", *, seeds: str = "all") -> np.ndarray:
+        """``field`` of the runs at (D_K, h), ordered by seed index: ``seeds`` = "all" ``[seeds]``, "selection"
+        (the first ``preset.selection_seeds`` indices, which pick winners) or "confirmation" (the others)."""
+        check_choice("seeds", seeds, ("all", "selection", "confirmation"))
+        rows = sorted((r for r in self.records if r["D_K"] == D_K and r["h"] == h), key=lambda r: r["seed_index"])
+        if not rows:
+            raise ValueError(f"no runs at D_K = {D_K}, h = {h} in this sweep")
+        k = self.preset.selection_seeds
+        rows = rows[:k] if seeds == "selection" else rows[k:] if seeds == "confirmation" else rows
+        return np.array([r[field] for r in rows], dtype=float)
+
+    def table(self) -> dict:
+        """{"D_K=..,h=..": [test accuracies by seed]} for verdicts."""
+        return {f"D_K={D},h={h}": [round(float(x), 4) for x in self.values(D, h)] for D, h in self.preset.cells()}
+
+
+def record_key(spec_cfg: dict, device: str, code: str) -> str:
+    """The store key of one Sec. 7.3 run: sha256 of its config, the device kind and the code version."""
+    blob = json.dumps({"code": code, "device": device, **spec_cfg}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _source_key(preset: Sec73Preset) -> dict:
+    """What identifies the embedding table in a record's key (not file paths, so stores move between machines)."""
+    if preset.source == "gaussian":
+        return {"source": "gaussian", "d_model": preset.gaussian_d_model}
+    return {"source": preset.source}
+
+
+def _plan(preset: Sec73Preset, root_seed: int, device: str):
+    """(key, RunSpec, seed index, keyed configuration) of every run of the sweep."""
+    code = code_version()
+    seeds = _run_seeds(root_seed, preset.seeds)
+    base = {**_source_key(preset), "task": dataclasses.asdict(preset.task), "train": dataclasses.asdict(preset.train)}
+    plan = []
+    for D, h in preset.cells():
+        for i, s in enumerate(seeds):
+            cfg = {**base, "D_K": D, "h": h, "seed": s}
+            plan.append((record_key(cfg, device, code), RunSpec(D, h, s), i, cfg))
+    return plan
+
+
+def _replayable(stored: dict, plan, device: str) -> dict:
+    """The stored records of the plan's runs by their current key; a record stored under an equivalent code version
+    (:data:`EQUIVALENT_CODE_VERSIONS`) is re-keyed under the current one."""
+    out = {}
+    for key, _, _, cfg in plan:
+        if key in stored:
+            out[key] = stored[key]
+            continue
+        for code in EQUIVALENT_CODE_VERSIONS:
+            old = stored.get(record_key(cfg, device, code))
+            if old is not None:
+                out[key] = {**old, "key": key}
+                break
+    return out
+
+
+def run_sec73(
+    preset: Sec73Preset,
+    *,
+    root_seed: int,
+    results_dir: Path | str | None = None,
+    device: str = "cpu",
+    gpt2_dir: str | None = None,
+    train_missing: bool = True,
+    progress: Callable | None = None,
+    stop_after: float | None = None,
+) -> Sec73Results | None:
+    """Replay stored runs of ``preset`` and train the missing ones (unless ``train_missing`` is False, in which
+    case None is returned when any run is missing). Returns the sweep's :class:`Sec73Results`.
+
+    ``stop_after`` (seconds) bounds the training: each finished batch is stored as soon as it ends, the batch in
+    training at the first evaluation past the deadline is dropped, and None is returned when runs are still
+    missing then; the same call resumes (stored runs are replayed, never retrained)."""
+    from filelock import Timeout
+
+    from ..transformer import DeadlineReached, train_runs
+
+    if not isinstance(preset, Sec73Preset):
+        raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
+    root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
+    check_choice("device", device, ("cpu", "cuda"))
+    deadline = None
+    if stop_after is not None:
+        deadline = time.monotonic() + check_real("stop_after", stop_after, low=0.0, low_open=True)
+    # a replay (train_missing False) only reads: it creates no results folder
+    store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME,
+                       create=train_missing)
+    plan = _plan(preset, root_seed, device)
+    stored = _replayable(with_evidence(store), plan, device)
+    missing = [(key, spec, i) for key, spec, i, _ in plan if key not in stored]
+    if missing and not train_missing:
+        return None
+    # Missing runs train in groups of equal h, one lock per group: callers of the same sweep (pytest workers)
+    # share the groups between them, and a caller waits only for groups that another caller is training.
+    pending = sorted({spec.n_heads for _, spec, _ in missing})
+    table = None
+    while pending and not (deadline is not None and time.monotonic() > deadline):
+        progressed = False
+        for h in list(pending):
+            lock = store.lock(_group_lock_name(preset, device, h))
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                continue
+            try:
+                stored = _replayable(with_evidence(store), plan, device)
+                todo = [(key, spec, i) for key, spec, i, _ in plan if spec.n_heads == h and key not in stored]
+                if todo:
+                    if table is None:  # built only when something must train: replay needs no embedding files
+                        source, rng = _source_for(preset, root_seed=root_seed, gpt2_dir=gpt2_dir)
+                        table = source.table(preset.task.m, rng=rng)
+
+                    def keep(chunk, results, todo=todo):  # each finished batch is stored at once
+                        store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
+
+                    try:
+                        train_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
+                                   max_batch_runs=preset.max_batch_runs, progress=progress, deadline=deadline,
+                                   on_batch=keep)
+                    except DeadlineReached:
+                        return None
+            finally:
+                lock.release()
+            pending.remove(h)
+            progressed = True
+        if pending and not progressed and deadline is not None:  # another caller trains them: poll until the deadline
+            time.sleep(1.0)
+        elif pending and not progressed:  # every remaining group trains elsewhere: wait for the first one
+            with store.locked(_group_lock_name(preset, device, pending[0])):
+                pass
+    stored = _replayable(with_evidence(store), plan, device)
+    if any(key not in stored for key, _, _, _ in plan):  # stopped at the deadline, or groups left to other callers
+        return None
+    records = tuple(stored[key] for key, _, _, _ in plan)
+    return Sec73Results(preset, records[0]["source_description"], device, records)
+
+
+def _group_lock_name(preset: Sec73Preset, device: str, h: int) -> str:
+    """The training lock of the runs with h heads of one sweep."""
+    return f"sec73-{preset.name}-{preset.source}-{device}-h{h}"
+
+
+def _record(key, spec, i, res, preset, table, device) -> dict:
+    return {"key": key, "code": code_version(), "preset": preset.name, "source": table.source,
+            "source_description": table.description, "device": device, "D_K": spec.D_K, "h": spec.n_heads,
+            "seed": spec.seed, "seed_index": i, "m": preset.task.m, "ell": preset.task.ell,
+            **{f.name: getattr(res, f.name) for f in dataclasses.fields(RunResult) if f.name != "spec"}}
+
+
+def stored_sec73(preset: Sec73Preset, *, root_seed: int, results_dir=None, gpt2_dir=None) -> Sec73Results | None:
+    """The complete stored sweep of ``preset`` on any device kind (cuda first), or None when runs are missing."""
+    for device in ("cuda", "cpu"):
+        res = run_sec73(preset, root_seed=root_seed, results_dir=results_dir, device=device, gpt2_dir=gpt2_dir,
+                        train_missing=False)
+        if res is not None:
+            return res
+    return None

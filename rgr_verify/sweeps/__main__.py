@@ -1,7 +1,0 @@
-"""``python -m rgr_verify.sweeps SPEC_JSON``: one worker process of the local executor."""
-
-import sys
-
-from .worker import main
-
-sys.exit(main())
