@@ -15,7 +15,8 @@ import os
 import subprocess
 import sys
 import time
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from ..._checks import check_choice, check_int, check_real
 from ..store import ResultStore
@@ -23,7 +24,7 @@ from .progress import SweepProgress, sweep_summary
 from .units import Unit
 from .worker import PARENT_ENV, SweepSpec, resolve_device, work_units
 
-__all__ = ["EXECUTORS", "run_sweep", "run_inline", "run_local", "run_preset"]
+__all__ = ["EXECUTORS", "EXECUTOR_OBJECTS", "Executor", "run_sweep", "run_inline", "run_local", "run_preset"]
 
 EXECUTORS = ("inline", "local", "slurm", "ray")
 
@@ -129,34 +130,72 @@ def run_local(spec: SweepSpec, *, workers: int | None = None, devices: Sequence[
     return summary
 
 
-def run_sweep(spec: SweepSpec, executor: str = "inline", *, workers: int | None = None,
-              devices: Sequence[str] | None = None, retries: int = 3, progress: bool = True,
-              stop_after: float | None = None, **options) -> dict:
-    """Run a sweep with ``executor`` (one of :data:`EXECUTORS`); ``options`` are the executor's own (slurm:
-    partition, time_min, array_parallelism, cluster, folder; ray: address). ``stop_after``: inline only (see
-    :func:`run_inline`). Returns the summary dict."""
-    if not isinstance(spec, SweepSpec):
-        raise ValueError(f"spec must be a SweepSpec, got {type(spec).__name__}")
-    check_choice("executor", executor, EXECUTORS)
-    if executor == "inline":
-        if workers not in (None, 1) or devices is not None or options:
-            raise ValueError("the inline executor takes no workers, devices or executor options")
-        return run_inline(spec, progress=progress, stop_after=stop_after)
-    if stop_after is not None:
-        raise ValueError(f"stop_after is for the inline executor (and --worker), not {executor}")
-    if executor == "local":
-        if options:
-            raise ValueError(f"the local executor takes no options {sorted(options)}")
-        return run_local(spec, workers=workers, devices=devices, retries=retries, progress=progress)
-    if devices is not None:
-        raise ValueError(f"devices are for the local executor; the {executor} executor takes workers")
-    if executor == "slurm":
-        from .slurm import run_slurm
+@dataclass(frozen=True)
+class Executor:
+    """One way to run a sweep's units (the protocol every executor follows): ``run(spec, workers=, devices=,
+    retries=, progress=, stop_after=, **options)`` returns the summary (:func:`sweep_summary`). What it accepts is
+    declared, so :func:`run_sweep` refuses the rest by name: ``workers`` / ``devices`` / ``stop_after`` (bools)
+    and its own ``options`` (names)."""
 
-        return run_slurm(spec, workers=workers or 1, retries=retries, progress=progress, **options)
+    name: str
+    run: Callable[..., dict]
+    workers: bool = True
+    devices: bool = False
+    stop_after: bool = False
+    options: tuple = ()
+
+
+def _inline(spec, *, workers, devices, retries, progress, stop_after, **options):
+    return run_inline(spec, progress=progress, stop_after=stop_after)
+
+
+def _local(spec, *, workers, devices, retries, progress, stop_after, **options):
+    return run_local(spec, workers=workers, devices=devices, retries=retries, progress=progress)
+
+
+def _slurm(spec, *, workers, devices, retries, progress, stop_after, **options):
+    from .slurm import run_slurm
+
+    return run_slurm(spec, workers=workers or 1, retries=retries, progress=progress, **options)
+
+
+def _ray(spec, *, workers, devices, retries, progress, stop_after, **options):
     from .ray_executor import run_ray
 
     return run_ray(spec, workers=workers or 1, retries=retries, progress=progress, **options)
+
+
+EXECUTOR_OBJECTS = {e.name: e for e in (
+    Executor("inline", _inline, workers=False, stop_after=True),
+    Executor("local", _local, devices=True),
+    Executor("slurm", _slurm, options=("partition", "time_min", "array_parallelism", "cluster", "folder")),
+    Executor("ray", _ray, options=("address",)),
+)}
+
+
+def run_sweep(spec: SweepSpec, executor: str = "inline", *, workers: int | None = None,
+              devices: Sequence[str] | None = None, retries: int = 3, progress: bool = True,
+              stop_after: float | None = None, **options) -> dict:
+    """Run a sweep with ``executor`` (one of :data:`EXECUTORS`, an :class:`Executor` of
+    :data:`EXECUTOR_OBJECTS`); ``options`` are the executor's own (slurm: partition, time_min, array_parallelism,
+    cluster, folder; ray: address). ``stop_after``: inline only (see :func:`run_inline`). Returns the summary
+    dict; ValueError naming what the executor does not take."""
+    if not isinstance(spec, SweepSpec):
+        raise ValueError(f"spec must be a SweepSpec, got {type(spec).__name__}")
+    check_choice("executor", executor, EXECUTORS)
+    ex = EXECUTOR_OBJECTS[executor]
+    if not ex.workers and workers not in (None, 1):
+        raise ValueError(f"the {executor} executor takes no workers")
+    if not ex.devices and devices is not None:
+        raise ValueError(f"devices are for the local executor; the {executor} executor takes "
+                         + ("workers" if ex.workers else "no devices"))
+    if not ex.stop_after and stop_after is not None:
+        raise ValueError(f"stop_after is for the inline executor (and --worker), not {executor}")
+    unknown = sorted(set(options) - set(ex.options))
+    if unknown:
+        raise ValueError(f"the {executor} executor takes no options {unknown}")
+    return ex.run(spec, workers=workers, devices=devices, retries=retries, progress=progress, stop_after=stop_after,
+                  **options)
 
 
 def run_preset(name: str, *, tier: str = "quick", device: str | None = None, results_dir=None,
