@@ -5,7 +5,8 @@ import threading
 import pytest
 
 from rgr_verify.engine import RunConfig, run_key, train_runs
-from rgr_verify.runs.presets import PRESETS, TIERS, get_preset, table2_cap
+from rgr_verify.runs.presets import PRESET_TIERS as TIERS
+from rgr_verify.runs.presets import PRESETS, get_preset, table2_cap
 from rgr_verify.runs.store import JsonlStore, ResultStore
 from rgr_verify.runs.sweeps import ensure_runs
 from rgr_verify.runs.sec73_sweep import STORE_NAME, run_sec73

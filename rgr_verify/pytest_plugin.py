@@ -33,14 +33,15 @@ _MARKERS = {
     "gpu": "needs a CUDA GPU and --tier gpu; skipped otherwise",
     "slow": "long-running; runs with --tier full or gpu",
 }
-_TIERS = ("quick", "full", "gpu")
 
 
 def pytest_addoption(parser):
+    from .claims.base import TIERS  # imported here: numpy loads after the worker's thread settings above
+
     group = parser.getgroup("rgr-verify")
     group.addoption("--allow-missing-evidence", action="store_true", default=False,
                     help="report claims whose committed evidence is missing as skipped (default: they fail)")
-    group.addoption("--tier", action="store", default=env(TIER_ENV, "quick"), choices=_TIERS,
+    group.addoption("--tier", action="store", default=env(TIER_ENV, "quick"), choices=TIERS,
                     help="cost tier to run: quick (default CPU run), full (adds slow tests), gpu (adds GPU tests)")
 
 
@@ -62,8 +63,10 @@ def pytest_report_header(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    from .claims.base import TIERS
+
     tier = config.getoption("--tier")
-    rank = _TIERS.index(tier)
+    rank = TIERS.index(tier)
     cuda = None
     for item in items:
         if "gpu" in item.keywords:

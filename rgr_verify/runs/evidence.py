@@ -333,11 +333,11 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
     Nothing partial is written: the records, then the manifest, each by an atomic rename.
     """
     from ..engine import run_key
-    from .presets import PRESETS, TIERS, preset_runs
+    from .presets import PRESET_TIERS, PRESETS, preset_runs
     from .store import ResultStore
 
     check_choice("preset", preset, tuple(PRESETS))
-    check_choice("tier", tier, TIERS)
+    check_choice("tier", tier, PRESET_TIERS)
     src = Path(results_dir)
     if not (src / ResultStore.FILENAME).is_file():
         raise ValueError(f"results_dir must hold a results store ({ResultStore.FILENAME}), none in {str(src)!r}")

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from .._checks import check_choice
 from ..engine import RunConfig
 
-__all__ = ["CAP2X_RUNGS", "READING_PRESETS", "LADDER", "PRESETS", "TIERS", "preset_runs", "table2_cap", "Preset", "get_preset"]
+__all__ = ["CAP2X_RUNGS", "READING_PRESETS", "LADDER", "PRESETS", "PRESET_TIERS", "preset_runs", "table2_cap", "Preset", "get_preset"]
 
-TIERS = ("quick", "full")
+PRESET_TIERS = ("quick", "full")  # a preset has runs at these tiers (a claim's tiers add "gpu")
 _HEADS = (1, 2, 4, 8, 16, 32, 64)
 # Quick-tier step cap of the max-variant presets: long enough that runs at a quick cell's threshold mostly stop by
 # the early-stopping rule (at 3000-6000 most hit the cap, so thresholds were set by the cap, not by capacity).
@@ -221,7 +221,7 @@ PRESETS = {
 def get_preset(name: str, tier: str = "quick") -> Preset:
     """The preset ``name`` at ``tier``."""
     check_choice("preset", name, tuple(PRESETS))
-    check_choice("tier", tier, TIERS)
+    check_choice("tier", tier, PRESET_TIERS)
     description, runs = PRESETS[name](tier)
     return Preset(name, tier, description, tuple(runs))
 

@@ -61,10 +61,10 @@ class SweepSpec:
     dtype: str = "float32"
 
     def __post_init__(self):
-        from ..presets import PRESETS, TIERS
+        from ..presets import PRESET_TIERS, PRESETS
 
         check_choice("preset", self.preset, tuple(PRESETS))
-        check_choice("tier", self.tier, TIERS)
+        check_choice("tier", self.tier, PRESET_TIERS)
         results = default_results_dir() if self.results_dir is None else self.results_dir
         object.__setattr__(self, "results_dir", os.path.abspath(os.fspath(results)))
         if self.device is not None and self.device != "cpu" and not str(self.device).startswith("cuda"):
