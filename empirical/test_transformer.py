@@ -450,7 +450,7 @@ def test_sec73_cuda_bf16_training_is_finite_reproducible_and_sync_free(monkeypat
         assert dataclasses.replace(a, seconds=0.0) == dataclasses.replace(b, seconds=0.0)
 
 
-# Sec. 7.3 decision rules (issue 10, items 4 and 6): honest quick analogues, null pass probabilities <= 5 %,
+# Sec. 7.3 decision rules: honest quick analogues, null pass probabilities <= 5 %,
 # winners picked on seeds separate from those that confirm them, GPT-2 numbers decided on GPT-2 only.
 
 
@@ -615,7 +615,7 @@ def test_sec73_preset_rejects_bad_selection_seeds_and_extra_cells():
 
 
 def test_sec73_gpt2_numbers_are_not_decided_on_another_source(tmp_path, monkeypatch):
-    # Figure 7 (issue 10, item 6): on a non-GPT-2 store the plateau and near-perfect claims report not-run
+    # Figure 7: on a non-GPT-2 store the plateau and near-perfect claims report not-run
     # ("needs the GPT-2 source"); the qualitative claims decide and name the source they were decided on.
     from rgr_verify.claims import get_claim, run_claim
     from rgr_verify.runs.sec73_presets import SEC73_PRESETS

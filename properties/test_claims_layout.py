@@ -147,7 +147,7 @@ def test_claims_modules_stay_under_500_lines():
 
 
 def test_cross_reference_list_names_registered_claims():
-    # docs/cross-references.md (issue 12 item 3): every claim id in its tables is a registered claim.
+    # docs/cross-references.md: every claim id in its tables is a registered claim.
     import re
     from pathlib import Path
 

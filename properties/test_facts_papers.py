@@ -1,4 +1,4 @@
-# The paper field of claims (issue 13): per-paper refs, --paper selection, reports and summary grouped by paper.
+# The paper field of claims: per-paper refs, --paper selection, reports and summary grouped by paper.
 import json
 
 import pytest

@@ -1,4 +1,4 @@
-# The layout rules of the package (issue 11): small modules, no module importing another's private name, no test
+# The layout rules of the package: small modules, no module importing another's private name, no test
 # file importing from another test file (shared helpers live in fixture modules).
 import ast
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The runner's multiverse (issue 21, item 1): every paper-scale experimental claim is judged with each training seed
+"""The runner's multiverse: every paper-scale experimental claim is judged with each training seed
 left out in turn, crossed with the analyses its check declares; the verdict is the common one only when all agree.
 
 - a check whose verdict does not depend on one seed is robust; one that a single seed decides is fragile and

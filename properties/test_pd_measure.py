@@ -1,4 +1,4 @@
-"""Judgements of the Sec. 6 / Sec. 7 / App. A claims against stated values (helper pd, issue 12)."""
+"""Judgements of the Sec. 6 / Sec. 7 / App. A claims against stated values."""
 
 from __future__ import annotations
 

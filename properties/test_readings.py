@@ -1,4 +1,4 @@
-# Issue 12: the scope of a refutation (hypotheses checked, readings) and its sub-grouping in the report.
+# The scope of a refutation (hypotheses checked, readings) and its sub-grouping in the report.
 """``claims.tools.reading_record`` / ``refutation_scope`` and the report's findings grouped by scope."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rules fixed before the evidence (issue 21, item 3): rule fingerprints, the ledger's record of them, and post hoc
+"""Rules fixed before the evidence: rule fingerprints, the ledger's record of them, and post hoc
 marking.
 
 - A fingerprint changes when a rule changes (a tolerance in the check, a helper it calls, a module constant it reads,

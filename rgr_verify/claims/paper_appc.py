@@ -134,7 +134,7 @@ CLAIMS = (
         statement="App. B.1 points to App. C for 'the threshold proof is identical if softmax is used': at Construction "
                   "I's d_k = C log m, one threshold on softmax probabilities separates in every context",
         kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_softmax_threshold,
-        notes="Cross-reference check (issue 12 item 3). App. C (read in shared/paper: 'Additional Justification: "
+        notes="Cross-reference check. App. C (read in shared/paper: 'Additional Justification: "
               "Computational Footprint of the Model') contains no softmax or threshold argument. Refuted under the "
               "named reading 'threshold on softmax probabilities, fixed absolute C, every context length'; holds "
               "when the threshold is on logits or C may grow like log m (Theorem 8.1). The witness sizes are "

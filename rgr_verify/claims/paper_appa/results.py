@@ -345,7 +345,7 @@ CLAIMS = (
           expects={"lo": Stated(5, "value", "Sec. 6.1 'At D_K*, per-head widths are small: d_k* in [5, 24]'"),
                    "hi": Stated(24, "value", "Sec. 6.1 'd_k* in [5, 24] on the base grid'"),
                    "median": Stated(11, "value", "Sec. 6.1 '(median 11)'")},
-          notes="Full tier. d_k* = D_K* / h*. Tolerance (tightened for issue 12 so that a factor 2 in any stated "
+          notes="Full tier. d_k* = D_K* / h*. Tolerance (tightened so that a factor 2 in any stated "
                 "number is noticed; the verdict at the paper's numbers is unchanged): the smallest, the largest and "
                 "the median d_k* each within a factor sqrt(2) of 5, 24 and 11 (closer, in log, to the stated value "
                 "than to its double or half), and no d_k* outside [5/sqrt2, 24 sqrt2]. Measured on the committed "
@@ -423,7 +423,7 @@ CLAIMS = (
                    "r2": Stated(0.824, "value", "Sec. 6.1 display (Fig. 10): R^2 = 0.824")},
           notes=GRID_FULL_NOTES + " Affine least squares (not through the origin, as the paper says). Holds: slope within a "
                 "factor 1.5 of 1.65, intercept negative and within a factor sqrt(2) of 6.64 in magnitude, and R^2 "
-                "within 0.2 of 0.824 (tightened for issue 12 from 'slope within a factor 2, R^2 >= 0.624, intercept "
+                "within 0.2 of 0.824 (tightened from 'slope within a factor 2, R^2 >= 0.624, intercept "
                 "not compared' so that a factor 2 in any stated number is noticed; measured slope 2.04, intercept "
                 "-6.37, R^2 0.925: the verdict is unchanged); contradicted only when the exact range of the slope with every "
                 "h* anywhere in its paired-t pool misses that band. Competing laws on log h* (h* standing for "

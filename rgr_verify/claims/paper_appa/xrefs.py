@@ -1,4 +1,4 @@
-"""App. A: cross-references of Secs. 6-7 and App. A checked as claims (issue 12 item 3).
+"""App. A: cross-references of Secs. 6-7 and App. A checked as claims.
 
 - Eq. (30): App. A.3 replaces the fixed positive weight ell - 1 of the permutation experiments by w_+ = #neg / #pos
   per context and says everything else is as in the permutation experiments, and that at r = 1 the sampler reduces

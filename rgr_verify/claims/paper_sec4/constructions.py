@@ -380,7 +380,7 @@ CLAIMS = (
                     "softmax with one threshold on probabilities separates at the certified d_k at m = 64..2048, and "
                     "asymptotically needs Sec. 8's d_k = Theta((log m)^2), not Theorem 4.1's Theta(log m)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_softmax_analogue,
-          notes="Cross-reference check (issue 12 item 3). Softmax over the context items (the source included), "
+          notes="Cross-reference check. Softmax over the context items (the source included), "
                 "1/sqrt(d_k) scaling as in Sec. 8. The referenced material exists (Theorem 8.1) and its budget is "
                 "larger by a log factor, which the worst-case bound shows is necessary for this template. " + _READ, role="result"),
     Claim(id="alg1-partition-and-weights", ref="Algorithm 1",
