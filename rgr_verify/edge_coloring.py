@@ -50,33 +50,39 @@ def konig_edge_coloring(graph: Digraph) -> np.ndarray:
     colors = np.full(len(E), -1, dtype=np.int64)
     if len(E) == 0:
         return colors
-    # at[side][v, c] = index of the edge of colour c at vertex v on that side, or -1
-    at = [np.full((m, delta), -1, dtype=np.int64), np.full((m, delta), -1, dtype=np.int64)]
-    for e, (i, j) in enumerate(E):
-        a = int(np.flatnonzero(at[0][i] < 0)[0])  # free at source i
-        b = int(np.flatnonzero(at[1][j] < 0)[0])  # free at target j
-        if at[1][j, a] >= 0:
+    # at[side][v][c] = index of the edge of colour c at vertex v on that side, or -1 (plain lists: the loop is
+    # scalar, and list indexing is several times faster than numpy element access; same steps, same colours)
+    at = ([[-1] * delta for _ in range(m)], [[-1] * delta for _ in range(m)])
+    src = E[:, 0].tolist()
+    tgt = E[:, 1].tolist()
+    col = [-1] * len(src)
+    for e in range(len(src)):
+        i, j = src[e], tgt[e]
+        a = at[0][i].index(-1)  # free at source i (the first free colour)
+        b = at[1][j].index(-1)  # free at target j
+        if at[1][j][a] >= 0:
             # Walk the path from right-vertex j alternating colours a, b, b..., then swap a <-> b on it.
             path = []
             side, v, c = 1, j, a
             while True:
-                f = int(at[side][v, c])
+                f = at[side][v][c]
                 if f < 0:
                     break
                 path.append(f)
                 side = 1 - side
-                v = int(E[f, 0] if side == 0 else E[f, 1])
+                v = src[f] if side == 0 else tgt[f]
                 c = b if c == a else a
             for f in path:  # clear, then re-insert with swapped colours
-                at[0][E[f, 0], colors[f]] = -1
-                at[1][E[f, 1], colors[f]] = -1
+                at[0][src[f]][col[f]] = -1
+                at[1][tgt[f]][col[f]] = -1
             for f in path:
-                colors[f] = b if colors[f] == a else a
-                at[0][E[f, 0], colors[f]] = f
-                at[1][E[f, 1], colors[f]] = f
-        colors[e] = a
-        at[0][i, a] = e
-        at[1][j, a] = e
+                col[f] = b if col[f] == a else a
+                at[0][src[f]][col[f]] = f
+                at[1][tgt[f]][col[f]] = f
+        col[e] = a
+        at[0][i][a] = e
+        at[1][j][a] = e
+    colors[:] = col
     return colors
 
 

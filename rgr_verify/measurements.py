@@ -294,8 +294,73 @@ def _top_sum(vals: np.ndarray, B: int) -> np.ndarray:
     return part.sum(axis=1)
 
 
+def _pair_values(D: np.ndarray, I: np.ndarray, J: np.ndarray, B: int) -> np.ndarray:
+    """gamma's value per pair (I[n], J[n]), computed exactly as :func:`_gamma_all_pairs` computes it (the same
+    products, the same row-wise partition and sum)."""
+    P = D[I] * D[J]  # [n, m]: delta_i(a) delta_j(a)
+    return np.maximum(_top_sum(P, B), _top_sum(-P, B))
+
+
+def _gamma_all_pairs(D: np.ndarray, B: int, chunk: int):
+    """gamma, gamma_offdiag and its argmax over all pairs, by the definition (O(m^3) partitions)."""
+    m = D.shape[0]
+    gamma, g_off, arg = 0.0, 0.0, (0, 0)
+    for s in range(0, m, chunk):
+        P = D[s:s + chunk, None, :] * D[None, :, :]  # [c, m, m]: delta_i(a) delta_j(a)
+        P = P.reshape(-1, m)
+        best = np.maximum(_top_sum(P, B), _top_sum(-P, B)).reshape(-1, m)  # [c, m]
+        gamma = max(gamma, float(best.max()))
+        rows = np.arange(s, min(s + chunk, m))
+        best[np.arange(len(rows)), rows] = -np.inf
+        idx = np.unravel_index(int(np.argmax(best)), best.shape)
+        if best[idx] > g_off:
+            g_off, arg = float(best[idx]), (int(rows[idx[0]]), int(idx[1]))
+    return gamma, g_off, arg
+
+
+def _gamma_screened(D: np.ndarray, B: int, chunk: int):
+    """The same result as :func:`_gamma_all_pairs` (bit for bit), faster: every pair's value is first computed
+    approximately, in float32 and over i <= j only (the value is symmetric in i, j), with torch.topk selecting the B
+    largest and smallest products; then only the pairs within a safe margin of the largest approximate value are
+    recomputed exactly by :func:`_pair_values`, and the maximum (and, among the pairs attaining it, the first in
+    row-major order, as the full scan picks) is among them. The margin bounds the approximation: entries rounded
+    to float32 and multiplied are within 3 u32 of the exact products (relative), so each of the two top-B sums moves
+    by at most 3 u32 (T+ + T-) <= 6 u32 f; summing B float32 terms in any order adds gamma_B(u32) f; the float64
+    value is within 2 gamma_B(u64) f of the exact one. The margin used is ten times their sum. Needs B < m."""
+    m = D.shape[0]
+    u32 = 2.0 ** -24
+    rel = 10.0 * (6 * u32 + 1.01 * B * u32 / (1 - B * u32) + 4 * B * 2.0 ** -53)
+    Dt = torch.from_numpy(D.astype(np.float32))
+    approx = np.full((m, m), -np.inf)
+    for s in range(0, m, chunk):
+        e = min(s + chunk, m)
+        P = (Dt[s:e, None, :] * Dt[None, s:, :]).reshape(-1, m)  # pairs (i, j), i in [s, e), j >= s
+        hi = torch.topk(P, B, dim=1, sorted=False).values.clamp_min(0.0).sum(dim=1)
+        lo = torch.topk(P, B, dim=1, largest=False, sorted=False).values.clamp_max(0.0).sum(dim=1).neg()
+        approx[s:e, s:] = torch.maximum(hi, lo).reshape(e - s, m - s).double().numpy()
+    approx = np.maximum(approx, approx.T)
+    top = float(approx.max())
+    tol = rel * top + 1e-30 * B * max(1.0, float(np.abs(D).max())) ** 2  # + float32 underflow, absolutely
+    off = approx.copy()
+    np.fill_diagonal(off, -np.inf)
+    top_off = float(off.max())
+    cand = (approx >= top - 2 * tol) | (off >= top_off - 2 * tol)
+    I, J = np.nonzero(cand)  # row-major order
+    vals = np.concatenate([_pair_values(D, I[k:k + chunk * m], J[k:k + chunk * m], B)
+                           for k in range(0, len(I), chunk * m)]) if len(I) else np.zeros(0)
+    gamma = max(0.0, float(vals.max())) if len(vals) else 0.0
+    g_off, arg = 0.0, (0, 0)
+    offd = I != J
+    if offd.any():
+        best = float(vals[offd].max())
+        if best > g_off:
+            k = int(np.flatnonzero(offd & (vals == best))[0])
+            g_off, arg = best, (int(I[k]), int(J[k]))
+    return gamma, g_off, arg
+
+
 def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: int = 64,
-                                with_gamma: bool = True) -> IncoherenceParameters:
+                                with_gamma: bool = True, screen: bool | None = None) -> IncoherenceParameters:
     """Exact Definition B.4 parameters of ``X [m, d_model]`` at block size B (see :class:`IncoherenceParameters`).
 
     The maximum of sum_{a in S} f(a) over |S| <= B is the sum of the B largest positive f(a), so rho is a top-B sum
@@ -308,6 +373,9 @@ def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: in
         mu: scale of X_inv = X^T / mu (default the mean squared row norm).
         chunk: rows of i processed at once for gamma (memory chunk * m * m floats).
         with_gamma: False skips the O(m^3) gamma (reported as NaN).
+        screen: how gamma is found (the result is the same bit for bit): True screens every pair approximately and
+            recomputes only the candidates for the maximum exactly; False computes every pair exactly; None (the
+            default) screens where it pays (m >= 384, B <= 8).
     """
     X = check_finite_array("X", X, ndim=2)
     m = X.shape[0]
@@ -322,19 +390,13 @@ def restricted_self_incoherence(X, B: int, *, mu: float | None = None, chunk: in
     D2 = D ** 2
     np.fill_diagonal(D2, 0.0)  # S excludes i itself
     rho_rows = _top_sum(D2, B)
-    gamma, g_off, arg = 0.0, 0.0, (0, 0)
     if not with_gamma:
         gamma = g_off = math.nan
-    for s in range(0, m if with_gamma else 0, chunk):
-        P = D[s:s + chunk, None, :] * D[None, :, :]  # [c, m, m]: delta_i(a) delta_j(a)
-        P = P.reshape(-1, m)
-        best = np.maximum(_top_sum(P, B), _top_sum(-P, B)).reshape(-1, m)  # [c, m]
-        gamma = max(gamma, float(best.max()))
-        rows = np.arange(s, min(s + chunk, m))
-        best[np.arange(len(rows)), rows] = -np.inf
-        idx = np.unravel_index(int(np.argmax(best)), best.shape)
-        if best[idx] > g_off:
-            g_off, arg = float(best[idx]), (int(rows[idx[0]]), int(idx[1]))
+        arg = (0, 0)
+    elif B < m and float(np.abs(D).max()) < 1e15 and (screen or (screen is None and m >= 384 and B <= 8)):
+        gamma, g_off, arg = _gamma_screened(D, B, chunk)
+    else:
+        gamma, g_off, arg = _gamma_all_pairs(D, B, chunk)
     return IncoherenceParameters(mu=mu, B=B, eps_d=eps_d, rho=float(rho_rows.max()), gamma=gamma,
                                  gamma_offdiag=g_off, argmax_rho=int(np.argmax(rho_rows)), argmax_gamma=arg)
 

@@ -14,24 +14,31 @@ d_model >= c_0 ln m). We measure the smallest constants at which the conclusion 
   separates at tau / d_k = 1/2 in every draw. Below it no C works.
 
 :func:`measured_constants` collects these per theorem; ``rgr-verify constants`` prints them.
+:func:`algorithm1_separates` / :func:`algorithm5_separates` answer "does this draw separate?" exactly as the full
+scores do, faster (a Gram-matrix path guarded by a rounding bound; see the comment above them).
 Logarithms are natural (the paper does not fix the base; docs/theorems.md).
 """
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
 from scipy import stats as _st
 
-from ._checks import check_choice, check_int, check_real
-from .constructions import algorithm1, algorithm3, algorithm5, construction1
+from ._checks import check_choice, check_finite_array, check_int, check_real, check_rng
+from .constructions import algorithm1, algorithm3, algorithm5, construction1, permutation_blocks, signature_matrix
+from .edge_coloring import coloring_and_batching
 from .embeddings import gaussian_unit_norm_embeddings
-from .graphs import random_permutation_graph, random_regular_graph
+from .graphs import Digraph, random_permutation_graph, random_regular_graph
 from .measurements import limit_score_matrix, separation_margins
 from .stats import clopper_pearson
 
 __all__ = [
+    "algorithm1_separates",
+    "algorithm5_separates",
+    "max_heads_decision",
     "PAPER_SIZES",
     "THEOREMS",
     "union_bound_construction1",
@@ -270,3 +277,132 @@ def fast_min_dk(make, *, n_draws: int, rng: np.random.Generator, d_k_hi: int) ->
     if not ok(d_k_hi):
         return {"d_k": None}
     return {"d_k": smallest_passing(ok, 0, d_k_hi)}
+
+
+# Whether Algorithm 1 or 5 separates at its threshold, decided exactly as ``separation_margins(c).margin > 0`` but
+# without forming the h d_model x d_k weights and the m x d_k query/key matrices.
+#
+# For weights built by :func:`constructions.weights_from_blocks` (W_Q^(k) = X_inv[:, V_k] W_sig[T_k], W_K^(k) =
+# X_inv[:, T_k] W_sig[T_k]) head k's scores are S^(k) = U[:, V_k] G_k U[:, T_k]^T with U = X X_inv and G_k =
+# W_sig[T_k] W_sig[T_k]^T, a Gram matrix of +-1 rows that floating point computes exactly (integer partial sums).
+# This costs O(n_k^2 d_k) per head instead of O(m d_model d_k), but rounds differently from the scores of
+# :func:`measurements.aggregated_score_matrix`. So every answer is guarded: a rigorous bound E on the entrywise
+# difference between the two computations (standard gamma_n bounds of floating-point matrix products, valid for any
+# summation order) is computed alongside, and the answer is given only when every edge score is more than E above
+# tau and every non-edge score more than E below it (then the original scores separate too), or some score is on
+# the wrong side by more than E (then they do not). Otherwise the construction is built from the same signature
+# draw and :func:`measurements.separation_margins` decides, so the answer is always the original's. The generator is
+# advanced exactly as :func:`constructions.algorithm1` / :func:`constructions.algorithm5` advance it. Used by the
+# finite-d_k Monte Carlo trials of thm41-separation-whp and thmb9-separation-whp.
+
+_U = 2.0 ** -53  # unit roundoff of float64
+_SAFETY = 1.01  # the bound's own rounding (relative errors far below 1%) is absorbed by this factor
+
+
+def _gamma(n: int) -> float:
+    nu = n * _U
+    if nu >= 0.5:
+        raise ValueError("inner dimension too large for the rounding bound")
+    return nu / (1.0 - nu)
+
+
+def max_heads_decision(graph: Digraph, X: np.ndarray, X_inv: np.ndarray, W_sig: np.ndarray, blocks, tau: float,
+                       *, include_self: bool = True) -> bool | None:
+    """True / False when the guarded fast scores decide ``separation_margins(c).margin > 0`` for the max-over-heads
+    construction with weights ``weights_from_blocks(X_inv, W_sig, blocks)`` and threshold ``tau``; None when the
+    rounding bound leaves it open (or the signatures are not +-1)."""
+    X = np.asarray(X, dtype=np.float64)
+    X_inv = np.asarray(X_inv, dtype=np.float64)
+    W_sig = np.asarray(W_sig, dtype=np.float64)
+    m, d = X.shape
+    d_k = W_sig.shape[1]
+    if d_k >= 2 ** 24:  # pragma: no cover - float32 Gram sums exact only below 2^24 terms
+        return None
+    if not np.all(np.abs(W_sig) == 1.0):
+        return None  # the Gram matrices below are exact for +-1 entries (Rademacher signatures) only
+    W32 = W_sig.astype(np.float32)  # exact for +-1
+    # one m x m Gram matrix when it is cheaper than one per head (Algorithm 5: heads share targets)
+    full = (W32 @ W32.T).astype(np.float64) if m * m < sum(len(b) ** 2 for b in blocks) else None
+    absX, absXi = np.abs(X), np.abs(X_inv)
+    U = X @ X_inv  # [m, m]
+    V = absX @ absXi  # |X| |X_inv| >= |U*| entrywise; |U - U*| <= gamma_d V
+    g_d, g_dk = _gamma(d), _gamma(d_k)
+    S = None
+    E = 0.0
+    for blk in blocks:
+        src, tgt = blk[:, 0], blk[:, 1]
+        n = len(src)
+        g_n = _gamma(max(n, 1))
+        if full is None:
+            Wt = W32[tgt]
+            G = (Wt @ Wt.T).astype(np.float64)  # exact: integer partial sums below 2^24
+        else:
+            G = full[np.ix_(tgt, tgt)]
+        T = U[:, src] @ G
+        Sk = T @ U[:, tgt].T
+        # fast path vs S* (the exact product of the float inputs): with |UA|, |UA*| <= V_A (1 + gamma_d) and
+        # W_A = V_A |G|: |T - UA* G| <= (g_n + g_d) W_A, |T| <= (1 + g_n + g_d) W_A, and
+        # |S_fast - S*| <= [g_n (1 + g_n + g_d) + (g_n + g_d) + g_d (1 + g_d)] (1 + g_d)^2 W_A V_B^T, whose entries
+        # are at most (max row sum of V_A) (max column sum of |G|) (max of V_B)
+        c_f = (g_n * (1 + g_n + g_d) + (g_n + g_d) + g_d * (1 + g_d)) * (1 + g_d) ** 2
+        e_fast = (c_f * V[:, src].sum(axis=1).max(initial=0.0) * np.abs(G).sum(axis=0).max(initial=0.0)
+                  * V[:, tgt].max(initial=0.0))
+        # original path (weights_from_blocks, then X W, then q k^T): row-wise bounds with |W_sig| <= 1
+        rA = absXi[:, src].sum(axis=1)  # [d]: |A| 1, A = X_inv[:, V_k]
+        rB = absXi[:, tgt].sum(axis=1)
+        s_max, t_max = (absX @ rA).max(initial=0.0), (absX @ rB).max(initial=0.0)  # bounds of |q*|, |k*|
+        c_q = g_d * (1.0 + g_n) + g_n
+        e_q, e_k = c_q * s_max, c_q * t_max
+        qmax, kmax = s_max + e_q, t_max + e_k
+        e_orig = g_dk * d_k * qmax * kmax + d_k * (e_q * kmax + s_max * e_k)
+        E = max(E, _SAFETY * (e_fast + e_orig))
+        S = Sk if S is None else np.maximum(S, Sk)
+    if S is None or not np.all(np.isfinite(S)) or not np.isfinite(E):
+        return None
+    A = graph.adjacency
+    mask = np.ones_like(A) if include_self else ~np.eye(m, dtype=bool)
+    edge, non = A & mask, ~A & mask
+    se, sn = S[edge], S[non]
+    if (se.size and se.min() + E < tau) or (sn.size and sn.max() - E > tau):
+        return False  # some original score is on the wrong side of tau
+    if (not se.size or se.min() - E > tau) and (not sn.size or sn.max() + E < tau):
+        return True
+    return None
+
+
+def algorithm1_separates(graph: Digraph, X, *, d_k: int, rng: np.random.Generator,
+                         block_size: int | None = None) -> bool:
+    """``separation_margins(algorithm1(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0``, with the
+    same draw from ``rng`` and the same answer, faster (see the module docstring)."""
+    X = check_finite_array("X", X, ndim=2)
+    d_k = check_int("d_k", d_k, min_value=1)
+    check_rng(rng)
+    B = X.shape[1] if block_size is None else check_int("block_size", block_size, min_value=1)
+    if X.shape[0] != graph.m:
+        return separation_margins(algorithm1(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0
+    blocks = permutation_blocks(graph, B)
+    saved = copy.deepcopy(rng)
+    W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
+    ans = max_heads_decision(graph, X, X.T.copy(), W_sig, blocks, d_k / 2)
+    if ans is None:
+        ans = separation_margins(algorithm1(graph, X, d_k=d_k, rng=saved, block_size=block_size)).margin > 0
+    return bool(ans)
+
+
+def algorithm5_separates(graph: Digraph, X, *, d_k: int, rng: np.random.Generator,
+                         block_size: int | None = None) -> bool:
+    """``separation_margins(algorithm5(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0``, with the
+    same draw from ``rng`` and the same answer, faster (see the module docstring)."""
+    X = check_finite_array("X", X, ndim=2)
+    d_k = check_int("d_k", d_k, min_value=1)
+    check_rng(rng)
+    B = X.shape[1] if block_size is None else check_int("block_size", block_size, min_value=1)
+    if not isinstance(graph, Digraph) or X.shape[0] != graph.m or graph.n_edges == 0:
+        return separation_margins(algorithm5(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0
+    blocks = coloring_and_batching(graph, B)
+    saved = copy.deepcopy(rng)
+    W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
+    ans = max_heads_decision(graph, X, X.T.copy(), W_sig, blocks, d_k / 2)
+    if ans is None:
+        ans = separation_margins(algorithm5(graph, X, d_k=d_k, rng=saved, block_size=block_size)).margin > 0
+    return bool(ans)
