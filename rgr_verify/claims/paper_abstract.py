@@ -11,7 +11,7 @@ import dataclasses
 import sympy as sp
 
 from .. import formulas as F
-from .base import CheckContext, Claim, Verdict
+from .base import CheckContext, Claim, Stated, Verdict
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
 from .tools import VAR_D_MODEL, VAR_M, symbolic_claim
 
@@ -22,7 +22,8 @@ ORDER = 5
 
 def _openreview_theta(ctx: CheckContext) -> Verdict:
     a = sp.Symbol("a", positive=True)
-    ratio = F.lower_bound_rate() / (F.mp * sp.log(F.mp) / F.d_model)
+    stated = F.mp ** sp.nsimplify(ctx.expect("edge_power")) * sp.log(F.mp) ** sp.nsimplify(ctx.expect("log_power")) / F.d_model
+    ratio = F.lower_bound_rate() / stated  # OpenReview: Theta(m' log m' / d_model)
     along = sp.simplify(sp.expand_log(ratio.subs(F.mp, F.m**a), force=True))
     poly = identity_verdict(along, (2 - a) / a, variables=[VAR_M, VAR_D_MODEL, Var(a, 0.05, 1.95)], ctx=ctx)
     dense = limit_verdict(ratio.subs(F.mp, F.m * (F.m - 1) / 2), F.m, expect="positive", ctx=ctx)
@@ -39,7 +40,7 @@ def _openreview_uncompressed(ctx: CheckContext) -> Verdict:
     # Sec. 5's single-head width condition at d_model = m is c_2 log m, the same order as Construction I's d_k.
     single = F.DK_single_head_sec5().subs(F.d_model, F.m)
     return combine_verdicts([
-        identity_verdict(single, F.c2 * sp.log(F.m), variables=[VAR_M, Var(F.c2, 0.1, 10)], ctx=ctx),
+        identity_verdict(single, F.c2 * sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power")), variables=[VAR_M, Var(F.c2, 0.1, 10)], ctx=ctx),
         identity_verdict(F.heads_construction_ii().subs(F.d_model, F.m), 1, variables=[VAR_M], ctx=ctx),
     ], paper_value="OpenReview abstract: with m = d_model and a permutation graph a single head suffices",
        details="At d_model = m Construction II has h = m/d_model = 1 head and the single-head condition of Sec. 5 "
@@ -54,7 +55,11 @@ def _role(claim: Claim, role: str, *supports: str) -> Claim:
 CLAIMS = (
     _role(symbolic_claim("openreview-sym-theta", "OpenReview abstract", "The OpenReview headline D_K = "
                    "Theta(m' log m'/d_model) agrees with Sec. 9's lower bound on a broad (polynomially sparse) class.",
-                   _openreview_theta, notes="Class read as m' = m^a, 0 < a < 2."), "detail", "Theorem 9.2"),
+                   _openreview_theta, notes="Class read as m' = m^a, 0 < a < 2.",
+                   expects={"edge_power": Stated(1, "exponent", "OpenReview abstract: D_K = Theta(m' log m' / d_model)"),
+                            "log_power": Stated(1, "exponent", "OpenReview abstract: D_K = Theta(m' log m' / d_model)")}),
+          "detail", "Theorem 9.2"),
     _role(symbolic_claim("openreview-sym-uncompressed-single-head", "OpenReview abstract", "With m = d_model "
-                   "(uncompressed) a single head of width Theta(log m) suffices, as in Sec. 4-5.", _openreview_uncompressed), "detail", "Construction I", "Sec. 5"),
+                   "(uncompressed) a single head of width Theta(log m) suffices, as in Sec. 4-5.", _openreview_uncompressed,
+                   expects={"log_power": Stated(1, "exponent", "OpenReview abstract: one head of width Theta(log m)")}), "detail", "Construction I", "Sec. 5"),
 )

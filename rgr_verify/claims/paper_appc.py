@@ -17,7 +17,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from .. import formulas as F
 from ..scoring import head_scores
-from .base import CheckContext, Claim, Kind, Status, Tier, Verdict, jsonable
+from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
 from .tools import FAILS, HOLDS, VAR_D_MODEL, symbolic_claim, with_readings
 
@@ -53,12 +53,12 @@ def _measure(ell: int, d_model: int, h: int, d_k: int) -> dict:
 
 
 def _check_params(ctx: CheckContext) -> Verdict:
-    table = []
+    table, matrices = [], ctx.expect("matrices")
     for ell, d_model, D_K in _SIZES:
         for h in _splits(D_K):
             got = _measure(ell, d_model, h, D_K // h)["params"]
             table.append((d_model, D_K, h, got))
-            if got != 2 * d_model * D_K:
+            if got != matrices * d_model * D_K:
                 return Verdict(Status.REFUTED, paper_value="2 d_model D_K parameters for every split",
                                measured_value=got, witness={"d_model": d_model, "D_K": D_K, "h": h},
                                evidence_level="witness")
@@ -70,10 +70,11 @@ def _check_params(ctx: CheckContext) -> Verdict:
 
 def _cost_model(ctx: CheckContext) -> Verdict:
     V = [Var(F.ell, 2, 1e4, integer=True, log=True), VAR_D_MODEL, Var(F.h, 1, 128, integer=True, log=True), Var(F.d_k, 1, 512, log=True)]
+    p_proj, p_score = sp.nsimplify(ctx.expect("projection_ell_power")), sp.nsimplify(ctx.expect("score_ell_power"))
     return combine_verdicts([
-        identity_verdict(F.cost_projection_flops(), F.ell * F.d_model * (F.h * F.d_k), variables=V, ctx=ctx),
-        identity_verdict(F.cost_score_flops(), F.ell**2 * (F.h * F.d_k), variables=V, ctx=ctx),
-        identity_verdict(F.cost_parameters(), 2 * F.d_model * (F.h * F.d_k), variables=V, ctx=ctx),
+        identity_verdict(F.cost_projection_flops(), F.ell ** p_proj * F.d_model * (F.h * F.d_k), variables=V, ctx=ctx),
+        identity_verdict(F.cost_score_flops(), F.ell ** p_score * (F.h * F.d_k), variables=V, ctx=ctx),
+        identity_verdict(F.cost_parameters(), sp.nsimplify(ctx.expect("matrices")) * F.d_model * (F.h * F.d_k), variables=V, ctx=ctx),
     ], paper_value="App. C: O(ell d_model D_K) projection flops, O(d_model D_K) parameters, O(ell^2 D_K) score flops")
 
 
@@ -125,9 +126,13 @@ CLAIMS = (
         id="appc-qk-parameters-depend-on-dk-only",
         ref="App. C",
         statement="W_Q and W_K hold 2 d_model D_K parameters whatever the split of D_K into h heads of width d_k.",
-        kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params, role="result"),
+        kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params, role="result",
+        expects={"matrices": Stated(2, "value", "App. C: W_Q and W_K hold 2 d_model D_K parameters")}),
     _role(symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
-                   "through D_K = h d_k.", _cost_model), "result"),
+                   "through D_K = h d_k.", _cost_model, expects={
+                       "projection_ell_power": Stated(1, "exponent", "App. C: O(ell d_model D_K) projection flops"),
+                       "score_ell_power": Stated(2, "exponent", "App. C: O(ell^2 D_K) score flops"),
+                       "matrices": Stated(2, "value", "App. C: W_Q and W_K hold 2 d_model D_K parameters")}), "result"),
     Claim(
         id="appc-softmax-threshold-identical",
         ref="App. C",

@@ -11,7 +11,7 @@ import math
 import sympy as sp
 
 from .. import formulas as F
-from .base import CheckContext, Claim, Status, Verdict
+from .base import CheckContext, Claim, Stated, Status, Verdict
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
 from .tools import VAR_D_MODEL, VAR_M, symbolic_claim, with_readings
 
@@ -67,9 +67,12 @@ def _intro_general_graphs(ctx: CheckContext) -> Verdict:
 
 
 def _softmax_restated(ctx: CheckContext) -> Verdict:
+    # Sec. 1's restated budget: (m/d_model)(log m)^2
+    stated = (F.m / F.d_model) ** sp.nsimplify(ctx.expect("compression_power")) * sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power"))
     return combine_verdicts([
         identity_verdict(F.DK_softmax(Cc=1), F.DK_multi_softmax(), variables=[VAR_M, VAR_D_MODEL], ctx=ctx),
-        identity_verdict(F.m / F.d_model * sp.log(F.m) ** 2, F.DK_multi_softmax(), variables=[VAR_M, VAR_D_MODEL], ctx=ctx),
+        identity_verdict(stated, F.DK_multi_softmax(), variables=[VAR_M, VAR_D_MODEL], ctx=ctx),
+        identity_verdict(stated, F.DK_softmax(Cc=1), variables=[VAR_M, VAR_D_MODEL], ctx=ctx),
     ], paper_value="Sec. 1, Theorem 8.1 and Eq. (21): softmax D_K = Theta((m/d_model)(log m)^2)")
 
 
@@ -84,5 +87,8 @@ CLAIMS = (
     _role(symbolic_claim("sec1-sym-intro-general-graphs-log", "Sec. 1", "Sec. 1's O((m'/d_model + Delta) log m') agrees with "
                    "Theorem B.9's O((m'/d_model + Delta) log m).", _intro_general_graphs), "detail", "Theorem B.9"),
     _role(symbolic_claim("sec1-sym-softmax-budget", "Sec. 1", "Sec. 1, Theorem 8.1 and Eq. (21) give the same softmax budget.",
-                   _softmax_restated), "detail", "Theorem 8.1"),
+                   _softmax_restated, expects={
+                       "compression_power": Stated(1, "exponent", "Sec. 1: softmax D_K = Theta((m/d_model)(log m)^2)"),
+                       "log_power": Stated(2, "exponent", "Sec. 1: softmax D_K = Theta((m/d_model)(log m)^2)")}),
+          "detail", "Theorem 8.1"),
 )

@@ -267,7 +267,8 @@ def _check_blocks(ctx: CheckContext) -> Verdict:
 
 def _eq2_width(ctx: CheckContext) -> Verdict:
     V = [Var(F.B, 1, 1e4, log=True), VAR_D_MODEL, VAR_M, Var(F.c1, 0.01, 1), Var(F.K, 0.1, 10, log=True)]
-    wc = F.width_condition()
+    # (2): d_k >= c_2 (B/d_model)^2 log m, with c_2 = (K/c_1)^2 (the constant the equivalence needs)
+    wc = (F.K / F.c1) ** 2 * (F.B / F.d_model) ** sp.nsimplify(ctx.expect("block_power")) * sp.log(F.m)
     boundary = identity_verdict(F.noise_n3(dk=wc), F.c1 * wc, variables=V, ctx=ctx)
     # N_3 / d_k is decreasing in d_k, so N_3 <= c_1 d_k exactly above the boundary.
     ratio = F.noise_n3() / F.d_k
@@ -280,13 +281,14 @@ def _eq2_width(ctx: CheckContext) -> Verdict:
 
 def _single_head(ctx: CheckContext) -> Verdict:
     c2v = (F.K / F.c1) ** 2
-    return identity_verdict(F.width_condition(B_=F.m), F.DK_single_head_sec5(c2_=c2v),
+    stated = c2v * (F.m / F.d_model) ** sp.nsimplify(ctx.expect("compression_power")) * sp.log(F.m)  # Omega((m^2/d^2) log m)
+    return identity_verdict(F.width_condition(B_=F.m), stated,
                             variables=[VAR_M, VAR_D_MODEL, Var(F.c1, 0.01, 1), Var(F.K, 0.1, 10)], ctx=ctx,
                             paper_value="B = m, D_K = d_k: D_K = Omega((m^2/d_model^2) log m)")
 
 
 def _multi_head_noise(ctx: CheckContext) -> Verdict:
-    return identity_verdict(F.noise_n3(B_=F.d_model), F.K * sp.sqrt(F.d_k * sp.log(F.m)),
+    return identity_verdict(F.noise_n3(B_=F.d_model), F.K * (F.d_k * sp.log(F.m)) ** sp.nsimplify(ctx.expect("sqrt_exponent")),
                             variables=[VAR_M, VAR_D_MODEL, Var(F.d_k, 1, 1e4), Var(F.K, 0.1, 10)], ctx=ctx,
                             paper_value="B = d_model: N_3 = Theta(sqrt(d_k log m))")
 
@@ -316,16 +318,18 @@ def _multi_head_c3(ctx: CheckContext) -> Verdict:
 
 
 def _multi_head_budget(ctx: CheckContext) -> Verdict:
-    ident = identity_verdict(F.heads_construction_ii() * F.c3 * sp.log(F.m), F.DK_multi_head_sec5(),
+    p_c, p_l = sp.nsimplify(ctx.expect("compression_power")), sp.nsimplify(ctx.expect("log_power"))
+    ident = identity_verdict(F.heads_construction_ii() * F.c3 * sp.log(F.m),
+                             F.c3 * (F.m / F.d_model) ** p_c * sp.log(F.m) ** p_l,
                              variables=[VAR_M, VAR_D_MODEL, Var(F.c3, 0.5, 50)], ctx=ctx)
-    rate = limit_verdict(F.DK_multi_head_sec5(d=F.m / F.lam) / (F.m / (F.m / F.lam) * sp.log(F.m)), F.m,
+    rate = limit_verdict(F.DK_multi_head_sec5(d=F.m / F.lam) / ((F.m / (F.m / F.lam)) ** p_c * sp.log(F.m) ** p_l), F.m,
                          expect="finite-positive", ctx=ctx)
     return combine_verdicts([ident, rate], paper_value="D_K = h d_k = O((m/d_model) log m)")
 
 
 def _single_vs_multi(ctx: CheckContext) -> Verdict:
     ratio = F.DK_single_head_sec5() / F.DK_multi_head_sec5()
-    ident = identity_verdict(ratio, F.c2 / F.c3 * F.m / F.d_model, variables=[VAR_M, VAR_D_MODEL, Var(F.c2, 0.1, 10), Var(F.c3, 0.1, 10)],
+    ident = identity_verdict(ratio, F.c2 / F.c3 * (F.m / F.d_model) ** sp.nsimplify(ctx.expect("compression_power")), variables=[VAR_M, VAR_D_MODEL, Var(F.c2, 0.1, 10), Var(F.c3, 0.1, 10)],
                              ctx=ctx)
     grows = limit_verdict(ratio.subs(F.d_model, sp.sqrt(F.m)), F.m, expect="infinity", ctx=ctx)
     return combine_verdicts([ident, grows], paper_value="single-head D_K / multi-head D_K = Theta(m/d_model), "
@@ -357,9 +361,11 @@ CLAIMS = (
                 "is refuted a fortiori; +1 (1.5) is killed.",
           expects={"dk_exponent": Stated(0.5, "exponent", "Eq. (1): N3 ~ sqrt(d_k log m)")}),
     _role(symbolic_claim("eq1-sym-noise-at-block-dmodel", "Eq. (1)", "With B = d_model, Eq. (1) gives N_3 = Theta(sqrt(d_k log m)) "
-                   "(Sec. 5, multiple heads).", _multi_head_noise), "proof-step", "Theorem 4.1"),
+                   "(Sec. 5, multiple heads).", _multi_head_noise,
+                   expects={"sqrt_exponent": Stated(0.5, "exponent", "Sec. 5, multiple heads: N_3 = Theta(sqrt(d_k log m))")}), "proof-step", "Theorem 4.1"),
     _role(symbolic_claim("eq2-sym-width-condition", "Eq. (2)", "N_3(B) <= c_1 d_k is equivalent to d_k >= (K/c_1)^2 (B/d_model)^2 "
-                   "log m.", _eq2_width, notes="K is the constant hidden in the asymptotic relation (1)."), "proof-step", "Theorem 4.1"),
+                   "log m.", _eq2_width, notes="K is the constant hidden in the asymptotic relation (1).",
+                   expects={"block_power": Stated(2, "exponent", "Eq. (2): d_k >~ (B / d_model)^2 log m")}), "proof-step", "Theorem 4.1"),
     Claim(id="sec5-c3-ensures-n3-small", ref="Sec. 5",
           statement="With B = d_model (Construction II) and d_model >= c0 log m (Theorem 4.1's hypothesis, c0 large), "
                     "taking d_k = c3 log m with c3 large ensures N3 <= c1 d_k with c1 = 1/4",
@@ -393,7 +399,8 @@ CLAIMS = (
           expects={"smaller_block_margin": Stated(">", "relation", "Sec. 5: heads localise de-embedding noise by "
                                                   "reducing block size B")}),
     _role(symbolic_claim("sec5-sym-single-head-budget", "Sec. 5", "With one head (B = m, D_K = d_k), Eq. (2) gives D_K = "
-                   "Omega((m^2/d_model^2) log m).", _single_head), "result"),
+                   "Omega((m^2/d_model^2) log m).", _single_head,
+                   expects={"compression_power": Stated(2, "exponent", "Sec. 5, one head: D_K = Omega((m^2/d_model^2) log m)")}), "result"),
     _role(symbolic_claim("sec5-sym-multi-head-c3-condition", "Sec. 5", "d_k = c_3 log m with c_3 larger than the constant of (1) "
                    "ensures N_3 <= c_1 d_k.", _multi_head_c3,
                    notes="Reading: 'the constant in (1)' is K in N_3 = K (B/d_model) sqrt(d_k log m); c_1 in [1/16, 1/2) (every "
@@ -402,7 +409,11 @@ CLAIMS = (
                          "the wording of the condition on c_3, not the sketch (c_3 large enough works)."),
           "detail", "Theorem 4.1"),
     _role(symbolic_claim("sec5-sym-multi-head-budget", "Sec. 5", "Construction II's budget is D_K = (m/d_model) c_3 log m = "
-                   "O((m/d_model) log m).", _multi_head_budget), "result"),
+                   "O((m/d_model) log m).", _multi_head_budget,
+                   expects={"compression_power": Stated(1, "exponent", "Sec. 5, multiple heads: D_K = O((m/d_model) log m)"),
+                            "log_power": Stated(1, "exponent", "Sec. 5, multiple heads: D_K = O((m/d_model) log m)")}), "result"),
     _role(symbolic_claim("sec5-sym-single-vs-multi-ratio", "Sec. 5", "The single-head requirement exceeds the multi-head budget by "
-                   "the factor (c_2/c_3) m/d_model, unbounded in the compressive regime m = omega(d_model).", _single_vs_multi), "result"),
+                   "the factor (c_2/c_3) m/d_model, unbounded in the compressive regime m = omega(d_model).", _single_vs_multi,
+                   expects={"compression_power": Stated(1, "exponent", "Sec. 5: the single head costs a factor "
+                                                        "Theta(m/d_model) more")}), "result"),
 )

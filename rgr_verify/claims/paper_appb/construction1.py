@@ -212,8 +212,9 @@ def _b1_union_fixed(ctx: CheckContext) -> Verdict:
 
 
 def _b1_tight(ctx: CheckContext) -> Verdict:
-    lb = identity_verdict(F.lower_bound_rate(d=F.m).subs(F.mp, F.m), sp.log(F.m), variables=[VAR_M], ctx=ctx)
-    ub = identity_verdict(F.dk_construction_i() / sp.log(F.m), F.C, variables=[VAR_M, Var(F.C, 1, 100)], ctx=ctx)
+    p_lb, p_ub = sp.nsimplify(ctx.expect("lower_log_power")), sp.nsimplify(ctx.expect("upper_log_power"))
+    lb = identity_verdict(F.lower_bound_rate(d=F.m).subs(F.mp, F.m), sp.log(F.m) ** p_lb, variables=[VAR_M], ctx=ctx)
+    ub = identity_verdict(F.dk_construction_i() / sp.log(F.m) ** p_ub, F.C, variables=[VAR_M, Var(F.C, 1, 100)], ctx=ctx)
     return combine_verdicts([lb, ub], paper_value="lower bound Omega(m' log m / d_model) = Omega(log m) at d_model = m' = m; "
                             "construction d_k = O(log m)")
 
@@ -268,5 +269,7 @@ CLAIMS = (
                    role="proof-step", supports=("Theorem B.1",), provenance="ours",
                    notes="Our correction, recorded so the repaired statement is checked too."),
     symbolic_claim("thmb1-sym-tightness", "Theorem B.1", "At d_model = m' = m the lower bound is Omega(log m) and the "
-                   "construction uses d_k = O(log m).", _b1_tight, role="detail"),
+                   "construction uses d_k = O(log m).", _b1_tight, role="detail",
+                   expects={"lower_log_power": Stated(1, "exponent", "App. B.1: the lower bound is Omega(log m) at d_model = m' = m"),
+                            "upper_log_power": Stated(1, "exponent", "Theorem B.1: d_k = C log m = O(log m)")}),
 )

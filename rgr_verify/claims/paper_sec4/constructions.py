@@ -106,6 +106,8 @@ def _check_monotonicity(ctx: CheckContext) -> Verdict:
 
 
 def _check_c1_edge(ctx: CheckContext) -> Verdict:
+    tau_half = ctx.expect("tau_half")
+
     def prop(ex):
         m, d_k, seed = ex
         r = np.random.default_rng(seed)
@@ -115,7 +117,7 @@ def _check_c1_edge(ctx: CheckContext) -> Verdict:
         assert np.all(S[np.arange(m), g.perm] == d_k), "true-edge score != d_k"
         off = S[~g.adjacency]
         assert np.all(np.abs(off) <= d_k) and np.all((off - d_k) % 2 == 0), "non-edge score not a Rademacher sum"
-        assert c.tau == d_k / 2
+        assert math.isclose(c.tau, d_k * tau_half), f"tau = {c.tau}"
         return None
 
     return property_verdict(prop, st.tuples(st.integers(1, 40), st.integers(1, 40), seeds()), ctx=ctx,
@@ -222,6 +224,7 @@ def _check_monotone(ctx: CheckContext) -> Verdict:
 
 def _check_alg1_layout(ctx: CheckContext) -> Verdict:
     strat = st.tuples(st.integers(1, 8), st.integers(1, 8), st.integers(1, 8), seeds())
+    tau_half = ctx.expect("tau_half")
 
     def prop(ex):
         h, d, d_k, seed = ex
@@ -231,7 +234,7 @@ def _check_alg1_layout(ctx: CheckContext) -> Verdict:
         X = gaussian_unit_norm_embeddings(m, d, rng=r)
         c = algorithm1(g, X, d_k=d_k, rng=r)
         assert c.n_heads == h, f"h = {c.n_heads} != m / d_model = {h}"
-        assert c.tau == d_k / 2 and set(np.unique(c.W_sig)) <= {-1.0, 1.0}, "tau or signatures"
+        assert math.isclose(c.tau, d_k * tau_half) and set(np.unique(c.W_sig)) <= {-1.0, 1.0}, "tau or signatures"
         src = np.concatenate([c.sources(k) for k in range(h)])
         tgt = np.concatenate([c.targets(k) for k in range(h)])
         assert np.array_equal(np.sort(src), np.arange(m)) and np.array_equal(np.sort(tgt), np.arange(m)), \
@@ -248,6 +251,8 @@ def _check_alg1_layout(ctx: CheckContext) -> Verdict:
 
 
 def _check_alg1_budget(ctx: CheckContext) -> Verdict:
+    p_c, p_l = ctx.expect("compression_power"), ctx.expect("log_power")
+
     def prop(ex):
         m, d, C, seed = ex
         if d > m:
@@ -255,7 +260,7 @@ def _check_alg1_budget(ctx: CheckContext) -> Verdict:
         r = np.random.default_rng(seed)
         d_k = max(1, math.ceil(C * math.log(max(m, 2))))
         c = algorithm1(random_permutation_graph(m, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r), d_k=d_k, rng=r)
-        target = m * math.log(max(m, 2)) / d
+        target = (m / d) ** p_c * math.log(max(m, 2)) ** p_l  # Theta(m log m / d_model)
         ratio = c.D_K / target
         assert c.D_K == math.ceil(m / d) * d_k, "D_K != h d_k"
         assert C * 0.999 <= ratio <= (C + 1 / math.log(max(m, 2))) * (1 + d / m) + 1e-9, f"D_K / (m ln m / d) = {ratio}"
@@ -353,7 +358,8 @@ CLAIMS = (
     Claim(id="constr1-edge-score-equals-dk", ref="Construction I",
           statement="With one-hot inputs and Rademacher signatures the true-edge score is exactly d_k and every "
                     "non-edge score is a sum of d_k Rademacher products",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_c1_edge, role="proof-step", supports=("Theorem B.1",)),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_c1_edge, role="proof-step", supports=("Theorem B.1",),
+          expects={"tau_half": Stated(0.5, "constant", "Construction I: threshold tau = d_k / 2 (checked on the built construction)")}),
     Claim(id="constr1-dk-theta-log-m", ref="Construction I",
           statement="d_k = Theta(log m) with tau = d_k / 2 suffices: the smallest d_k certified by the exact union "
                     "bound (<= m^-3) grows like ln m",
@@ -386,8 +392,11 @@ CLAIMS = (
     Claim(id="alg1-partition-and-weights", ref="Algorithm 1",
           statement="Algorithm 1 splits V into h = m / d_model blocks of d_model sources whose targets T_k = pi(V_k) "
                     "partition V, with W^(k) = X^T W'^(k) and tau = d_k / 2",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_layout, role="detail", supports=("Theorem 4.1",)),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_layout, role="detail", supports=("Theorem 4.1",),
+          expects={"tau_half": Stated(0.5, "constant", "Algorithm 1: tau = d_k / 2")}),
     Claim(id="alg1-dk-budget", ref="Algorithm 1",
           statement="Algorithm 1's total key budget is D_K = h d_k = Theta(m log m / d_model)",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_budget, role="detail", supports=("Theorem 4.1",)),
+          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_alg1_budget, role="detail", supports=("Theorem 4.1",),
+          expects={"compression_power": Stated(1, "exponent", "Algorithm 1 / Theorem 4.1: D_K = Theta(m log m / d_model)"),
+                   "log_power": Stated(1, "exponent", "Algorithm 1 / Theorem 4.1: D_K = Theta(m log m / d_model)")}),
 )

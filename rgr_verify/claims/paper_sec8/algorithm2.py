@@ -20,7 +20,7 @@ from ...graphs import permutation_graph, random_permutation_graph
 from ...scoring import softmax_sum_scores
 from ...softmax_analysis import all_head_logits, scores_from_logits
 from ...strategies import seeds
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import combine_verdicts
 from ..tools import property_verdict
 from .common import softmax_dk
@@ -112,12 +112,14 @@ def _check_layout(ctx: CheckContext) -> Verdict:
 
 def _check_budget(ctx: CheckContext) -> Verdict:
     """D_K the construction spends (key columns over all heads) against h d_k and against (m/d_model) C (ln m)^2."""
+    p_c, p_l = ctx.expect("compression_power"), ctx.expect("log_power")
+
     def prop(case):
         C = case["C"]
         c, _ = _instance({**case, "d_k": softmax_dk(C, case["m"])})
         spent = int(sum(c.W_K[k].shape[1] for k in range(c.n_heads)))
         assert spent == c.n_heads * c.d_k, f"D_K spent {spent} != h d_k = {c.n_heads * c.d_k}"
-        stated = case["m"] / case["d_model"] * C * math.log(case["m"]) ** 2
+        stated = (case["m"] / case["d_model"]) ** p_c * C * math.log(case["m"]) ** p_l
         ratio = spent / stated  # in [1, 1 + 1/(C ln^2 m)]: ceil adds less than one column per head
         assert 1 <= ratio <= 1 + 1 / (C * math.log(case["m"]) ** 2) + 1e-12, f"D_K / ((m/d) C ln^2 m) = {ratio:.4g}"
         return {"D_K": spent, "ratio_to_(m/d_model)C ln^2 m": ratio}
@@ -152,6 +154,8 @@ CLAIMS = (
           statement="Algorithm 2 at d_k = C (log m)^2 spends D_K = h d_k = (m/d_model) C (log m)^2 key columns, "
                     "Theorem 8.1's budget Theta((m/d_model)(log m)^2)",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_budget, role="detail", supports=("Theorem 8.1",),
+          expects={"compression_power": Stated(1, "exponent", "Theorem 8.1: D_K = Theta((m/d_model)(log m)^2)"),
+                   "log_power": Stated(2, "exponent", "Algorithm 2 / Theorem 8.1: d_k = C (log m)^2")},
           notes="Counted on the construction (key columns over all heads), against h d_k exactly and against "
                 "(m/d_model) C ln^2 m within the rounding of d_k = ceil(C ln^2 m); the asymptotic form is "
                 "thm81-sym-step6-budget."),

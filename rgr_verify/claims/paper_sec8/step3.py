@@ -220,7 +220,8 @@ def _lemma83(ctx: CheckContext) -> Verdict:
     step = inequality_verdict(z / S, "<=", 2 * z / (mu * F.ell), variables=V, ctx=ctx, max_points=1500,
                               constraints=[lambda pt: pt["S"] >= pt["mu_1"] * pt["ell"] / 2],
                               proof=lambda: "z/S is decreasing in S and equals 2z/(mu ell) at S = mu ell / 2")
-    scale = identity_verdict((2 / (mu * F.ell)) * K0, 2 * K0 / (mu * F.ell), variables=[Var(mu, 0.1, 10), VAR_ELL, Var(K0, 0.1, 10)],
+    # the psi_1 scale of p = Z_1/S on the event: (2/(mu_1 ell)) K_0, against the stated O(1/ell) = ell^(-1)
+    scale = identity_verdict((2 / (mu * F.ell)) * K0, 2 * K0 / mu * F.ell ** sp.nsimplify(ctx.expect("ell_exponent")), variables=[Var(mu, 0.1, 10), VAR_ELL, Var(K0, 0.1, 10)],
                              ctx=ctx)
     return combine_verdicts([step, scale], paper_value="p <= 2 Z_1/(mu_1 ell) on the good event; ||p||_psi1 <= 2 K_0/(mu_1 ell)")
 
@@ -344,7 +345,8 @@ CLAIMS = (
           notes="The lemma's application in Step 3 of Theorem 8.1 (a proof step of that theorem, not the lemma's "
                 "own statement, which lem83-psi1-scale checks)."),
     proof_step(symbolic_claim("lem83-sym-scale", "Lemma 8.3", "On the event S >= mu_1 ell / 2, p = Z_1/S <= 2 Z_1/(mu_1 ell), so the "
-                   "psi_1 scale is 2 K_0/(mu_1 ell) = O(1/ell).", _lemma83), "Lemma 8.3"),
+                   "psi_1 scale is 2 K_0/(mu_1 ell) = O(1/ell).", _lemma83,
+                   expects={"ell_exponent": Stated(-1, "exponent", "Lemma 8.3: psi_1 scale O(1/ell)")}), "Lemma 8.3"),
     proof_step(Claim(id="thm81-step3-background-concentration", ref="Theorem 8.1",
           statement="Step 3, Eq. (16): the background B_ij stays within (C_2/ell)(sqrt(h log m) + log m) of (h-1)/ell "
                     "with an absolute C_2",

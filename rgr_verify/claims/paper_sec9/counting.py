@@ -47,7 +47,7 @@ def _bit_rearrangement(ctx: CheckContext) -> Verdict:
     # b(2x + 1) >= L  <=>  x >= L/(2b) - 1/2, with x = d_model D_K and L = log2 binom(N, m').
     L, x = sp.Symbol("L", nonnegative=True), sp.Symbol("x", positive=True)
     solved = sp.solve(sp.Eq(F.b * (2 * x + 1), L), x)[0]
-    step = identity_verdict(solved, L / (2 * F.b) - sp.Rational(1, 2), variables=[Var(L, 0, 1e6), _B], ctx=ctx)
+    step = identity_verdict(solved, L / (sp.nsimplify(ctx.expect("matrices")) * F.b) - sp.Rational(1, 2), variables=[Var(L, 0, 1e6), _B], ctx=ctx)
 
     def exact(case):  # smallest integer x with 2^(b(2x+1)) >= binom(N, m') equals max(0, ceil(bound))
         mm, k, bb = case["m"], case["m'"], case["b"]
@@ -186,10 +186,11 @@ def _regime_dense(ctx: CheckContext) -> Verdict:
 
 def _regime_sparse(ctx: CheckContext) -> Verdict:
     e = F.eps
-    exact = identity_verdict(sp.log(F.m**2 / F.m ** (2 - e)) / sp.log(F.m), e, variables=[_M, Var(e, 0.01, 1.99)], ctx=ctx,
+    # log(m^2/m') against eps (log m)^p at m' = m^(2-eps): the bound's m' log m / d_model has p = 1
+    exact = identity_verdict(sp.log(F.m**2 / F.m ** (2 - e)) / sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power")), e, variables=[_M, Var(e, 0.01, 1.99)], ctx=ctx,
                              simplifier=lambda z: sp.expand_log(sp.powsimp(z, force=True), force=True).simplify())
     Kc = sp.Symbol("K", positive=True)
-    with_const = limit_verdict(sp.log(F.m**2 / (Kc * F.m ** (2 - e))) / sp.log(F.m), F.m, expect="finite-positive", ctx=ctx)
+    with_const = limit_verdict(sp.log(F.m**2 / (Kc * F.m ** (2 - e))) / sp.log(F.m) ** sp.nsimplify(ctx.expect("log_power")), F.m, expect="finite-positive", ctx=ctx)
     return combine_verdicts([exact, with_const], paper_value="m' = O(m^(2-eps)): D_K = Omega(m' log m / d_model)",
                             details="log(m^2/m') >= eps log m - log K for m' <= K m^(2-eps); the ratio tends to eps.")
 
@@ -207,7 +208,8 @@ CLAIMS = (
                    "scalars": Stated(1, "value", "Sec. 9 bit budget: + 1 (tau)")}, role="proof-step", supports=("Theorem 9.2",)),
     _role(symbolic_claim("sec9-sym-bit-budget-rearrangement", "Sec. 9", "2^B >= binom(m(m-1), m') rearranges to d_model D_K >= "
                    "log binom / (2b) - O(1) (exactly -1/2 in base 2).", _bit_rearrangement,
-                   notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid."), "proof-step", "Theorem 9.2"),
+                   notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid.",
+                   expects={"matrices": Stated(2, "value", "Sec. 9 bit budget: d_model D_K >= log binom / (2b) - O(1)")}), "proof-step", "Theorem 9.2"),
     _role(symbolic_claim("sec9-sym-binomial-rate-equivalence", "Sec. 9", "Omega(log binom(m(m-1), m') / d_model) equals "
                    "Omega((m'/d_model) log(m^2/m')) on the whole stated domain 1 <= m' <= m(m-1).", _rate_equivalence,
                    notes="Theorem 9.2 states m' in {0, ..., m(m-1)}; the equivalence fails near the complete graph."), "detail", "Theorem 9.2"),
@@ -215,7 +217,7 @@ CLAIMS = (
                    "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain), "proof-step", "Theorem 9.2"),
     _role(symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
                    "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant,
-                   notes="Stated values not declared (issue 12 mutation): eps = gamma/4 only renames the absolute constant (C' = C/r for any radius r "
+                   notes="Stated values not declared: eps = gamma/4 only renames the absolute constant (C' = C/r for any radius r "
                          "< 1/3), so the 1/4 cannot be told from 1/8; the exponent 2 d_model D_K + 1 is declared in "
                          "thm92-volumetric-covering and sec9-sym-parameter-count."), "proof-step", "Theorem 9.2"),
     _role(symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
@@ -229,5 +231,7 @@ CLAIMS = (
                    "Omega(m'/d_model).", _regime_dense,
                    notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite."), "detail", "Theorem 9.2"),
     _role(symbolic_claim("sec9-sym-regime-sparse", "Sec. 9", "For m' = O(m^(2-eps)), log(m^2/m') >= eps log m - O(1), so the bound "
-                   "is Omega(m' log m / d_model).", _regime_sparse), "result", "Theorem 9.2"),
+                   "is Omega(m' log m / d_model).", _regime_sparse,
+                   expects={"log_power": Stated(1, "exponent", "Sec. 9 regimes: m' = O(m^(2-eps)) gives Omega(m' log m / d_model)")}),
+          "result", "Theorem 9.2"),
 )

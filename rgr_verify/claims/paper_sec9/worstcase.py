@@ -1,4 +1,4 @@
-"""Worst cases of Lemma 9.3's (27) and Eq. (29) by search over inputs (issue 12 item 2).
+"""Worst cases of Lemma 9.3's (27) and Eq. (29) by search over inputs.
 
 Not a claims module (no ``CLAIMS``). The measurement (the largest Lipschitz ratio an optimiser finds) does not depend
 on the paper's stated constants; it is cached per (seed, tier, map), so ``rgr-verify mutate`` only re-judges it.

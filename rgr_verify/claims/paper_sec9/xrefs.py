@@ -1,4 +1,4 @@
-"""Sec. 9: proof steps and cross-references not covered elsewhere (issue 12 item 3).
+"""Sec. 9: proof steps and cross-references not covered elsewhere.
 
 Eq. (27) through the steps of Lemma 9.3's sketch (per head, then the max), Theorem 9.2's volumetric covering bound
 N_cov(eps) <= (C/eps)^(2 d_model D_K + 1), and the softmax paragraph's "the same eps-net/margin-stability argument
