@@ -2,22 +2,22 @@
 # is the store alone), and the keys of the committed evidence unchanged by the move into rgr_verify.runs.
 import pytest
 
-from rgr_verify.runs import KINDS, kind_of_store
+from rgr_verify.runs import KIND_NAMES, kind_of_store, run_kind
 from rgr_verify.runs.evidence import manifests, read_evidence, with_evidence
 from rgr_verify.runs.store import JsonlStore
 
 
 def test_three_kinds_one_seam():
-    assert KINDS.names() == ("engine", "sec73", "facts")
-    assert [KINDS[n].store for n in KINDS.names()] == ["runs.jsonl", "sec73-runs.jsonl", "facts-runs.jsonl"]
-    for n in KINDS.names():
-        k = KINDS[n]
+    assert KIND_NAMES == ("engine", "sec73", "facts")
+    assert [run_kind(n).store for n in KIND_NAMES] == ["runs.jsonl", "sec73-runs.jsonl", "facts-runs.jsonl"]
+    for n in KIND_NAMES:
+        k = run_kind(n)
         assert k.version() and k.presets() and callable(k.key) and callable(k.ensure) and k.lock and k.batch
     assert kind_of_store("facts-runs.jsonl").name == "facts"
     with pytest.raises(ValueError, match="not the store of a run kind"):
         kind_of_store("other.jsonl")
     with pytest.raises(KeyError, match="no run kind"):
-        KINDS["nope"]
+        run_kind("nope")
 
 
 def test_a_store_read_is_the_store_alone_and_the_join_is_explicit(tmp_path):

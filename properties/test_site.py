@@ -80,7 +80,7 @@ def test_site_failure_midway_keeps_the_previous_site(doc, tmp_path, monkeypatch)
     def broken(*a, **k):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(site, "_sentence", broken)
+    monkeypatch.setattr(site, "_headline", broken)  # raised while the index renders, inside the staging folder
     with pytest.raises(RuntimeError):
         write_site(doc, tmp_path)
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # no staging folder left

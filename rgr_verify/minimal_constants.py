@@ -370,39 +370,36 @@ def max_heads_decision(graph: Digraph, X: np.ndarray, X_inv: np.ndarray, W_sig: 
     return None
 
 
-def algorithm1_separates(graph: Digraph, X, *, d_k: int, rng: np.random.Generator,
-                         block_size: int | None = None) -> bool:
-    """``separation_margins(algorithm1(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0``, with the
-    same draw from ``rng`` and the same answer, faster (see the module docstring)."""
+def _separates(build, blocks_of, graph: Digraph, X, d_k: int, rng: np.random.Generator,
+               block_size: int | None) -> bool:
+    """``separation_margins(build(graph, X, ...)).margin > 0`` for a max-over-heads construction whose head blocks
+    are ``blocks_of(graph, B)`` and whose only draw from ``rng`` is its Rademacher signature matrix: the same draw
+    and the same answer, from :func:`max_heads_decision` when its rounding bound decides, else from the
+    construction itself (rebuilt from a copy of ``rng`` taken before the draw)."""
     X = check_finite_array("X", X, ndim=2)
     d_k = check_int("d_k", d_k, min_value=1)
     check_rng(rng)
     B = X.shape[1] if block_size is None else check_int("block_size", block_size, min_value=1)
-    if X.shape[0] != graph.m:
-        return separation_margins(algorithm1(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0
-    blocks = permutation_blocks(graph, B)
+    if not isinstance(graph, Digraph) or X.shape[0] != graph.m or graph.n_edges == 0:
+        return separation_margins(build(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0
+    blocks = blocks_of(graph, B)
     saved = copy.deepcopy(rng)
     W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
     ans = max_heads_decision(graph, X, X.T.copy(), W_sig, blocks, d_k / 2)
     if ans is None:
-        ans = separation_margins(algorithm1(graph, X, d_k=d_k, rng=saved, block_size=block_size)).margin > 0
+        ans = separation_margins(build(graph, X, d_k=d_k, rng=saved, block_size=block_size)).margin > 0
     return bool(ans)
+
+
+def algorithm1_separates(graph: Digraph, X, *, d_k: int, rng: np.random.Generator,
+                         block_size: int | None = None) -> bool:
+    """``separation_margins(algorithm1(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0``, with the
+    same draw from ``rng`` and the same answer, faster (see the module docstring)."""
+    return _separates(algorithm1, permutation_blocks, graph, X, d_k, rng, block_size)
 
 
 def algorithm5_separates(graph: Digraph, X, *, d_k: int, rng: np.random.Generator,
                          block_size: int | None = None) -> bool:
     """``separation_margins(algorithm5(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0``, with the
     same draw from ``rng`` and the same answer, faster (see the module docstring)."""
-    X = check_finite_array("X", X, ndim=2)
-    d_k = check_int("d_k", d_k, min_value=1)
-    check_rng(rng)
-    B = X.shape[1] if block_size is None else check_int("block_size", block_size, min_value=1)
-    if not isinstance(graph, Digraph) or X.shape[0] != graph.m or graph.n_edges == 0:
-        return separation_margins(algorithm5(graph, X, d_k=d_k, rng=rng, block_size=block_size)).margin > 0
-    blocks = coloring_and_batching(graph, B)
-    saved = copy.deepcopy(rng)
-    W_sig = signature_matrix(graph.m, d_k, kind="rademacher", rng=rng)
-    ans = max_heads_decision(graph, X, X.T.copy(), W_sig, blocks, d_k / 2)
-    if ans is None:
-        ans = separation_margins(algorithm5(graph, X, d_k=d_k, rng=saved, block_size=block_size)).margin > 0
-    return bool(ans)
+    return _separates(algorithm5, coloring_and_batching, graph, X, d_k, rng, block_size)

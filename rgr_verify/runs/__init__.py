@@ -15,6 +15,6 @@ This layer sits above the models (the engine, the transformer block, the facts m
 claims reach it through :mod:`.replay` and the kind-specific entry points.
 """
 
-from .kinds import KINDS, RunKind, kind_of_store
+from .kinds import KIND_NAMES, RunKind, kind_of_store, run_kind
 
-__all__ = ["KINDS", "RunKind", "kind_of_store"]
+__all__ = ["KIND_NAMES", "RunKind", "kind_of_store", "run_kind"]

@@ -15,15 +15,16 @@ to a store explicitly: :func:`.evidence.with_evidence`, :func:`.replay.claim_rec
 
 The engine's runs (Secs. 6-7, App. A) are swept in units by :mod:`.sweeps` (executors inline, local, slurm, ray);
 Sec. 7.3's pre-LN block runs (:mod:`.sec73_sweep`) and the second paper's model runs (:mod:`.facts`) train in this
-process. :data:`KINDS` is the registry; ``rgr-verify store`` and the evidence commands read store names from it.
+process. :data:`KIND_NAMES` and :func:`run_kind` are the registry.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["RunKind", "KINDS", "kind_of_store"]
+__all__ = ["RunKind", "KIND_NAMES", "run_kind", "kind_of_store"]
 
 
 @dataclass(frozen=True)
@@ -73,33 +74,22 @@ def _facts() -> RunKind:
 
 
 _BUILDERS = {"engine": _engine, "sec73": _sec73, "facts": _facts}
+KIND_NAMES = tuple(_BUILDERS)
 
 
-class _Kinds(dict):
-    """name -> :class:`RunKind`, each built on first use (building one imports its trainer)."""
-
-    def __missing__(self, name):
-        if name not in _BUILDERS:
-            raise KeyError(f"no run kind {name!r}; the kinds are {', '.join(_BUILDERS)}")
-        self[name] = _BUILDERS[name]()
-        return self[name]
-
-    def __iter__(self):
-        return iter(_BUILDERS)
-
-    def __len__(self):
-        return len(_BUILDERS)
-
-    def names(self) -> tuple:
-        return tuple(_BUILDERS)
-
-
-KINDS = _Kinds()
+@functools.lru_cache(maxsize=None)
+def run_kind(name: str) -> RunKind:
+    """The :class:`RunKind` ``name`` (one of :data:`KIND_NAMES`), built on first use (building one imports its
+    trainer); KeyError naming the kinds for another name."""
+    if name not in _BUILDERS:
+        raise KeyError(f"no run kind {name!r}; the kinds are {', '.join(KIND_NAMES)}")
+    return _BUILDERS[name]()
 
 
 def kind_of_store(filename: str) -> RunKind:
     """The kind whose results store is ``filename``; ValueError naming the stores there are."""
-    for name in KINDS.names():
-        if KINDS[name].store == filename:
-            return KINDS[name]
-    raise ValueError(f"{filename!r} is not the store of a run kind ({', '.join(KINDS[n].store for n in KINDS.names())})")
+    for name in KIND_NAMES:
+        if run_kind(name).store == filename:
+            return run_kind(name)
+    raise ValueError(f"{filename!r} is not the store of a run kind "
+                     f"({', '.join(run_kind(n).store for n in KIND_NAMES)})")

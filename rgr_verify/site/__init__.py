@@ -72,12 +72,6 @@ def _data(record: dict) -> str:
     return " ".join(f'data-{k}="{_attr(v)}"' for k, v in items.items())
 
 
-def _sentence(r: dict) -> str:
-    paper = value_in_words(r.get("paper_value"))
-    ours = value_in_words(r.get("measured_value"))
-    return f"{r['statement']} — the paper: {paper}; ours: {ours}."
-
-
 def _cut(text: str, limit: int = 320) -> str:
     """A value shortened for the index (the claim page has it whole)."""
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "… (whole on its page)"
@@ -181,8 +175,7 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     findings = []
     for fid in doc["findings"]:
         v = views[fid]
-        findings.append({**v, "sentence": _sentence(next(r for r in records if r["id"] == fid)),
-                         "paper_value": _cut(v["paper_value"]), "measured_value": _cut(v["measured_value"])})
+        findings.append({**v, "paper_value": _cut(v["paper_value"]), "measured_value": _cut(v["measured_value"])})
     by_id = {r["id"]: r for r in records}
     run = doc.get("run") or {}
     run_line = (f"{doc.get('tier')} tier, root seed {doc.get('root_seed')}, device {doc.get('device')}"
