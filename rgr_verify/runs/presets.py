@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .._checks import check_choice
 from ..engine import RunConfig
 
-__all__ = ["CAP2X_RUNGS", "READING_PRESETS", "LADDER", "PRESETS", "PRESET_TIERS", "preset_runs", "table2_cap", "Preset", "get_preset"]
+__all__ = ["CAP2X_RUNGS", "READING_PRESETS", "LADDER", "PRESETS", "PRESET_TIERS", "preset_runs", "preset_keys", "table2_cap", "Preset", "get_preset"]
 
 PRESET_TIERS = ("quick", "full")  # a preset has runs at these tiers (a claim's tiers add "gpu")
 _HEADS = (1, 2, 4, 8, 16, 32, 64)
@@ -219,13 +219,35 @@ PRESETS = {
 
 
 def get_preset(name: str, tier: str = "quick") -> Preset:
-    """The preset ``name`` at ``tier``."""
+    """The preset ``name`` at ``tier`` (built once per process: a preset is immutable, and a multiverse replays one
+    preset once per analysis; rebuilt when its builder in :data:`PRESETS` is replaced)."""
     check_choice("preset", name, tuple(PRESETS))
     check_choice("tier", tier, PRESET_TIERS)
-    description, runs = PRESETS[name](tier)
-    return Preset(name, tier, description, tuple(runs))
+    builder = PRESETS[name]
+    hit = _PRESET_CACHE.get((name, tier))
+    if hit is None or hit[0] is not builder:
+        description, runs = builder(tier)
+        hit = (builder, Preset(name, tier, description, tuple(runs)))
+        _PRESET_CACHE[(name, tier)] = hit
+    return hit[1]
+
+
+_PRESET_CACHE: dict = {}  # (name, tier) -> (builder, Preset)
+_KEYS_CACHE: dict = {}  # (name, tier, builder, engine version) -> run keys
 
 
 def preset_runs(name: str, tier: str = "quick") -> list[tuple[RunConfig, int]]:
     """The (config, seed) pairs of a preset."""
     return list(get_preset(name, tier).runs)
+
+
+def preset_keys(name: str, tier: str = "quick") -> list[str]:
+    """The store keys of :func:`preset_runs` (:func:`rgr_verify.engine.run_key`, in the same order), computed once
+    per process and engine version."""
+    from ..engine import config as engine_config
+
+    preset = get_preset(name, tier)
+    ck = (name, tier, PRESETS[name], engine_config.ENGINE_VERSION)
+    if ck not in _KEYS_CACHE:
+        _KEYS_CACHE[ck] = tuple(engine_config.run_key(c, s) for c, s in preset.runs)
+    return list(_KEYS_CACHE[ck])

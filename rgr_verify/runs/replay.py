@@ -3,7 +3,6 @@ results store, or trained here when the tier allows it (:func:`claim_records`)."
 
 from __future__ import annotations
 
-from ..engine import run_key
 from .store import ResultStore, default_results_dir
 from .sweeps.worker import ensure_runs
 
@@ -41,7 +40,7 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
     appended to ``ctx.provenance`` and returned as the second element (empty reason = records available).
     """
     from .evidence import evidence_records
-    from .presets import preset_runs
+    from .presets import preset_keys, preset_runs
 
     runs = preset_runs(preset, tier)
     results_dir = ctx.results_dir if ctx.results_dir is not None else default_results_dir()
@@ -50,7 +49,7 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
         stored, manifests = evidence_records(preset, tier, ctx.evidence_dir)
         local = store.records()
         have = {**stored, **local}
-        keys = [run_key(c, s) for c, s in runs]
+        keys = preset_keys(preset, tier)
         from_evidence = sum(k in stored and k not in local for k in keys)
         from_store = sum(k in local for k in keys)
         todo = [run for run, k in zip(runs, keys) if k not in have]
