@@ -19,12 +19,16 @@ def cells_of(runs: Iterable[tuple[RunConfig, int]]) -> list[tuple[RunConfig, tup
     """The (cell, ladder, seeds) triples of a preset's runs: runs that differ only in ``d_k`` form a cell (the
     cell is its run at the lowest rung). Every rung of a cell must have the same seeds. Sorted by (m, d_model, h)."""
     groups: dict[RunConfig, dict[int, set]] = {}
+    cell_of: dict[RunConfig, RunConfig] = {}  # a config's cell, built once per config (its seeds share it)
     for item in runs:
         if not isinstance(item, tuple) or len(item) != 2 or not isinstance(item[0], RunConfig):
             raise ValueError("runs must be (RunConfig, seed) pairs")
         cfg, seed = item
         seed = check_int("seed", seed, min_value=0)
-        groups.setdefault(dataclasses.replace(cfg, d_k=1), {}).setdefault(cfg.D_K, set()).add(seed)
+        cell = cell_of.get(cfg)
+        if cell is None:
+            cell = cell_of[cfg] = dataclasses.replace(cfg, d_k=1)
+        groups.setdefault(cell, {}).setdefault(cfg.D_K, set()).add(seed)
     out = []
     for key, rungs in groups.items():
         seed_sets = {frozenset(s) for s in rungs.values()}

@@ -108,20 +108,31 @@ def specification_curve(robustness: dict, band, path: Path, *, title: str, what:
     curve = sorted(robustness["curve"], key=lambda a: (a["estimate"] is None, a["estimate"] or 0.0))
     colours = {"holds-empirically": "tab:green", "contradicted-empirically": "tab:red", "inconclusive": "tab:gray"}
     dims = list(robustness["dimensions"])
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(max(9.0, 0.5 * len(curve) + 6), 4 + 0.35 * sum(
+    dense = len(curve) > 60  # hundreds of analyses: a readable width (30 in), smaller marks, fewer tick labels
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(min(30.0, max(9.0, 0.5 * len(curve) + 6)), 4 + 0.35 * sum(
         len(v) for v in robustness["dimensions"].values())), sharex=True,
         gridspec_kw={"height_ratios": [3, 1 + 0.3 * sum(len(v) for v in robustness["dimensions"].values())]})
     if band is not None:
         ax.axhspan(band[0], band[1], color="tab:blue", alpha=0.12, label="tolerance band")
     unbounded = []
+    bars: dict = {}  # colour -> ([x], [low], [high]); points likewise: one artist per colour, not one per analysis
+    dots: dict = {}
     for i, a in enumerate(curve):
         lo, hi = (float(v) for v in a["interval"]) if a["interval"] else (None, None)
         c = colours.get(a["status"], "black")
         if lo is not None and hi is not None:
-            ax.vlines(i, max(lo, -1e300), min(hi, 1e300), color=c, lw=2) if math.isfinite(lo + hi) else \
+            if math.isfinite(lo + hi):
+                for part, v in zip(bars.setdefault(c, ([], [], [])), (i, lo, hi)):
+                    part.append(v)
+            else:
                 unbounded.append((i, lo, hi, c, a["estimate"]))
         if a["estimate"] is not None:
-            ax.plot(i, a["estimate"], "o", color=c)
+            for part, v in zip(dots.setdefault(c, ([], [])), (i, a["estimate"])):
+                part.append(v)
+    for c, (xs, los, his) in bars.items():
+        ax.vlines(xs, los, his, color=c, lw=2)
+    for c, (xs, ys) in dots.items():
+        ax.plot(xs, ys, "o", color=c, linestyle="none", ms=3 if dense else 6)
     y0, y1 = ax.get_ylim()
     for i, lo, hi, c, est in unbounded:  # an interval open on a side: dashed to the edge of the plot
         lo_d, hi_d = (y0 if not math.isfinite(lo) else lo), (y1 if not math.isfinite(hi) else hi)
@@ -132,13 +143,18 @@ def specification_curve(robustness: dict, band, path: Path, *, title: str, what:
     if band is not None:
         ax.legend(loc="best", fontsize=8)
     rows = [(d, v) for d in dims for v in robustness["dimensions"][d]]
-    for i, a in enumerate(curve):
-        for j, (d, v) in enumerate(rows):
-            if a["choices"].get(d) == v:
-                ax2.plot(i, j, "s", color="black", ms=5)
+    marks = [(i, j) for i, a in enumerate(curve) for j, (d, v) in enumerate(rows) if a["choices"].get(d) == v]
+    if marks:
+        ax2.plot([i for i, _ in marks], [j for _, j in marks], "s", color="black", ms=2.5 if dense else 5,
+                 linestyle="none")
     ax2.set_yticks(range(len(rows)))
     ax2.set_yticklabels([f"{d}: {v}"[:60] for d, v in rows], fontsize=7)
-    ax2.set_xticks(range(len(curve)))
+    if dense:
+        from matplotlib.ticker import MaxNLocator
+
+        ax2.xaxis.set_major_locator(MaxNLocator(nbins=30, integer=True))
+    else:
+        ax2.set_xticks(range(len(curve)))
     ax2.set_xlabel("analysis (sorted by estimate)")
     ax2.invert_yaxis()
     fig.subplots_adjust(left=0.42, right=0.97, top=0.9, bottom=0.08, hspace=0.08)
