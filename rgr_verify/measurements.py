@@ -6,6 +6,8 @@ Per-head raw scores S^(k) = (X W_Q^(k)) (X W_K^(k))^T are formed head by head, s
 
 - :func:`separation_margins`: min true-edge score - tau, tau - max non-edge score, and the best-threshold margin
   (min edge - max non-edge) / 2, with the failing pairs.
+- :func:`limit_separation_decision`: whether :func:`limit_score_matrix` separates at tau, decided from float32
+  scores under a rigorous rounding bound (None when a score is too close to tau to call).
 - :func:`noise_terms` / :func:`noise_summary`: S^(k)_ij = Signal + N1 + N2 + N3 of App. B.2 (exact identity), with the
   conditional means E[. | X] over Rademacher signatures.
 - :func:`restricted_self_incoherence`: the smallest (eps_d, rho, gamma) of Definition B.4 at block size B, exactly: a
@@ -30,6 +32,7 @@ __all__ = [
     "head_score_matrix",
     "aggregated_score_matrix",
     "limit_score_matrix",
+    "limit_separation_decision",
     "SeparationMargins",
     "separation_margins",
     "noise_terms",
@@ -90,6 +93,82 @@ def limit_score_matrix(c: Construction) -> np.ndarray:
     for blk in c.blocks:
         out = np.maximum(out, U[:, blk[:, 0]] @ U[:, blk[:, 1]].T)
     return out
+
+
+# limit_separation_decision: float32 scores of limit_score_matrix with a rigorous bound E on |float32 score - exact|
+# + |float64 reference score - exact| ("exact": real arithmetic on the float64 X; gamma_n bounds, valid for any
+# summation order). The float32 Gram matrix U^ satisfies |U^ - U*| <= c |U^| + g rho_i rho_s (rho: row norms of X):
+# c = u32 / (1 - u32), g = gamma_d(u64) when U^ = fl32(fl64(X X^T)); c = 0, g = 2 u32 + u32^2 + gamma_d(u32) (1 + u32)^2
+# when U^ = fl32(fl32(X) fl32(X)^T). A head's score is a dot product over its n sources, so by Cauchy-Schwarz with
+# a_i = ||U^[i, V_k]||, b_j = ||U^[j, T_k]|| the error is at most K1 a_i b_j + K2 (a_i + b_j) + K3 (constants below;
+# the reference's float64 Gram matrix is within gamma_d(u64) rho_i rho_s of U*).
+_LIMIT_GUARD = 1.01  # absorbs the rounding of the bound itself (relative errors far below 1%)
+
+
+def _limit_bound(n: int, d: int, rho: float, gram32: bool):
+    def gam(k, u):
+        return k * u / (1 - k * u)
+    u32, u64, r2, sq = 2.0 ** -24, 2.0 ** -53, rho * rho, math.sqrt(n)
+    g64, gn = gam(d, u64), gam(n, u64)
+    c, g = (0.0, 2 * u32 + u32 * u32 + gam(d, u32) * (1 + u32) ** 2) if gram32 else (u32 / (1 - u32), g64)
+    g2 = g + g64  # |U64 - U^| <= c |U^| + g2 rho_i rho_s for the reference's Gram matrix U64
+    K1 = gam(n, u32) + c * (2 + c) + gn * (1 + c) ** 2
+    K2 = sq * r2 * (1 + c) * (g + gn * g2 + g64)
+    K3 = n * r2 * r2 * (g * g + gn * g2 * g2 + g64 * g2 + g64 * g)
+    return lambda a, b: _LIMIT_GUARD * (K1 * a * b + K2 * (a + b) + K3) + 1e-30  # + float32 underflow
+
+
+def limit_separation_decision(graph, X, blocks, *, tau: float = 0.5, gram32: bool = False,
+                              chunk: int = 1024) -> bool | None:
+    """True / False when float32 scores with a rigorous rounding bound decide
+    ``separation_margins(c, scores=limit_score_matrix(c), tau=tau).margin > 0`` for the permutation-graph
+    construction c with embeddings X, X_inv = X^T and head matchings ``blocks`` (Algorithm 1); None when a score
+    that matters lies within the bound of tau (the caller then computes the reference).
+
+    Edge scores (i, pi(i)) first (O(m^2) in all); then non-edges head by head in row chunks (rows i in V_k, where
+    the largest non-edge scores lie, first), stopping at the first score certainly on the wrong side of tau."""
+    X = np.asarray(X, dtype=np.float64)
+    m, d = X.shape
+    E = np.asarray(graph.edges, dtype=np.int64).reshape(-1, 2)
+    perm = np.full(m, -1, dtype=np.int64)
+    perm[E[:, 0]] = E[:, 1]
+    if len(E) != m or np.any(perm < 0) or len(np.unique(E[:, 1])) != m or not np.all(np.isfinite(X)):
+        return None
+    X32 = X.astype(np.float32) if gram32 else None  # gram32: cheaper, with a wider bound
+    U = X32 @ X32.T.copy() if gram32 else (X @ X.T.copy()).astype(np.float32)  # gemm (numpy's syrk is slower)
+    rho = float(np.sqrt((X * X).sum(axis=1)).max(initial=0.0))
+    Up = U.take(perm, axis=1)  # Up[t, s] = U^[t, pi(s)], which stands for U*[pi(s), t] (U* is symmetric)
+    heads, lo_e, hi_e = [], np.full(m, -np.inf), np.full(m, -np.inf)
+    for blk in blocks:
+        src, tgt = np.ascontiguousarray(blk[:, 0]), np.ascontiguousarray(blk[:, 1])
+        # head scores F[i, pi(s)] = A[i] . B[:, s] with A = U^[:, V_k], B = Up[T_k]: edges on the diagonal
+        A, B = U.take(src, axis=1), Up.take(tgt, axis=0)
+        a = np.sqrt(np.einsum("ij,ij->i", A, A, dtype=np.float64))  # ||U^[i, V_k]||
+        b = np.sqrt(np.einsum("ij,ij->j", B, B, dtype=np.float64))  # ||U^[T_k, pi(s)]||
+        bound = _limit_bound(len(src), d, rho, gram32)
+        e = bound(a, b)
+        v = np.einsum("ij,ji->i", A, B).astype(np.float64)  # edge scores F[i, pi(i)]
+        lo_e, hi_e = np.maximum(lo_e, v - e), np.maximum(hi_e, v + e)
+        order = np.concatenate([src, np.setdiff1d(np.arange(m), src)])  # rows in V_k first
+        heads.append((A, B, order, a, b.max(initial=0.0), bound, len(src)))
+    del U, Up
+    if np.any(hi_e < tau):
+        return False  # some edge score is certainly below tau
+    unsure = not np.all(lo_e > tau)
+    # first the rows i in V_k of every head (the largest non-edge scores lie there), padded to 512 rows; then the rest
+    for first in (True, False):
+        for A, B, order, a, bmax, bound, n in heads:
+            c1 = max(n, 512)
+            for r0, r1 in ([(0, c1)] if first else [(r, r + chunk) for r in range(c1, m, chunk)]):
+                rows = order[r0:r1]
+                F = A.take(rows, axis=0) @ B
+                F[np.arange(len(rows)), rows] = -np.inf  # the edges (i, pi(i))
+                mx = F.max(axis=1).astype(np.float64)
+                e = bound(a[rows], bmax)
+                if np.any(mx - e > tau):
+                    return False  # a non-edge score certainly >= tau
+                unsure = unsure or not np.all(mx + e < tau)
+    return None if unsure else True
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ d_model >= c_0 ln m). We measure the smallest constants at which the conclusion 
 :func:`measured_constants` collects these per theorem; ``rgr-verify constants`` prints them.
 :func:`algorithm1_separates` / :func:`algorithm5_separates` answer "does this draw separate?" exactly as the full
 scores do, faster (a Gram-matrix path guarded by a rounding bound; see the comment above them).
+:func:`algorithm1_limit_separates` answers "does this draw's limit separate?" exactly as
+:func:`algorithm1_limit_margin` does, faster (float32 scores guarded by a rounding bound); the c_0 bisection uses it.
 Logarithms are natural (the paper does not fix the base; docs/theorems.md).
 """
 
@@ -32,7 +34,7 @@ from .constructions import algorithm1, algorithm3, algorithm5, construction1, pe
 from .edge_coloring import coloring_and_batching
 from .embeddings import gaussian_unit_norm_embeddings
 from .graphs import Digraph, random_permutation_graph, random_regular_graph
-from .measurements import limit_score_matrix, separation_margins
+from .measurements import limit_score_matrix, limit_separation_decision, separation_margins
 from .stats import clopper_pearson
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "min_dk_all_draws",
     "fast_min_dk",
     "algorithm1_limit_margin",
+    "algorithm1_limit_separates",
     "smallest_passing",
     "minimal_c0_algorithm1",
     "measured_constants",
@@ -162,6 +165,26 @@ def algorithm1_limit_margin(m: int, d_model: int, *, rng: np.random.Generator, b
             "nonedge_margin": mg.nonedge_margin, "failing_pairs": mg.failing_pairs}
 
 
+def algorithm1_limit_separates(m: int, d_model: int, *, rng: np.random.Generator,
+                               block_size: int | None = None) -> bool:
+    """``algorithm1_limit_margin(m, d_model, rng=rng, block_size=block_size)["margin"] > 0``: the same draws from
+    ``rng`` and the same answer, faster (float32 scores guarded by a rounding bound, early exit; see
+    :func:`measurements.limit_separation_decision`), computing the reference when the bound leaves it open."""
+    check_rng(rng)
+    saved = copy.deepcopy(rng)
+    g = random_permutation_graph(m, rng=rng)
+    X = gaussian_unit_norm_embeddings(m, d_model, rng=rng)
+    B = d_model if block_size is None else check_int("block_size", block_size, min_value=1)
+    signature_matrix(m, 1, kind="rademacher", rng=rng)  # algorithm1's draw (the limit does not depend on it)
+    blocks = permutation_blocks(g, B)
+    ans = limit_separation_decision(g, X, blocks, tau=0.5, gram32=True)
+    if ans is None:  # a score within the (wider) bound of tau: again with the float64 Gram matrix, then the reference
+        ans = limit_separation_decision(g, X, blocks, tau=0.5)
+    if ans is None:
+        ans = algorithm1_limit_margin(m, d_model, rng=saved, block_size=block_size)["margin"] > 0
+    return bool(ans)
+
+
 def smallest_passing(ok, lo: int, hi: int) -> int:
     """Integer bisection: the smallest n in (lo, hi] with ``ok(n)``, for a predicate that is monotone (false up to
     some point, true after it), given that ``ok(lo)`` is false (or lo is below the range) and ``ok(hi)`` is true;
@@ -187,7 +210,7 @@ def minimal_c0_algorithm1(m: int, *, n_draws: int, rng: np.random.Generator, max
     seeds = rng.integers(0, 2**63 - 1, size=n_draws)
 
     def ok(d):
-        return all(algorithm1_limit_margin(m, d, rng=np.random.default_rng(int(s)))["margin"] > 0 for s in seeds)
+        return all(algorithm1_limit_separates(m, d, rng=np.random.default_rng(int(s))) for s in seeds)
 
     if not ok(hi):
         return {"m": m, "d_model": None, "c0": None, "n_draws": n_draws}
