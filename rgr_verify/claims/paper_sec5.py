@@ -127,15 +127,58 @@ def _check_dk_exponent(ctx: CheckContext) -> Verdict:
 _N3_WHOLE = "N3 as App. B.2 defines it (the whole term, conditional mean d_k <delta, delta> included)"
 
 
+# _limit_n3_over_dk screens the blocks in float32 and recomputes in float64 only the blocks that can hold the maximum.
+# Per entry, with a = D[i, V], b = D[j, pi(V)] (float64 rows of n entries), the float32 product of the rounded rows and
+# the float64 product both lie within gamma_n(u) ||a|| ||b|| (any summation order) of the exact sum, the rounding to
+# float32 adds (2 u32 + u32^2) ||a|| ||b||; _N3_GUARD absorbs the rounding of the bound itself, the absolute term
+# float32 underflow. A block whose float32 maximum plus the bound is below another block's float32 maximum minus the
+# bound cannot hold the float64 maximum, so the value returned is the original loop's, bit for bit.
+_N3_GUARD = 1.01
+
+
+def _gamma(n: int, u: float) -> float:
+    return n * u / (1 - n * u)
+
+
+def _n3_block_bound(n: int, a_max: float, b_max: float) -> float:
+    """Bound on |float32 block entry - float64 block entry| for rows of norm <= a_max, b_max over n sources."""
+    u32 = 2.0 ** -24
+    k = 2 * u32 + u32 * u32 + _gamma(n, u32) * (1 + u32) ** 2 + _gamma(n, 2.0 ** -53)
+    return _N3_GUARD * k * a_max * b_max + 8 * n * 2.0 ** -126
+
+
+def _max_row_norm(A32: np.ndarray) -> float:
+    """Upper bound on the largest row norm of the float64 matrix that rounds to ``A32`` (|a| <= |a32| / (1 - u32))."""
+    sq = np.einsum("ij,ij->i", A32, A32, dtype=np.float64)
+    return math.sqrt(float(sq.max(initial=0.0))) / (1 - 2.0 ** -24)
+
+
 def _limit_n3_over_dk(m: int, d: int, r: np.random.Generator) -> float:
     """lim_(d_k -> inf) max |N3| / d_k = max over pairs and heads of |E[N3 | X]| / d_k, blocks of d_model sources."""
     perm = r.permutation(m)
     X = gaussian_unit_norm_embeddings(m, d, rng=r)
-    D = X @ X.T - np.eye(m)
+    D = X @ X.T
+    D[np.diag_indices(m)] -= 1.0  # bitwise X @ X.T - np.eye(m): x - 0.0 is x off the diagonal
+    blocks = [np.arange(s, min(s + d, m)) for s in range(0, m, d)]  # consecutive blocks, the last one smaller
+    D32 = D.astype(np.float32)
+    M32 = np.empty((m, m), dtype=np.float32)
+    lo, hi = [], []
+    for src in blocks:
+        A32, B32 = D32[:, src[0]:src[-1] + 1], D32.take(perm[src], axis=1)  # take: D32[:, perm[src]], faster
+        np.matmul(A32, B32.T, out=M32)
+        mx = max(float(M32.max()), -float(M32.min()))
+        e = _n3_block_bound(len(src), _max_row_norm(A32), _max_row_norm(B32))
+        lo.append(mx - e)
+        hi.append(mx + e)
+    floor = max(lo)
+    need = [k for k in range(len(blocks)) if not hi[k] < floor] if math.isfinite(floor) and all(
+        math.isfinite(h) for h in hi) else range(len(blocks))
+    del M32, D32
     worst = 0.0
-    for s in range(0, m, d):
-        src = np.arange(s, min(s + d, m))  # consecutive blocks of d_model sources, the last one smaller
-        worst = max(worst, float(np.abs(D[:, src] @ D[:, perm[src]].T).max()))
+    for k in need:  # the original computation, on the blocks that can hold the maximum (max |x| = max(max x, -min x))
+        src = blocks[k]
+        M = D[:, src] @ D[:, perm[src]].T
+        worst = max(worst, max(float(M.max()), -float(M.min())))
     return worst
 
 

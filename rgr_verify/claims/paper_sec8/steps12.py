@@ -7,9 +7,13 @@ import math
 
 import numpy as np
 import sympy as sp
+import torch
 from hypothesis import strategies as st
 
 from ... import formulas as F
+from ...constructions import permutation_blocks, signature_matrix
+from ...embeddings import gaussian_unit_norm_embeddings
+from ...graphs import random_permutation_graph
 from ...softmax_analysis import (
     all_head_logits,
     owner_mass_lower,
@@ -23,7 +27,7 @@ from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdi
 from ..tools import FAILS, HOLDS, NOT_TESTED, VAR_D_K, VAR_ELL, VAR_M, property_verdict, symbolic_claim, with_readings
 from .common import PAPER_DIAGONAL, algorithm2_instance, proof_step, softmax_dk, theorem81_length, with_role
 
-__all__ = ["CLAIMS", "ORDER", "eq10_decision"]
+__all__ = ["CLAIMS", "ORDER", "eq10_decision", "certain_failure", "instance_draws", "row_logits_bound"]
 
 ORDER = 80
 
@@ -196,6 +200,91 @@ def _check_eq10(ctx: CheckContext) -> Verdict:
                  "contradicted-empirically when the largest c0 fails on every draw; inconclusive otherwise. Sizes "
                  "below the tail are reported, not discarded: there (8) is not reached at that c0."),
     )
+
+
+def instance_draws(m: int, d_model: int, d_k: int, rng):
+    """algorithm2_instance's draws in its order (graph, X, blocks, W_sig), without forming W_Q and W_K."""
+    graph = random_permutation_graph(m, rng=rng)
+    X = gaussian_unit_norm_embeddings(m, d_model, rng=rng)
+    return graph, X, permutation_blocks(graph, d_model), signature_matrix(m, d_k, kind="rademacher", rng=rng)
+
+
+# certain_failure: the scores of softmax_analysis.rows_on_full_context on a few sources from X and W_sig alone
+# (x_i X_V^T W W^T X_T, all heads batched), with a rigorous bound eps on |L_fast - L_original| per row. "Exact": real
+# arithmetic on Algorithm 2's W_Q* = X_V^T W, W_K* = X_T^T W (W = W_sig[T]); gamma_n bounds for any summation order,
+# Cauchy-Schwarz with Frobenius norms, both for the stored weights and products of the original and for the chain
+# here. |L - L'| <= eps moves each softmax mass by a factor within e^(+-2 eps); _SOFTMAX_SLACK covers the rounding of
+# both softmax evaluations (exp within 1e-14) and of the sums over heads (below 1e-9 for m, h <= 1e6, |L| <= 1e4),
+# _EPS_GUARD the rounding of the bound itself.
+_EPS_GUARD, _SOFTMAX_SLACK = 1.01, 1e-8
+
+
+def row_logits_bound(X, W_sig, blocks, rows, d_k: int) -> tuple:
+    """(L, eps): L[r, k] the logits of source rows[r] at head k over all m items, from X and W_sig alone, and eps[r, k]
+    a rigorous bound on |L - L_original| there, L_original the logits of rows_on_full_context on Algorithm 2 built
+    from (X, W_sig, blocks) (X_inv = X^T). ``[r, h, m]`` and ``[r, h]``."""
+    m, d = X.shape
+    h, n = len(blocks), max(len(b) for b in blocks)
+    u, s = 2.0 ** -53, math.sqrt(d_k)
+
+    def g(k):
+        return k * u / (1 - k * u)
+
+    idx = np.full((h, n, 2), m, dtype=np.int64)  # padded with m: a zero row
+    for k, blk in enumerate(blocks):
+        idx[k, :len(blk)] = blk
+    pad, ix = torch.from_numpy(idx == m), torch.from_numpy(np.minimum(idx, m - 1))
+    tX = torch.from_numpy(np.ascontiguousarray(X, dtype=np.float64))
+    Xs, Xt, W = tX[ix[:, :, 0]], tX[ix[:, :, 1]], torch.from_numpy(W_sig)[ix[:, :, 1]]  # [h, n, d], [h, n, d_k]
+    Xs[pad[:, :, 0]] = 0.0
+    Xt[pad[:, :, 1]] = 0.0
+    W[pad[:, :, 1]] = 0.0
+    rho = float(torch.linalg.vector_norm(tX, dim=1).max())
+    fs, ft = (torch.linalg.vector_norm(T, dim=(1, 2)).numpy() for T in (Xs, Xt))
+    fw = np.sqrt(np.array([len(b) for b in blocks], dtype=np.float64) * d_k)  # ||W_sig[T_k]||_F
+    dq, dk_ = g(n) * fs * fw, g(n) * ft * fw  # ||W_Q - W_Q*||_F, ||W_K - W_K*||_F of the stored weights
+    Qn, Kn = rho * fs * fw, rho * ft * fw  # >= ||x_i W_Q*||, ||x_j W_K*||
+    eq, ek = g(d) * rho * (fs * fw + dq) + rho * dq, g(d) * rho * (ft * fw + dk_) + rho * dk_
+    Eo = g(d_k) * (Qn + eq) * (Kn + ek) + eq * (Kn + ek) + Qn * ek
+    a = torch.einsum("rd,hnd->rhn", tX[torch.from_numpy(np.asarray(rows, dtype=np.int64))], Xs)
+    q = torch.einsum("rhn,hnk->rhk", a, W)
+    v = torch.einsum("rhk,hnk->rhn", q, W)
+    w = torch.einsum("rhn,hnd->rhd", v, Xt)
+    L = (torch.einsum("rhd,md->rhm", w, tX) / s).numpy()
+    na, nq, nv, nw = (torch.linalg.vector_norm(T, dim=2).numpy() for T in (a, q, v, w))
+    ev = (g(d_k) * nq + (g(n) * na + g(d) * rho * fs) * fw) * fw
+    Ef = (g(d) * nw + (g(n) * nv + ev) * ft) * rho
+    return L, _EPS_GUARD * ((Eo + u * (Qn * Kn + Eo)) / s + (Ef + 2 * u * nw * rho) / s)
+
+
+def certain_failure(X, W_sig, blocks, sources, d_k: int, *, batch: int = 16) -> bool:
+    """True when rows_on_full_context on Algorithm 2 built from (X, W_sig, blocks) (X_inv = X^T) certainly gives a
+    source of ``sources`` a wrong item with A_ij >= 1/2 or its target A_{i,pi(i)} <= 1/2, i.e. the conclusion fails;
+    False when no scored source shows it beyond the bound (the caller then computes the original). Sources are
+    scored in batches of ``batch``, doubling, until one fails."""
+    m = X.shape[0]
+    if m > 10**6 or len(blocks) > 10**6 or len(sources) == 0:
+        return False
+    tgt_of = np.empty(m, dtype=np.int64)
+    for blk in blocks:
+        tgt_of[blk[:, 0]] = blk[:, 1]
+    start, size = 0, batch
+    while start < len(sources):
+        R = np.asarray(sources[start:start + size])
+        start, size = start + size, 2 * size
+        L, eps = row_logits_bound(X, W_sig, blocks, R, d_k)
+        eps = eps.max(axis=1)
+        if not (np.all(np.abs(L) <= 1e4) and np.all(eps <= 1.0)):
+            return False
+        P = np.exp(L - L.max(axis=2, keepdims=True))
+        P /= P.sum(axis=2, keepdims=True)
+        A = P.sum(axis=1)  # [r, m]
+        rows, t = np.arange(len(R)), tgt_of[R]
+        true_hi = A[rows, t] * np.exp(2 * eps) * (1 + _SOFTMAX_SLACK)
+        A[rows, t] = -np.inf
+        if np.any(A.max(axis=1) * np.exp(-2 * eps) * (1 - _SOFTMAX_SLACK) > 0.5) or np.any(true_hi < 0.5):
+            return True
+    return False
 
 
 def _step1(ctx: CheckContext) -> Verdict:
