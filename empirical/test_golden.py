@@ -4,14 +4,15 @@
 # refactor keeps the evidence. These tests are what makes that safe: a fixed sample of stored runs (the earliest
 # stoppers of every kind of run in the complete stores: max/permutation, max/regular, softmax, value) is retrained on this
 # CPU in float32 and must reproduce the stored test metric, tau and stop step within
-# rgr_verify.runs.evidence.GOLDEN_TOLERANCE (its comment justifies the numbers: CUDA float32 vs CPU float32). A change
+# rgr_verify.runs.golden.GOLDEN_TOLERANCE (its comment justifies the numbers: CUDA float32 vs CPU float32). A change
 # to what the engine computes fails here until ENGINE_VERSION is bumped and the evidence regenerated.
 import pytest
 import torch
 
 import rgr_verify.engine.optim as optim
 from rgr_verify.engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig, train_runs
-from rgr_verify.runs.evidence import golden_mismatches, golden_sample, manifests, verify_evidence
+from rgr_verify.runs.evidence import manifests, verify_evidence
+from rgr_verify.runs.golden import golden_mismatches, golden_sample
 
 
 def _retrain(records):

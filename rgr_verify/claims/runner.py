@@ -91,7 +91,9 @@ def run_claim(
     name the claim does not declare is a ValueError.
 
     A full-tier claim that :func:`replayable` finds complete in the committed evidence runs below its tier too: its
-    check replays the evidence on the CPU and trains nothing (``ctx.replay_only``)."""
+    check replays the evidence on the CPU and trains nothing (``ctx.replay_only``); so does a claim fed by the
+    complete committed store of a planned sweep (:attr:`~rgr_verify.runs.evidence.Manifest.plan`, e.g. Sec. 7.3 on a
+    GPU) drawn from ``root_seed``; a partial one is named, with its count of runs, in the not-run verdict."""
     check_choice("tier", tier, TIERS)
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     device = device if device is not None else default_device()
@@ -107,11 +109,14 @@ def run_claim(
     ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir,
                        results_dir=results_dir, evidence_dir=evidence_dir, expects=stated)
     start = time.perf_counter()
-    if claim.tier.rank > Tier(tier).rank and replayable(claim, evidence_dir):
-        # a paper-scale verdict from the committed evidence alone: the full tier's check, replaying, never training
+    swept = _swept(claim, root_seed, evidence_dir) if claim.tier.rank > Tier(tier).rank else []
+    if claim.tier.rank > Tier(tier).rank and (replayable(claim, evidence_dir) or any(m.complete for m in swept)):
+        # a paper-scale verdict from the committed evidence alone: the claim's tier's check, replaying, never training
         ctx = dataclasses.replace(ctx, tier=claim.tier.value, device="cpu", replay_only=True)
     if claim.tier.rank > Tier(ctx.tier).rank:
-        verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}")
+        verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}" + "".join(
+            f"; committed evidence {m.name} holds {m.runs} of the {m.preset_runs} runs of its sweep ({m.plan}), "
+            "which resumes on a CUDA GPU" for m in swept))
     else:
         try:
             from .tools.multiverse import run_analyses
@@ -132,6 +137,17 @@ def run_claim(
     entry = (ledger or {}).get(claim.id)
     return ClaimResult(claim, verdict, seed, root_seed, seconds, entry.status if entry is not None else None,
                        stated=stated)
+
+
+def _swept(claim: Claim, root_seed: int, evidence_dir: Path | None = None) -> list:
+    """The committed manifests of planned sweeps (a GPU sweep committed piece by piece, e.g. Sec. 7.3's) that feed
+    ``claim`` and were drawn from ``root_seed``: a complete one lets the claim replay below its tier; a partial one
+    says how far the sweep got."""
+    from ..evidence import manifests
+    from .preregistration import fed_claims
+
+    return [m for m in manifests(evidence_dir)
+            if m.plan and m.plan.rsplit(":", 1)[-1] == str(root_seed) and fed_claims(m, [claim])]
 
 
 def replayable(claim: Claim, evidence_dir: Path | None = None) -> bool:

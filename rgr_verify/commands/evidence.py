@@ -35,6 +35,15 @@ def add_arguments(parser) -> None:
     add.add_argument("--store", default=None, metavar="FILE",
                      help="commit every record of another results store in DIR (e.g. facts-runs.jsonl, "
                           "sec73-runs.jsonl); --preset is then a free label of what was swept")
+    add.add_argument("--plan", default="", metavar="PLAN",
+                     help="with --store sec73-runs.jsonl: the sweep the store belongs to, "
+                          "sec73:TIER:SOURCE:DEVICE:ROOT_SEED (e.g. sec73:full:minilm:cuda:20250926); the manifest "
+                          "then counts the sweep's runs, so a partial store says how many it lacks")
+    add.add_argument("--trained-on", default=None, metavar="DEVICE",
+                     help="the device that trained the records, in words, when they were trained elsewhere (e.g. "
+                          "on a GPU machine) and are added here (default: this machine)")
+    add.add_argument("--trained-with", default=None, metavar="TORCH[+CUDA]",
+                     help="with --trained-on: the torch version there, optionally +CUDA version (e.g. 2.9.0+12.8)")
     add.add_argument("--command", dest="commands", action="append", default=[], metavar="CMD",
                      help="the exact command that trained the records (repeatable; recorded, not run)")
     add.add_argument("--notes", default="", help="anything a reader must know about the runs")
@@ -68,18 +77,28 @@ def run(args) -> int:
 
             writable_dir_target(args.evidence, "--evidence")
         from ..claims.preregistration import with_rules  # the rules of the claims it feeds, recorded with it
+        provenance = _provenance(args)
 
         if args.store is None or args.store == "runs.jsonl":
+            if args.plan:
+                raise ValueError("--plan names the sweep of a store other than runs.jsonl; it needs --store")
             man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
                                commands=args.commands, notes=args.notes, replace=args.replace,
-                               adaptive=args.adaptive, rules=with_rules)
+                               adaptive=args.adaptive, rules=with_rules, provenance=provenance)
         else:
             if args.adaptive:
                 raise ValueError("--adaptive copies engine runs (runs.jsonl); it cannot be combined with --store")
+            if args.plan:
+                from ..runs.sec73_sweep import planned_runs
+
+                try:
+                    planned_runs(args.plan)
+                except ValueError as exc:
+                    raise ValueError(f"--plan: {exc}") from None
             man = add_store_evidence(src, args.store, name=args.name or f"{args.preset}-{args.tier}",
                                      label=args.preset, tier=args.tier, directory=args.evidence,
                                      commands=args.commands, notes=args.notes, replace=args.replace,
-                                     rules=with_rules)
+                                     rules=with_rules, plan=args.plan, provenance=provenance)
         state = ("adaptive-search runs between the rungs" if man.adaptive else
                  "complete" if man.complete else f"partial: {man.preset_runs - man.runs} runs missing")
         print(f"evidence {man.name}: {man.runs} of {man.preset_runs} runs of {man.preset} [{man.tier}] ({state}), "
@@ -106,3 +125,22 @@ def run(args) -> int:
             print(f"{r['name']:<22} {r['preset'][:14]:<14} {r['tier']:<5} {r['runs']:>5}/{r['preset_runs']:<5} {state:<12} "
                   f"{m.device[:28]:<28} {m.date or 'date n/a':<10} {m.commit[:10]}  {check}")
     return 0 if all(r["ok"] for r in rows) else 1
+
+
+def _provenance(args) -> dict:
+    """The manifest's device / torch / CUDA when the records were trained on another machine."""
+    if args.trained_on is None:
+        if args.trained_with is not None:
+            raise ValueError("--trained-with needs --trained-on")
+        return {}
+    if not args.trained_on.strip():
+        raise ValueError("--trained-on must name the device, got an empty string")
+    out = {"device": args.trained_on.strip()}
+    if args.trained_with is not None:
+        torch_v, _, cuda_v = args.trained_with.partition("+")
+        if not torch_v.strip():
+            raise ValueError(f"--trained-with must read TORCH[+CUDA], got {args.trained_with!r}")
+        out["torch"], out["cuda"] = torch_v.strip(), (cuda_v.strip() or None)
+    else:
+        out["torch"], out["cuda"] = "not recorded", "not recorded"
+    return out

@@ -33,7 +33,6 @@ from .._files import atomic_write_bytes, atomic_write_text
 from ..settings import EVIDENCE_ENV, env
 
 __all__ = ["EVIDENCE_ENV", "ENGINE_STORE", "MANIFEST_SCHEMA", "store_evidence", "with_evidence", "add_store_evidence", "Manifest", "default_evidence_dir", "manifests", "read_evidence",
-           "golden_sample", "golden_mismatches", "GOLDEN_TOLERANCE",
            "evidence_records", "evidence_complete", "add_evidence", "verify_evidence", "missing_evidence",
            "missing_evidence_message", "PACKAGE_EVIDENCE"]
 
@@ -82,6 +81,9 @@ class Manifest:
     # rule fingerprints of the claims this store feeds, recorded when it was added (rgr_verify.claims.preregistration)
     rules: dict = dataclasses.field(default_factory=dict)
     rules_date: str | None = None  # when ``rules`` were recorded (ISO date)
+    # for a store other than the engine's: the sweep whose runs it should hold (e.g. "sec73:full:minilm:cuda:20250926",
+    # rgr_verify.runs.sec73_sweep.planned_runs), so that ``preset_runs`` counts them and a partial store says so
+    plan: str = ""
 
     @property
     def engine(self) -> bool:
@@ -108,6 +110,8 @@ class Manifest:
         d["engine_versions"] = list(self.engine_versions)
         d["commands"] = list(self.commands)
         d["rules"] = dict(self.rules)
+        if not self.plan:  # manifests without a plan keep their earlier form
+            del d["plan"]
         return d
 
     @classmethod
@@ -270,6 +274,9 @@ def verify_evidence(directory=None) -> list[dict]:
                 cands = CandidateRuns(preset_runs(man.preset, man.tier))
                 n_keys, what = len(cands), "adaptive-search runs"
                 stray = {k for k, r in recs.items() if not cands.stores(k, r)}
+            elif man.plan:
+                keys, what = set(_planned(man.plan)), "runs"
+                n_keys, stray = len(keys), set(recs) - keys
             else:
                 keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)} if man.engine else set(recs)
                 n_keys, what = len(keys), "runs"
@@ -367,7 +374,7 @@ def add_evidence(results_dir, preset: str, *, tier: str = "full", directory=None
 
 
 def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions, store, directory, commands, notes,
-                    replace, provenance, runs_of: str = "preset", rules=None) -> Manifest:
+                    replace, provenance, runs_of: str = "preset", rules=None, plan: str = "") -> Manifest:
     if name is None or not isinstance(name, str) or not _NAME_RE.match(name):
         raise ValueError(f"name must match [a-z0-9][a-z0-9.-]*, got {name!r}")
     if isinstance(commands, str) or not all(isinstance(c, str) and c for c in commands):
@@ -391,7 +398,7 @@ def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions,
         commit=provenance.get("commit", _default_commit()), torch=provenance.get("torch", torch_v),
         cuda=provenance.get("cuda", cuda_v), device=provenance.get("device", device),
         date=provenance.get("date", _dt.date.today().isoformat()), commands=tuple(commands),
-        sha256=hashlib.sha256(data).hexdigest(), notes=notes, runs_of=runs_of)
+        sha256=hashlib.sha256(data).hexdigest(), notes=notes, runs_of=runs_of, plan=plan)
     if rules is not None:
         man = rules(man)  # the rules of the claims it feeds, fixed now, before any claim reads the records
     dest.mkdir(parents=True, exist_ok=True)
@@ -401,12 +408,15 @@ def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions,
 
 def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: str = "full", directory=None,
                        commands: tuple | list = (), notes: str = "", replace: bool = False,
-                       provenance: dict | None = None, where=None, rules=None) -> Manifest:
+                       provenance: dict | None = None, where=None, rules=None, plan: str = "") -> Manifest:
     """Commit every record of the results store ``results_dir / store`` (a :class:`~rgr_verify.runs.store.JsonlStore`
     file other than the engine's, e.g. ``facts-runs.jsonl`` or ``sec73-runs.jsonl``) as ``NAME.jsonl.gz`` with its
     manifest (only the records for which ``where(record)`` holds, if given; ``rules`` as in :func:`add_evidence`);
     ``label`` names what was swept (e.g.
-    the presets). Its records are then read under that store
+    the presets). ``plan`` (e.g. "sec73:full:minilm:cuda:20250926") names the sweep the store belongs to: only
+    records of its runs are committed (ValueError on any other), the manifest counts its runs as ``preset_runs`` and
+    records the plan, so a partial store (a sweep resumed across GPU sessions) says how many runs it lacks. Its
+    records are then read under that store
     wherever it is opened, so the claims that use it replay them; the store's own keys decide whether they still
     apply (a key that carries a code or version hash simply stops matching when that changes)."""
     if not isinstance(store, str) or store == ENGINE_STORE or "/" in store or not store.endswith(".jsonl"):
@@ -425,71 +435,21 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
         recs = parse_records(fh, where, source=path, store=store)
     if not recs:
         raise ValueError(f"{str(path)!r} holds no record" + (" that where() selects" if where is not None else ""))
-    return _write_evidence(sorted(recs.items()), name=name, preset=label, tier=tier, preset_runs=len(recs),
+    n_runs = len(recs)
+    if plan:
+        planned = _planned(plan)
+        stray = sorted(set(recs) - set(planned))
+        if stray:
+            raise ValueError(f"{len(stray)} records of {str(path)!r} are not runs of the plan {plan!r} "
+                             f"(first key {stray[0][:12]}...)")
+        n_runs = len(planned)
+    return _write_evidence(sorted(recs.items()), name=name, preset=label, tier=tier, preset_runs=n_runs,
                            engine_versions=(), store=store, directory=directory, commands=commands, notes=notes,
-                           replace=replace, provenance=provenance, rules=rules)
+                           replace=replace, provenance=provenance, rules=rules, plan=plan)
 
 
-# --------------------------------------------------------------------------------------------------------------
-# Golden re-execution: the engine that ships must reproduce a sample of the stored records.
+def _planned(plan: str) -> dict:
+    """The runs of a store's plan by key (only Sec. 7.3 sweeps have plans: "sec73:TIER:SOURCE:DEVICE:ROOT_SEED")."""
+    from .sec73_sweep import planned_runs
 
-#: Tolerances of :func:`golden_mismatches`, for records made on CUDA in float32 and retrained on a CPU in float32.
-#: The two devices sum in different orders (about 1e-7 relative per operation); over thousands of AdamW steps the
-#: trajectories stay within about 1e-4 of each other in tau (measured on the stored sample: |d tau| <= 2e-4 for runs
-#: that stop at the same check). A validation F1 within that noise of the 0.995 stop bar can move the stop by one
-#: check (500 steps), after which tau differs by the extra training; so a run may stop one check apart, at most
-#: ``max_moved`` of the sample. A changed learning rate, optimiser constant, loss or sampler moves tau by far more
-#: than ``tau_rel`` in every run and the stop step in most (empirical/test_golden.py plants such a change).
-GOLDEN_TOLERANCE = {"metric_abs": 2e-3, "tau_rel": 2e-3, "moved_metric_abs": 1e-2, "max_moved": 2}
-
-
-def _retrain_cost(rec: dict) -> tuple:
-    """CPU cost model of retraining a run: steps x (a fixed per-step cost + one proportional to h x d_k) x m."""
-    c = rec["config"]
-    return rec["steps"] * (1 + c["n_heads"] * c["d_k"] / 64) * c["m"], rec["key"]
-
-
-def golden_sample(per_kind: int = 6, directory=None) -> list[dict]:
-    """A fixed sample of stored records to retrain: for every kind of run in the complete stores (variant and graph:
-    max / permutation, max / regular, softmax, value), the ``per_kind`` early stoppers cheapest to retrain on a CPU
-    (:func:`_retrain_cost`, then key). Early stoppers exercise sampling, training, the checks, the stopping rule and
-    the test evaluation at a fraction of a capped run's cost."""
-    if isinstance(per_kind, bool) or not isinstance(per_kind, int) or per_kind < 1:
-        raise ValueError(f"per_kind must be an integer >= 1, got {per_kind!r}")
-    kinds: dict[tuple, list] = {}
-    for man in manifests(directory):
-        if man.engine and man.complete:
-            for rec in read_evidence(man, directory).values():
-                if rec["stopped_early"]:
-                    kinds.setdefault((rec["config"]["variant"], rec["config"]["graph"]), []).append(rec)
-    out = []
-    for kind in sorted(kinds):
-        out.extend(sorted(kinds[kind], key=_retrain_cost)[:per_kind])
-    return out
-
-
-def golden_mismatches(records: list[dict], results, tolerance: dict | None = None) -> list[str]:
-    """Where retrained ``results`` (RunResult, in the order of ``records``) leave the stored ``records`` beyond
-    ``tolerance`` (default :data:`GOLDEN_TOLERANCE`); empty when the engine reproduces them."""
-    tol = {**GOLDEN_TOLERANCE, **(tolerance or {})}
-    if len(records) != len(results):
-        raise ValueError(f"records and results must have the same length, got {len(records)} and {len(results)}")
-    problems, moved = [], 0
-    for rec, res in zip(records, results):
-        c = rec["config"]
-        where = (f"{c['variant']}/{c['graph']} m={c['m']} d_model={c['d_model']} h={c['n_heads']} d_k={c['d_k']}"
-                 f" seed={rec['seed']}")
-        d_metric = abs(res.metric - rec["metric"])
-        if res.steps == rec["steps"]:
-            d_tau = abs(res.tau - rec["tau"])
-            if d_metric > tol["metric_abs"] or d_tau > tol["tau_rel"] * max(1.0, abs(rec["tau"])):
-                problems.append(f"{where}: metric {res.metric:.5f} vs stored {rec['metric']:.5f}, tau {res.tau:.5f} "
-                                f"vs {rec['tau']:.5f} at the same stop step {res.steps}")
-        elif abs(res.steps - rec["steps"]) == c["check_every"] and d_metric <= tol["moved_metric_abs"]:
-            moved += 1
-        else:
-            problems.append(f"{where}: stopped at step {res.steps}, stored {rec['steps']} (metric {res.metric:.5f} vs "
-                            f"{rec['metric']:.5f})")
-    if moved > tol["max_moved"]:
-        problems.append(f"{moved} runs stopped one check away from their stored step (at most {tol['max_moved']})")
-    return problems
+    return planned_runs(plan)

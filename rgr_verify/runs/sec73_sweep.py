@@ -47,6 +47,8 @@ __all__ = [
     "CACHE_ENV",
     "STORE_NAME",
     "EQUIVALENT_CODE_VERSIONS",
+    "planned_runs",
+    "missing_cells",
 ]
 
 CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
@@ -152,6 +154,32 @@ def _plan(preset: Sec73Preset, root_seed: int, device: str):
             cfg = {**base, "D_K": D, "h": h, "seed": s}
             plan.append((record_key(cfg, device, code), RunSpec(D, h, s), i, cfg))
     return plan
+
+
+def planned_runs(plan: str) -> dict[str, tuple[int, int, int]]:
+    """The runs a Sec. 7.3 sweep should store, named by ``plan`` = "sec73:TIER:SOURCE:DEVICE:ROOT_SEED" (e.g.
+    "sec73:full:minilm:cuda:20250926"), as {key: (D_K, h, seed index)} under the current code version. Evidence that
+    holds part of such a sweep records the plan, so its manifest counts (and ``rgr-verify evidence list`` shows) the
+    runs still missing. ValueError on a malformed plan."""
+    parts = plan.split(":") if isinstance(plan, str) else []
+    if len(parts) != 5 or parts[0] != "sec73" or not parts[4].isdigit():
+        raise ValueError(f"plan must read sec73:TIER:SOURCE:DEVICE:ROOT_SEED, got {plan!r}")
+    from .sec73_presets import sec73_preset
+
+    _, tier, source, device, seed = parts
+    check_choice("plan's device", device, ("cpu", "cuda"))
+    preset = sec73_preset(tier, source=source)
+    return {key: (spec.D_K, spec.n_heads, i) for key, spec, i, _ in _plan(preset, int(seed), device)}
+
+
+def missing_cells(plan: str, keys) -> list[tuple[int, int, int]]:
+    """(D_K, h, runs missing) of every cell of ``plan`` (:func:`planned_runs`) not fully among ``keys``."""
+    have = set(keys)
+    miss: dict[tuple[int, int], int] = {}
+    for key, (D, h, _) in planned_runs(plan).items():
+        if key not in have:
+            miss[(D, h)] = miss.get((D, h), 0) + 1
+    return [(D, h, n) for (D, h), n in miss.items()]
 
 
 def _replayable(stored: dict, plan, device: str) -> dict:

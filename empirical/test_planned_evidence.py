@@ -1,0 +1,106 @@
+# A GPU sweep committed piece by piece (Sec. 7.3 at paper scale: 112 runs, one 7-run batch per device call): the
+# manifest of a partial store names its plan and counts the plan's runs, so it says how far the sweep got; a record
+# outside the plan is refused; the fig7-* claims name the partial store in their not-run verdict, and once the store
+# is complete they are decided by replay on a CPU, below their tier, training nothing.
+import json
+
+import pytest
+
+from rgr_verify.claims.base import Status
+from rgr_verify.claims.registry import get_claim
+from rgr_verify.claims.runner import run_claim
+from rgr_verify.cli import main
+from rgr_verify.runs.evidence import add_store_evidence, manifests, verify_evidence
+from rgr_verify.runs.sec73_sweep import STORE_NAME, missing_cells, planned_runs
+from rgr_verify.runs.store import JsonlStore
+
+ROOT = 20250926
+PLAN = f"sec73:full:minilm:cuda:{ROOT}"
+
+
+def _records(keys_cells, acc=lambda D, h, i: 0.5):
+    return [{"key": k, "code": "test", "preset": "full", "source": "minilm", "source_description": "synthetic",
+             "device": "cuda", "D_K": D, "h": h, "seed": 1000 + i, "seed_index": i, "m": 6144, "ell": 16,
+             "test_acc": acc(D, h, i), "final_test_acc": acc(D, h, i), "best_val_acc": acc(D, h, i),
+             "best_step": 1000, "steps": 2000, "seconds": 1.0, "test_null_rate": 0.0}
+            for k, (D, h, i) in keys_cells]
+
+
+def test_the_plan_is_the_preset_grid():
+    plan = planned_runs(PLAN)
+    assert len(plan) == 4 * 4 * 7
+    assert {(D, h) for D, h, _ in plan.values()} == {(D, h) for D in (64, 128, 256, 512) for h in (1, 2, 4, 8)}
+    assert planned_runs(f"sec73:full:minilm:cpu:{ROOT}").keys().isdisjoint(plan)  # the device kind is keyed
+    assert planned_runs(f"sec73:full:minilm:cuda:{ROOT + 1}").keys().isdisjoint(plan)  # so is the root seed
+    first = [k for k, (D, h, _) in plan.items() if (D, h) == (64, 1)]
+    assert missing_cells(PLAN, first) == [(D, h, 7) for D in (64, 128, 256, 512) for h in (1, 2, 4, 8)][1:]
+
+
+@pytest.mark.parametrize("bad", ["", "sec73:full:minilm:cuda", "sec6:full:minilm:cuda:1", "sec73:full:minilm:tpu:1",
+                                 "sec73:huge:minilm:cuda:1", "sec73:full:minilm:cuda:x", None])
+def test_a_malformed_plan_is_refused(bad):
+    with pytest.raises(ValueError):
+        planned_runs(bad)
+
+
+def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
+    plan = planned_runs(PLAN)
+    batch = [(k, c) for k, c in plan.items() if c[:2] == (64, 1)]
+    src, ev = tmp_path / "src", tmp_path / "ev"
+    JsonlStore(src, STORE_NAME).append(_records(batch))
+    man = add_store_evidence(src, STORE_NAME, name="sec73-minilm-full", label="sec73 full", directory=ev, plan=PLAN)
+    assert (man.runs, man.preset_runs, man.complete, man.plan) == (7, 112, False, PLAN)
+    assert json.loads((ev / "sec73-minilm-full.json").read_text())["plan"] == PLAN
+    assert manifests(ev)[0] == man
+    assert [(r["ok"], r["complete"]) for r in verify_evidence(ev)] == [(True, False)]
+    # a record that is not a run of the plan is refused, nothing is written
+    JsonlStore(src, STORE_NAME).append(_records([("f" * 64, (64, 1, 0))]))
+    with pytest.raises(ValueError, match="not runs of the plan"):
+        add_store_evidence(src, STORE_NAME, name="other", label="x", directory=ev, plan=PLAN)
+    assert not (ev / "other.json").exists()
+    # without a plan the manifest keeps its earlier form
+    man2 = add_store_evidence(src, STORE_NAME, name="noplan", label="x", directory=ev)
+    assert man2.complete and "plan" not in json.loads((ev / "noplan.json").read_text())
+    # the command line: --plan, --trained-on; bad values are one line naming the option, exit 2
+    out = tmp_path / "ev2"
+    JsonlStore(tmp_path / "src2", STORE_NAME).append(_records(batch))
+    assert main(["evidence", "add", str(tmp_path / "src2"), "--store", STORE_NAME, "--preset", "sec73 full",
+                 "--name", "s", "--plan", PLAN, "--trained-on", "NVIDIA H200", "--trained-with", "2.9.0+12.8",
+                 "--evidence", str(out), "--command", "rgr-verify sec73 --tier full"]) == 0
+    assert "7 of 112 runs" in capsys.readouterr().out
+    m = manifests(out)[0]
+    assert (m.device, m.torch, m.cuda) == ("NVIDIA H200", "2.9.0", "12.8")
+    for argv, opt in [(["--plan", "sec73:x"], "--plan"), (["--trained-with", "2.9.0"], "--trained-with"),
+                      (["--trained-on", " "], "--trained-on")]:
+        assert main(["evidence", "add", str(tmp_path / "src2"), "--store", STORE_NAME, "--preset", "p",
+                     "--name", "t", "--evidence", str(out), *argv]) == 2
+        err = capsys.readouterr().err
+        assert opt in err and len(err.strip().splitlines()) == 1
+    assert main(["evidence", "add", str(tmp_path / "src2"), "--preset", "a3-regular", "--plan", PLAN,
+                 "--evidence", str(out)]) == 2
+    assert "--plan" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["s.json", "s.jsonl.gz"]
+
+
+def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, monkeypatch):
+    plan = planned_runs(PLAN)
+    claim = get_claim("fig7-accuracy-grows-with-dk")
+    src, ev = tmp_path / "src", tmp_path / "ev"
+    monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(ev))  # the Sec. 7.3 store joins the evidence of this folder
+    batch = [(k, c) for k, c in plan.items() if c[:2] == (64, 1)]
+    JsonlStore(src, STORE_NAME).append(_records(batch))
+    add_store_evidence(src, STORE_NAME, name="part", label="sec73 full", directory=ev, plan=PLAN)
+    r = run_claim(claim, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
+    assert r.verdict.status is Status.INCONCLUSIVE and r.verdict.unavailable
+    assert "part holds 7 of the 112 runs" in r.verdict.details and PLAN in r.verdict.details
+    other = run_claim(claim, tier="full", root_seed=ROOT + 1, evidence_dir=ev, results_dir=tmp_path / "res",
+                      device="cpu")
+    assert "holds" not in other.verdict.details  # drawn from another root seed: not this sweep
+    # complete: decided by replay on the CPU (accuracy grows with D_K for every h >= 2 in this synthetic store)
+    rest = [(k, c) for k, c in plan.items() if c[:2] != (64, 1)]
+    JsonlStore(src, STORE_NAME).append(_records(rest, acc=lambda D, h, i: 0.3 + D / 1000 + 0.001 * i))
+    add_store_evidence(src, STORE_NAME, name="part", label="sec73 full", directory=ev, plan=PLAN, replace=True)
+    done = run_claim(claim, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
+    assert not done.verdict.unavailable and done.verdict.status is Status.HOLDS_EMPIRICALLY, done.verdict.details
+    assert "112 runs" in done.verdict.evidence
+    assert not (tmp_path / "res").exists() or not any((tmp_path / "res").rglob("*.jsonl"))  # nothing trained
