@@ -107,8 +107,8 @@ class BatchTrainer:
             self._device_chunk(self._chunk_inputs(Xc, y, A, negB))
             return
         if b.c0.variant == "max":
-            for t in range(Xc.shape[1]):
-                grad = grad_max_step(b, self.buffers, Xc[:, t], A[:, t], negB[:, t])
+            for x, a, nb in zip(Xc.unbind(1), A.unbind(1), negB.unbind(1)):  # the step's views, made at once
+                grad = grad_max_step(b, self.buffers, x, a, nb)
                 self.step += 1
                 self.optimiser.step(b.theta, grad, self.step)
             return

@@ -31,6 +31,9 @@ class GradBuffers:
     grad: torch.Tensor
     gtau: torch.Tensor
     one: torch.Tensor
+    # (theta, W [R, d, 2 H d_k] and tau [R, 1, 1] views of theta, the same views of grad, grad's tau column):
+    # the views :func:`grad_max_step` reads every step, made once per theta (views only, no storage)
+    views: tuple | None = None
 
     @classmethod
     def like(cls, theta: torch.Tensor) -> "GradBuffers":
@@ -39,6 +42,16 @@ class GradBuffers:
             raise ValueError(f"theta must be a [R, P] tensor, got {getattr(theta, 'shape', type(theta).__name__)}")
         return cls(torch.empty_like(theta), theta.new_empty(theta.shape[0]),
                    torch.ones((), device=theta.device, dtype=theta.dtype))
+
+    def views_of(self, b: "Batch") -> tuple:
+        """(W, tau, grad W, grad tau) views of ``b.theta`` and ``self.grad``: W ``[R, d, 2 H d_k]``, tau
+        ``[R, 1, 1]``, grad tau ``[R]`` (made on the first call for this theta)."""
+        theta = b.theta
+        if self.views is None or self.views[0] is not theta:
+            R, n = theta.shape[0], b.d * 2 * b.H * b.dk
+            self.views = (theta, theta[:, :-1].view(R, b.d, n // b.d), theta[:, -1].view(R, 1, 1),
+                          self.grad[:, :-1].view(R, b.d, n // b.d), self.grad[:, -1])
+        return self.views[1:]
 
 
 def qk(b: "Batch", Xc: torch.Tensor):
@@ -89,11 +102,18 @@ def logistic_coefs(b: "Batch", y: torch.Tensor, n_contexts: int | None = None
     """(A, -B) with dL/dS_agg = sigmoid(z) A - B for contexts with labels ``y [R, n, ell, ell]`` when the
     loss averages over ``n_contexts`` contexts (default n): A = alpha (1 - y + y w_+) / (ell^2 n_contexts),
     B = alpha y w_+ / (ell^2 n_contexts)."""
-    yf = y.to(b.dtype)
     ell, nb = y.shape[-1], n_contexts or y.shape[1]
     scale = b.c0.alpha / (ell * ell * nb)
-    yw = yf * pos_weight(b, yf)[..., None, None]
-    return (1 - yf + yw) * scale, yw * (-scale)
+    # A label is 0 or 1, so each coefficient takes one of two values per context: those values are computed by the
+    # formulas' very operations (y w_+ as yf * w, then 1 - yf + y w_+, then the scalings), on yf = 0 and 1 only,
+    # and placed by the labels; elementwise, so every entry is bitwise what the formulas give on the full tensor.
+    yf = (y.to(b.dtype) if b.c0.pos_weight_mode != "ell-1"  # ell - 1 reads only the shape: no copy
+          else torch.zeros((), device=b.device, dtype=b.dtype).expand(y.shape))
+    two = torch.arange(2, device=b.device, dtype=b.dtype)  # the two label values, 0 and 1 (made on the device)
+    yw = two * pos_weight(b, yf)[..., None]  # [R, n, 2]
+    A, negB = (1 - two + yw) * scale, yw * (-scale)
+    return (torch.where(y, A[..., 1, None, None], A[..., 0, None, None]),
+            torch.where(y, negB[..., 1, None, None], negB[..., 0, None, None]))
 
 
 def grads(b: "Batch", bufs: GradBuffers, Xc: torch.Tensor, y: torch.Tensor, *, with_loss: bool = True, coef=None
@@ -160,11 +180,16 @@ def grad_max_step(b: "Batch", bufs: GradBuffers, Xc: torch.Tensor, A: torch.Tens
                   ) -> torch.Tensor:
     """:func:`grads` for the max variant and one context per run (``Xc [R, ell, d]``, coefficients
     ``[R, ell, ell]``), without the loss: the same formulas with 3-D bmm and head-major copies made once.
-    Returns ``bufs.grad``."""
+    Returns ``bufs.grad``.
+
+    Bitwise the arithmetic of :func:`grads` in the same order; only the bookkeeping is cheaper: the views of theta
+    and grad are made once per theta (:meth:`GradBuffers.views_of`), the max's mask heaviside(Sh - S) (1 where
+    Sh - S >= 0 or = 0, 0 where < 0 or NaN) is the same 0/1 values as ``ge_(0)`` (a vectorised kernel; heaviside's
+    is not), and -sum(g) is written into grad's tau column directly."""
     R, ell, d = Xc.shape
     H, dk = b.H, b.dk
-    grad = bufs.grad
-    QK = torch.bmm(Xc, b.theta[:, :-1].view(R, d, 2 * H * dk)).view(R, ell, 2, H, dk)
+    W, tau, gW, gtau = bufs.views_of(b)
+    QK = torch.bmm(Xc, W).view(R, ell, 2, H, dk)
     # Head-major copies: Q [R H, ell, dk] and K^T [R H, dk, ell] (contiguous operands keep bmm on its fast path).
     Q = QK[:, :, 0].transpose(1, 2).reshape(R * H, ell, dk)
     KT = QK[:, :, 1].permute(0, 2, 3, 1).reshape(R * H, dk, ell)
@@ -176,16 +201,15 @@ def grad_max_step(b: "Batch", bufs: GradBuffers, Xc: torch.Tensor, A: torch.Tens
         if not b.uniform_heads:
             Sh = Sh.masked_fill(~b.headmask[:, :, None, None], float("-inf"))
         S = Sh.amax(1)  # [R, ell, ell]
-    g = torch.addcmul(negB, torch.sigmoid((S - b.tau[:, None, None]).mul_(b.c0.alpha)), A)
+    g = torch.addcmul(negB, torch.sigmoid((S - tau).mul_(b.c0.alpha)), A)
     if H == 1:
         dS = g
     else:  # the gradient goes to the head(s) attaining the max: g [Sh == S], as g * (Sh - S >= 0)
-        dS = torch.sub(Sh, S[:, None])
-        dS = torch.heaviside(dS, bufs.one, out=dS).mul_(g[:, None]).view(R * H, ell, ell)
+        dS = torch.sub(Sh, S[:, None]).ge_(0).mul_(g[:, None]).view(R * H, ell, ell)
     dQ = torch.bmm(dS, KT.transpose(1, 2)).view(R, H, ell, dk)
     dK = torch.bmm(dS.transpose(1, 2), Q).view(R, H, ell, dk)
     dQK = torch.stack((dQ, dK), dim=1).permute(0, 3, 1, 2, 4).reshape(R, ell, 2 * H * dk)
-    grad[:, :-1].view(R, d, 2 * H * dk).copy_(torch.bmm(Xc.transpose(1, 2), dQK))
-    torch.sum(g, (1, 2), out=bufs.gtau).neg_()
-    grad[:, -1] = bufs.gtau
-    return grad
+    gW.copy_(torch.bmm(Xc.transpose(1, 2), dQK))
+    torch.sum(g, (1, 2), out=bufs.gtau)
+    torch.neg(bufs.gtau, out=gtau)
+    return bufs.grad

@@ -109,29 +109,43 @@ def draw_uniforms(gens: Sequence[np.random.Generator], n: int, m: int, ell: int,
     return u_set, u_bern, u_order, u_slot, u_tgt
 
 
-def ordered_subset(u: torch.Tensor, m) -> torch.Tensor:
+def ordered_subset(u: torch.Tensor, m, *, dtype: torch.dtype = torch.long) -> torch.Tensor:
     """A uniformly random ordered ell-subset of {0..m-1} from ``u [..., ell]`` uniforms (``m`` an int, or a
-    per-run long tensor ``[R]`` when ``u`` is ``[R, n, ell]``).
+    per-run integer tensor ``[R]`` when ``u`` is ``[R, n, ell]``), as integers of ``dtype`` (long, or int32 when
+    m fits: the same values).
 
-    Draw i picks the floor(u_i (m - i))-th (0-based) vertex not chosen yet: starting from that rank, step over the
-    already chosen vertices in increasing order. Exact, and it needs ell uniforms instead of m.
+    Draw i picks the floor(u_i (m - i))-th (0-based) vertex not chosen yet, k say. With the vertices chosen so far
+    sorted, c_0 < c_1 < ..., that vertex is k + #{j : c_j - j <= k}: the c_j below it are exactly those with fewer
+    than k + 1 unchosen vertices below them (c_j - j of them). Exact, and it needs ell uniforms instead of m.
     """
     ell = u.shape[-1]
     if not isinstance(m, torch.Tensor):
         check_int("m", m, min_value=ell)
-    picks: list[torch.Tensor] = []
-    chosen = u.new_empty(u.shape[:-1] + (0,), dtype=torch.long)  # sorted ascending
+    if dtype not in (torch.long, torch.int32):
+        raise ValueError(f"dtype must be torch.long or torch.int32, got {dtype}")
     if isinstance(m, torch.Tensor):
-        m = m.reshape(-1, *([1] * (u.ndim - 2)))  # [R, 1] against u[..., i] of shape [R, n]
+        m = m.to(dtype).reshape(-1, *([1] * (u.ndim - 2)))  # [R, 1] against u[..., i] of shape [R, n]
+    offs = torch.arange(ell, device=u.device, dtype=dtype)
+    out = torch.empty(u.shape, dtype=dtype, device=u.device)
+    shifted = None  # c_j - j of the vertices chosen so far, sorted ascending (c_j - j is nondecreasing)
     for i in range(ell):
         limit = m - i
-        x = (u[..., i] * limit).long()
-        x = torch.minimum(x, limit - 1) if isinstance(limit, torch.Tensor) else x.clamp_max(limit - 1)
-        for j in range(i):
-            x = x + (chosen[..., j] <= x).long()
-        picks.append(x)
-        chosen = torch.sort(torch.cat((chosen, x[..., None]), dim=-1), dim=-1).values
-    return torch.stack(picks, dim=-1)
+        x = (u[..., i] * limit).to(dtype)  # the rank k, as u * (m - i) truncated
+        x = torch.minimum(x, limit - 1) if isinstance(limit, torch.Tensor) else x.clamp_max_(limit - 1)
+        if i == 0:
+            shifted = x[..., None].clone()
+        else:
+            below = shifted <= x[..., None]  # [..., i]: c_j below the pick
+            p = below.sum(-1, dtype=dtype)  # how many, = the pick's position among the sorted chosen
+            x.add_(p)
+            above = below.logical_not()
+            grown = torch.empty(shifted.shape[:-1] + (i + 1,), dtype=dtype, device=u.device)
+            # c_j above the pick move up one place (so c_j - j drops by one); the pick goes to place p
+            grown.scatter_(-1, (offs[:i] + above).long().expand_as(shifted), shifted - above.to(dtype))
+            grown.scatter_(-1, p.long()[..., None], (x - p)[..., None])
+            shifted = grown
+        out[..., i] = x
+    return out
 
 
 def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u_tgt, *, rho: float,
@@ -144,7 +158,8 @@ def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u
     current context, a uniformly random position holding a vertex other than i receives a uniformly random
     out-neighbour of i. This is the distribution of :func:`rgr_verify.contexts.sample_contexts`. ``protected``:
     step 3 read with the positions of U's vertices (and of each target placed) never overwritten, as long as another
-    position is free (``sample_contexts(..., reading="protected")``).
+    position is free (``sample_contexts(..., reading="protected")``). Vertices are int32 while sampling when the
+    tables allow (the same integers as long, less memory traffic); the result is long.
 
     Args:
         nbrs: ``[R, m, r]`` out-neighbour tables (long).
@@ -155,39 +170,41 @@ def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u
     """
     R, n, ell = u_set.shape
     r = nbrs.shape[-1]
-    ctx = ordered_subset(u_set, nbrs.shape[-2] if m is None else m)  # [R, n, ell]
+    dt = torch.int32 if nbrs.shape[-2] * r < 2**31 - 1 else torch.long
+    ctx = ordered_subset(u_set, nbrs.shape[-2] if m is None else m, dtype=dt)  # [R, n, ell]
     perm = torch.argsort(u_order, dim=-1)
     chosen = torch.gather(ctx, -1, perm)  # U candidates in processing order
     active = u_bern < rho  # [R, n, ell]
     # protected reading: the positions of U's vertices (slot t processes the vertex at position perm[t])
     keep = torch.zeros_like(active).scatter(-1, perm, active) if protected else None
-    tgt_idx = (u_tgt * r).long().clamp_max(r - 1)  # [R, n, ell]
-    flat = nbrs.reshape(R, -1)  # [R, m r]: vertex i's out-neighbours at i r ... i r + r - 1
-    offs = torch.arange(r, device=ctx.device)
+    tgt_idx = (u_tgt * r).long().clamp_max(r - 1) if r > 1 else None  # [R, n, ell]; r = 1: always 0
+    flat = nbrs.reshape(R, -1).to(dt)  # [R, m r]: vertex i's out-neighbours at i r ... i r + r - 1
+    offs = torch.arange(r, device=ctx.device, dtype=dt)
     for t in range(ell):
         i = chosen[..., t]  # [R, n]
         if r == 1:
-            nb = torch.gather(flat, 1, i)[..., None]  # [R, n, 1]
+            nb = torch.gather(flat, 1, i.long())[..., None]  # [R, n, 1]
             present = (ctx == nb).any(-1)  # [R, n]
+            target = nb  # its only out-neighbour
         else:
-            nb = torch.gather(flat, 1, (i[..., None] * r + offs).reshape(R, -1)).view(R, n, r)  # [R, n, r]
+            nb = torch.gather(flat, 1, (i[..., None] * r + offs).reshape(R, -1).long()).view(R, n, r)  # [R, n, r]
             present = (nb[..., :, None] == ctx[..., None, :]).any(-1).any(-1)  # [R, n]
+            target = torch.gather(nb, -1, tgt_idx[..., t:t + 1])  # [R, n, 1]
         need = active[..., t] & ~present
         allowed = ctx != i[..., None]  # positions holding a vertex other than i
         if protected:
             free = allowed & ~keep
             allowed = torch.where(free.any(-1, keepdim=True), free, allowed)  # protected ones only when none is free
-        cs = allowed.cumsum(-1)
+        cs = allowed.cumsum(-1, dtype=dt)
         n_allowed = cs[..., -1]  # [R, n]
-        k = torch.minimum((u_slot[..., t] * n_allowed).long(), n_allowed - 1)  # uniform rank among them
+        k = torch.minimum((u_slot[..., t] * n_allowed).to(dt), n_allowed - 1)  # uniform rank among them
         # The (k+1)-th allowed position: the first where the running count reaches k + 1.
         slot = (cs <= k[..., None]).sum(-1, keepdim=True)  # [R, n, 1]
-        target = torch.gather(nb, -1, tgt_idx[..., t:t + 1])  # [R, n, 1]
         new = torch.where(need[..., None], target, torch.gather(ctx, -1, slot))
-        ctx = ctx.scatter(-1, slot, new)
+        ctx.scatter_(-1, slot, new)  # ctx is this call's own tensor
         if protected:
-            keep = keep.scatter(-1, slot, torch.gather(keep, -1, slot) | need[..., None])
-    return ctx
+            keep.scatter_(-1, slot, torch.gather(keep, -1, slot) | need[..., None])
+    return ctx.long()
 
 
 def sample_contexts_torch(nbrs: np.ndarray, n: int, ell: int, rho: float, *, rng: np.random.Generator,
@@ -211,6 +228,8 @@ def labels_torch(nbrs: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
     R = ctx.shape[0]
     runs = torch.arange(R, device=ctx.device).reshape(R, *([1] * (ctx.ndim - 1)))
     out = nbrs[runs, ctx]  # [R, n, ell, r]
+    if out.shape[-1] == 1:  # one out-neighbour: the any() over it is the comparison itself
+        return out[..., :, None, 0] == ctx[..., None, :]
     return (out[..., :, None, :] == ctx[..., None, :, None]).any(-1)
 
 
