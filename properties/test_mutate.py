@@ -115,6 +115,8 @@ def test_json_has_the_issue_keys_and_is_serialisable():
     assert {"by_claim", "excluded"} <= set(doc) and doc["without_expects"] == 1
     assert doc["score"] == pytest.approx(5 / 7) and doc["mutants"] == 7 and doc["killed"] == 5
     assert [r["claim"] for r in doc["by_claim"]] == ["syn-sensitive", "syn-insensitive"]
+    parts = doc["by_baseline"]  # the score's parts by the baseline's status add up to it
+    assert sum(p["killed"] for p in parts.values()) == 5 and sum(p["mutants"] for p in parts.values()) == 7
     assert {KILLED, SURVIVED, EXCLUDED} == {"killed", "survived", "excluded"}
 
 
@@ -181,3 +183,112 @@ def test_cli_bad_usage_is_one_line_exit_2(argv, message, capsys, monkeypatch):
 def test_cli_unknown_pattern_exits_2(capsys):
     assert main(["mutate", "--only", "no-such-claim-xyz"]) == 2
     assert "no-such-claim-xyz" in capsys.readouterr().err
+
+
+# ---- one-sided bounds (Stated.bound): only the side a correct check can tell from the stated value runs ----------
+
+MEASURED_RATE = 2.5  # a measured failure probability ~ m^-2.5; the claim: "at most m^-{rate}"
+
+
+def _rate_check(ctx):  # correct and decisive: "P(fail) <= m^-rate" holds iff the measured decay is at least rate
+    return _status(MEASURED_RATE >= ctx.expect("rate"))
+
+
+def _budget_check(ctx):  # "D_K <= {budget} suffices": a measured minimal budget of 48 against the stated bound
+    return _status(48 <= ctx.expect("budget"))
+
+
+def _ignores_bound(ctx):  # can fail (a literal bar), but never reads the stated value decisively
+    ctx.expect("budget")
+    return _status(48 <= 64)
+
+
+def _inconclusive_bound(ctx):  # a confidence interval (40, 80) for the minimal budget: decided only outside it
+    b = ctx.expect("budget")
+    return Verdict(Status.VERIFIED if b >= 80 else Status.REFUTED if b < 40 else Status.INCONCLUSIVE)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(bound="above"), "bound must be"), (dict(bound="upper", kind="relation", value="<="), "relation"),
+    (dict(bound="lower", kind="table", value={"a": -1, "b": 2}), "one sign"), (dict(bound=None), "bound must be"),
+])
+def test_bound_is_validated(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Stated(**{"value": 2, **kwargs})
+
+
+def test_bound_allowed_on_numbers_and_one_signed_tables():
+    assert Stated(2, "value", bound="upper").bound == "upper"
+    assert Stated(3, "exponent", bound="lower").side(4) == "stricter"
+    assert Stated(0.5, "constant", bound="upper").side(0.25) == "stricter"
+    assert Stated({"a": -1, "b": -2}, "table", bound="upper").side({"a": -2, "b": -4}) == "stricter"
+    assert Stated({"a": 0, "b": 2}, "table", bound="lower").side({"a": 0, "b": 4}) == "stricter"
+    assert Stated(2).side(4) == "" and Stated(2, bound="upper").side(2) == ""
+
+
+def test_upper_and_lower_plans_before_and_after_the_baseline():
+    claim = _claim("syn-bounds", _budget_check, {"budget": Stated(64, "value", bound="upper"),
+                                                 "rate": Stated(3, "exponent", bound="lower"), "C": 64})
+    assert [m.op for m in mutants(claim)] == ["*2", "/2", "+1", "-1", "*2", "/2"]  # baseline not known: both sides
+    assert not_mutated(claim) == []
+    passed = {m.id: m.mutated for m in mutants(claim, Status.VERIFIED)}
+    assert passed == {"syn-bounds:budget/2": 32, "syn-bounds:rate+1": 4, "syn-bounds:C*2": 128, "syn-bounds:C/2": 32}
+    why = dict(not_mutated(claim, Status.HOLDS_EMPIRICALLY))
+    assert set(why) == {"budget", "rate"}
+    assert why["budget"].startswith("upper bound 64: *2 (128) is weaker: implied by the stated value")
+    assert "no correct check can tell it apart" in why["budget"]
+    assert why["rate"].startswith("lower bound 3: -1 (2) is weaker")
+    failed = {m.id for m in mutants(claim, Status.CONTRADICTED_EMPIRICALLY)}
+    assert failed == {"syn-bounds:budget*2", "syn-bounds:rate-1", "syn-bounds:C*2", "syn-bounds:C/2"}
+    why = dict(not_mutated(claim, Status.REFUTED))
+    assert why["budget"].startswith("upper bound 64: /2 (32) is stricter: it implies the stated value, which the "
+                                    "baseline fails (refuted)")
+    assert len(mutants(claim, Status.INCONCLUSIVE)) == 6 and not_mutated(claim, Status.INCONCLUSIVE) == []
+    with pytest.raises(ValueError, match="baseline"):
+        mutants(claim, "verified")
+
+
+def test_negative_values_decide_the_side_by_the_numbers():
+    claim = _claim("syn-negative", _insensitive, {"up": Stated(-2, "constant", bound="upper"),
+                                                  "low": Stated(-2.0, "value", bound="lower"),
+                                                  "e": Stated(-1, "exponent", bound="upper")})
+    got = {(m.name, m.op): m.mutated for m in mutants(claim, Status.VERIFIED)}
+    assert got == {("up", "*2"): -4, ("low", "/2"): -1.0, ("e", "-1"): -2}  # the smaller, the larger, the smaller
+    why = dict(not_mutated(claim, Status.VERIFIED))
+    assert why["up"].startswith("upper bound -2: /2 (-1) is weaker")
+    assert why["low"].startswith("lower bound -2: *2 (-4) is weaker")
+    assert {(m.name, m.op) for m in mutants(claim, Status.REFUTED)} == {("up", "/2"), ("low", "*2"), ("e", "+1")}
+
+
+def test_run_mutation_picks_the_side_from_the_baseline():
+    holds = _claim("syn-holds", _budget_check, {"budget": Stated(64, "value", bound="upper")})  # 48 <= 64
+    fails = _claim("syn-fails", _budget_check, {"budget": Stated(32, "value", bound="upper")})  # 48 > 32
+    rate = _claim("syn-rate", _rate_check, {"rate": Stated(2, "exponent", bound="lower")})  # 2.5 >= 2
+    wide = _claim("syn-wide", _inconclusive_bound, {"budget": Stated(64, "value", bound="upper")})
+    res = run_mutation([holds, fails, rate, wide], jobs=1, device="cpu")
+    rows = {r.claim_id: r for r in res.rows}
+    assert rows["syn-holds"].baseline is Status.VERIFIED and [m.op for m in rows["syn-holds"].planned] == ["/2"]
+    assert rows["syn-holds"].killed == 1  # 48 > 32
+    assert rows["syn-fails"].baseline is Status.REFUTED and [m.op for m in rows["syn-fails"].planned] == ["*2"]
+    assert rows["syn-fails"].killed == 1  # 48 <= 64: the weaker statement holds, the verdict changes
+    assert [m.op for m in rows["syn-rate"].planned] == ["+1"] and rows["syn-rate"].killed == 1
+    assert rows["syn-wide"].baseline is Status.INCONCLUSIVE and rows["syn-wide"].killed == 2  # both sides decide
+    assert (res.killed, res.mutants) == (5, 5)
+    stated = {e["id"]: e["reason"] for e in res.excluded if e["what"] == "stated"}
+    assert set(stated) == {"syn-holds:budget", "syn-fails:budget", "syn-rate:rate"}
+    assert "which the baseline fails (refuted)" in stated["syn-fails:budget"]
+
+
+def test_a_check_that_ignores_a_bound_keeps_its_stricter_mutant_as_a_survivor():
+    claim = _claim("syn-ignores", _ignores_bound, {"budget": Stated(64, "value", bound="upper")})
+    res = run_mutation([claim], jobs=1, device="cpu")
+    row = res.rows[0]
+    assert row.baseline is Status.VERIFIED and [m.op for m in row.planned] == ["/2"]
+    assert (res.killed, res.mutants) == (0, 1) and res.score == 0
+    assert [s["id"] for s in res.survivors] == ["syn-ignores:budget/2"]
+
+
+def test_a_skipped_claim_plans_both_sides_of_a_bound():
+    claim = _claim("syn-bound-broken", _broken, {"budget": Stated(64, "value", bound="upper")})
+    row = run_mutation([claim], jobs=1, device="cpu").rows[0]
+    assert row.skipped.startswith("baseline check errors") and [m.op for m in row.planned] == ["*2", "/2"]

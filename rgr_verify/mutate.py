@@ -8,6 +8,14 @@ them with ``ctx.expect(name)``. :func:`mutants` derives wrong values from each o
 - value / constant: x2 and x1/2 (an int stays an int when the result is integral); exponent: +1 and -1;
   relation: the opposite direction (``<=`` <-> ``>=``, ``<`` <-> ``>``); ``==`` has no opposite direction and gives
   no mutant, nor does a value whose x2 and x1/2 equal it (0): both are listed as *not mutated*;
+- a one-sided bound (``Stated.bound`` "upper": a smaller value is the stricter statement; "lower": a larger one)
+  runs the side of its two mutants that a correct check can tell from the stated value, decided on the numbers
+  (x2 of a negative value is smaller) once the baseline is known: a baseline that passes (verified,
+  holds-empirically) runs the stricter mutant only, since the weaker one is implied by the stated value and a
+  correct check passes it too; a baseline that fails (refuted, contradicted-empirically) runs the weaker mutant
+  only, since the stricter one implies the stated value and fails too; an inconclusive baseline runs both (either
+  side may decide). The side left out is listed as *not mutated* with that reason. A check that ignores the value
+  keeps its informative mutant as a survivor: the rule never drops a mutant that a correct check could kill;
 - a mutant is **killed** when its verdict's status differs from the baseline's, and **survives** when it is the same;
 - a mutant whose check breaks (status ``error``) or cannot run here (``Verdict.unavailable``) is **excluded**: it
   counts neither as killed nor in the denominator; a claim whose baseline breaks or cannot run is skipped with its
@@ -21,14 +29,14 @@ A verdict depends only on the root seed, the claim id and the stated values, nev
 from __future__ import annotations
 
 import math
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ._checks import check_choice, check_int
 from .claims.base import DEFAULT_SEED, TIERS, Claim, Status, Verdict, jsonable
-from .claims.runner import run_claim
+from .claims.stated import STRICTER, WEAKER, shown_value
+from .mutate_runner import TaskRunner
 
 __all__ = ["Mutant", "MutantOutcome", "ClaimMutation", "MutationResult", "mutants", "not_mutated", "run_mutation",
            "KILLED", "SURVIVED", "EXCLUDED", "EXCLUSION_RULE"]
@@ -77,9 +85,28 @@ def _scaled(value, factor: float):
     return float(out)
 
 
-def _plan(claim: Claim) -> tuple[list[Mutant], list[tuple[str, str]]]:
+_PASSING = (Status.VERIFIED, Status.HOLDS_EMPIRICALLY)
+_FAILING = (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY)
+
+
+def _side_reason(stated, op: str, new, baseline: Status | None) -> str:
+    """Why a mutant of a one-sided bound is not run against ``baseline`` ("" when it is run)."""
+    side = stated.side(new)
+    head = f"{stated.bound} bound {shown_value(stated.value)}: {op} ({shown_value(new)}) is {side}"
+    if side == WEAKER and baseline in _PASSING:
+        return (f"{head}: implied by the stated value, which the baseline passes ({baseline.value}): a correct "
+                "check passes it too, so no correct check can tell it apart")
+    if side == STRICTER and baseline in _FAILING:
+        return (f"{head}: it implies the stated value, which the baseline fails ({baseline.value}): a correct "
+                "check fails it too, so no correct check can tell it apart")
+    return ""
+
+
+def _plan(claim: Claim, baseline: Status | None = None) -> tuple[list[Mutant], list[tuple[str, str]]]:
     if not isinstance(claim, Claim):
         raise ValueError(f"claim must be a Claim, got {type(claim).__name__}")
+    if baseline is not None and not isinstance(baseline, Status):
+        raise ValueError(f"baseline must be a Status or None, got {baseline!r}")
     made: list[Mutant] = []
     skipped: list[tuple[str, str]] = []
     for name, stated in claim.expects.items():
@@ -87,46 +114,50 @@ def _plan(claim: Claim) -> tuple[list[Mutant], list[tuple[str, str]]]:
         if getattr(stated, "unmutated", ""):
             skipped.append((name, f"declared, not mutated: {stated.unmutated}"))
             continue
-        if kind == "table":
-            for op, factor in (("*2", 2), ("/2", 0.5)):
-                made.append(Mutant(claim.id, name, kind, dict(value),
-                                   {k: _scaled(v, factor) for k, v in value.items()}, op))
-            continue
         if kind == "relation":
             if value not in _FLIP:
                 skipped.append((name, f"relation {value!r} has no opposite direction"))
             else:
                 made.append(Mutant(claim.id, name, kind, value, _FLIP[value], "~flip"))
             continue
-        if kind == "exponent":
+        if kind == "table":
+            candidates = [(op, {k: _scaled(v, f) for k, v in value.items()}) for op, f in (("*2", 2), ("/2", 0.5))]
+        elif kind == "exponent":
             candidates = [("+1", value + 1), ("-1", value - 1)]
         else:  # value, constant
             candidates = [("*2", _scaled(value, 2)), ("/2", _scaled(value, 0.5))]
         dropped = []
         for op, new in candidates:
-            if math.isfinite(new) and new != value:
-                made.append(Mutant(claim.id, name, kind, value, new, op))
-            else:
+            if kind != "table" and not (math.isfinite(new) and new != value):
                 dropped.append(op)
+            elif why := _side_reason(stated, op, new, baseline):
+                skipped.append((name, why))
+            else:
+                made.append(Mutant(claim.id, name, kind, value if kind != "table" else dict(value), new, op))
         if dropped:
             skipped.append((name, f"{kind} {value!r}: {', '.join(dropped)} would equal it or not be finite"))
     return made, skipped
 
 
-def mutants(claim: Claim) -> list[Mutant]:
+def mutants(claim: Claim, baseline: Status | None = None) -> list[Mutant]:
     """The mutants of ``claim``'s stated values, in the order of ``claim.expects`` (empty without ``expects``).
 
     value / constant: x2 then x1/2 (an int stays an int when the result is integral); exponent: +1 then -1;
     relation: the opposite direction; table: every entry x2, then every entry x1/2. A value declared
     ``unmutated`` (with its reason) gives none. ``==`` and a value equal to its own mutants (0) give none
-    (see :func:`not_mutated`). ValueError if ``claim`` is not a :class:`~rgr_verify.claims.base.Claim`.
+    (see :func:`not_mutated`). A one-sided bound (``Stated.bound``) gives, when ``baseline`` (the claim's status
+    at its stated values) passes (verified, holds-empirically), only its stricter mutant; when it fails (refuted,
+    contradicted-empirically), only its weaker one; otherwise (inconclusive, or None: not known yet) both.
+    ValueError if ``claim`` is not a :class:`~rgr_verify.claims.base.Claim` or ``baseline`` not a Status or None.
     """
-    return _plan(claim)[0]
+    return _plan(claim, baseline)[0]
 
 
-def not_mutated(claim: Claim) -> list[tuple[str, str]]:
-    """The stated values of ``claim`` that give fewer mutants than their kind promises, as (name, reason)."""
-    return _plan(claim)[1]
+def not_mutated(claim: Claim, baseline: Status | None = None) -> list[tuple[str, str]]:
+    """The stated values of ``claim`` that give fewer mutants than their kind promises, as (name, reason): declared
+    ``unmutated``, ``==``, a value equal to its mutants, and the side of a one-sided bound that ``baseline`` decides
+    (see :func:`mutants`)."""
+    return _plan(claim, baseline)[1]
 
 
 @dataclass(frozen=True)
@@ -158,8 +189,10 @@ class ClaimMutation:
         skipped: why the claim's mutants did not run (baseline errors or cannot run here, no mutant); empty
             when they ran.
         outcomes: one :class:`MutantOutcome` per mutant that ran, in :func:`mutants` order.
-        planned: every mutant of the claim (those of a skipped claim included).
-        not_mutated: (name, reason) of stated values that gave fewer mutants than their kind promises.
+        planned: every mutant of the claim that ran, or, for a skipped claim, that would have run (a one-sided
+            bound's both sides: its baseline decided none).
+        not_mutated: (name, reason) of stated values that gave fewer mutants than their kind promises (a one-sided
+            bound's side that its baseline leaves out included).
         seconds: wall time of the baseline and every mutant.
     """
 
@@ -234,6 +267,19 @@ class MutationResult:
         """killed / mutants, None when no mutant counts."""
         return self.killed / self.mutants if self.mutants else None
 
+    def by_baseline(self) -> dict[str, tuple[int, int]]:
+        """(killed, counted) by the status of the claims' baselines, in :class:`Status` order: the score's parts. A
+        claim inconclusive at the paper's value has no decision to flip, so its mutants are killed only when a wrong
+        value makes the check decisive; the headline score counts them all the same."""
+        out: dict[str, list[int]] = {}
+        for r in self.rows:
+            if r.baseline is not None and r.counted:
+                k = out.setdefault(r.baseline.value, [0, 0])
+                k[0] += r.killed
+                k[1] += r.counted
+        order = [s.value for s in Status]
+        return {b: (out[b][0], out[b][1]) for b in sorted(out, key=order.index)}
+
     @property
     def survivors(self) -> list[dict]:
         """Each surviving mutant: its record (:meth:`Mutant.to_dict`) with the claim's ``baseline`` status."""
@@ -261,7 +307,8 @@ class MutationResult:
         return {"score": self.score, "mutants": self.mutants, "killed": self.killed, "survivors": self.survivors,
                 "by_claim": [r.to_dict() for r in self.rows], "excluded": self.excluded, "claims": len(self.rows),
                 "without_expects": len(self.without_expects), "tier": self.tier, "root_seed": self.root_seed,
-                "rule": EXCLUSION_RULE}
+                "rule": EXCLUSION_RULE,
+                "by_baseline": {b: {"killed": k, "mutants": n} for b, (k, n) in self.by_baseline().items()}}
 
 
 def _first_line(text: str) -> str:
@@ -274,75 +321,6 @@ def _why_not_counted(verdict: Verdict) -> str:
     if verdict.unavailable:
         return f"not run here: {_first_line(verdict.unavailable)}"
     return ""
-
-
-# ---- running: one process, or a spawned pool like runner.run_claims_parallel --------------------------------------
-
-def _claim_ref(claim: Claim) -> bytes | str:
-    """What a worker needs to rebuild the claim: the pickled claim, or its registry id when it cannot be pickled
-    (a check defined in a function)."""
-    try:
-        return pickle.dumps(claim)
-    except Exception:
-        from .claims.registry import all_claims
-
-        if any(c is claim for c in all_claims()):  # the worker finds this very claim in its registry
-            return claim.id
-        raise ValueError(f"claims: {claim.id} is neither registered nor picklable, so it cannot run with jobs > 1 "
-                         "(use jobs=1)") from None
-
-
-def _run_ref(ref: bytes | str, expects: dict | None, kwargs: dict) -> tuple[Verdict, float]:
-    if isinstance(ref, bytes):
-        claim = pickle.loads(ref)
-    else:
-        from .claims.registry import get_claim
-
-        claim = get_claim(ref)
-    res = run_claim(claim, expects=expects, **kwargs)
-    return res.verdict, res.seconds
-
-
-class _Runner:
-    """Runs (claim, expects) tasks in this process or in a pool of spawned workers, results in task order."""
-
-    def __init__(self, jobs: int, kwargs: dict):
-        self.jobs, self.kwargs, self.pool, self.refs = jobs, kwargs, None, {}
-
-    def __enter__(self):
-        if self.jobs > 1:
-            from .claims.runner import spawn_pool
-
-            self.pool = spawn_pool(self.jobs)
-        return self
-
-    def __exit__(self, *exc):
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-
-    def run(self, tasks: list[tuple[Claim, dict | None]],
-            done: Callable[[int, tuple[Verdict, float]], None]) -> list[tuple[Verdict, float]]:
-        """Run the tasks; ``done(i, (verdict, seconds))`` as task ``i`` finishes. Results in task order."""
-        if self.pool is None:
-            out = []
-            for i, (claim, expects) in enumerate(tasks):
-                res = run_claim(claim, expects=expects, **self.kwargs)
-                out.append((res.verdict, res.seconds))
-                done(i, out[-1])
-            return out
-        from concurrent.futures import as_completed
-
-        for claim, _ in tasks:  # every claim checked before any work starts
-            if claim.id not in self.refs:
-                self.refs[claim.id] = _claim_ref(claim)
-        futures = {self.pool.submit(_run_ref, self.refs[claim.id], expects, self.kwargs): i
-                   for i, (claim, expects) in enumerate(tasks)}
-        results: dict[int, tuple[Verdict, float]] = {}
-        for fut in as_completed(futures):
-            i = futures[fut]
-            results[i] = fut.result()
-            done(i, results[i])
-        return [results[i] for i in range(len(tasks))]
 
 
 def run_mutation(
@@ -425,7 +403,7 @@ def run_mutation(
 
     def row(claim: Claim) -> ClaimMutation:
         planned, unmutated = plans[claim.id]
-        if not planned:
+        if not planned and claim.id not in base:
             return ClaimMutation(claim.id, None, "no mutant: " + "; ".join(r for _, r in unmutated), (), (),
                                  tuple(unmutated), 0.0)
         verdict, seconds = base[claim.id]
@@ -445,10 +423,13 @@ def run_mutation(
         for claim in with_expects:
             if not plans[claim.id][0]:
                 on_claim(row(claim))  # nothing to run
-    with _Runner(min(jobs, max(1, count["total"])), kwargs) as runner:
+    with TaskRunner(min(jobs, max(1, count["total"])), kwargs) as runner:
         base.update(zip([c.id for c in active], runner.run([(c, None) for c in active], done)))
         skipped.update((cid, _why_not_counted(v)) for cid, (v, _) in base.items() if _why_not_counted(v))
-        count["total"] -= sum(len(plans[cid][0]) for cid in skipped)
+        for claim in active:  # a one-sided bound: the side the baseline leaves open (see the module docstring)
+            if claim.id not in skipped:
+                plans[claim.id] = _plan(claim, base[claim.id][0].status)
+        count["total"] = len(active) + sum(len(plans[c.id][0]) for c in active if c.id not in skipped)
         if on_claim is not None:
             for claim in active:
                 if claim.id in skipped:

@@ -67,7 +67,8 @@ def result_record(result: ClaimResult) -> dict:
         "ref": c.ref,
         "statement": c.rendered_statement(result.stated),
         "stated": {name: {"value": jsonable((result.stated or {}).get(name, st.value)), "kind": st.kind,
-                          "note": st.note, **({"unmutated": st.unmutated} if st.unmutated else {})}
+                          "note": st.note, **({"unmutated": st.unmutated} if st.unmutated else {}),
+                          **({"bound": st.bound} if getattr(st, "bound", "") else {})}
                    for name, st in c.expects.items()},
         "kind": c.kind.value,
         "tier": c.tier.value,

@@ -1,7 +1,8 @@
 """``rgr-verify mutate``: the mutation score of the audit: do the claims tell the paper's stated values from wrong ones?
 
 Each claim that declares the values the paper states (``Claim.expects``) runs once as declared (the baseline) and
-once per mutant (each value and constant x2 and x1/2, each exponent +1 and -1, each relation's opposite direction);
+once per mutant (each value and constant x2 and x1/2, each exponent +1 and -1, each relation's opposite direction;
+a one-sided bound only the side its baseline leaves open: the stricter one after a pass, the weaker after a fail);
 a mutant is killed when its status differs from the baseline's. Mutants whose check errors or cannot run here are
 excluded (neither killed nor counted), and so are the mutants of a claim whose baseline errors or cannot run.
 Prints a table per claim, the score (killed / mutants) and the survivors; ``--json PATH`` writes
@@ -85,6 +86,9 @@ def _print(result) -> None:
     score = "None" if result.score is None else f"{result.score:.3f}"
     print(f"score: {score} ({result.killed} killed of {result.mutants} mutants, over {len(result.rows)} claims with "
           f"stated values; {len(result.without_expects)} selected claims declare none)")
+    parts = result.by_baseline()
+    if parts:
+        print("by the baseline's status: " + ", ".join(f"{b} {k}/{n}" for b, (k, n) in parts.items()))
     print(f"not counted: {excluded} mutants whose check errors or cannot run here (or whose claim's baseline "
           f"does), {skipped} claims skipped")
     survivors = result.survivors

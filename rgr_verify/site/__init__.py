@@ -138,7 +138,8 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
         "post_hoc": value_in_words(post) if post else "", "command": _command(doc, r), "notes": r.get("notes") or "",
         "seed": r.get("seed"), "seconds": r.get("seconds"), "labels": labels,
         "stated": [{"name": n, "value": value_in_words(st.get("value")), "note": st.get("note") or "",
-                    "unmutated": st.get("unmutated") or ""} for n, st in (r.get("stated") or {}).items()],
+                    "unmutated": st.get("unmutated") or "", "bound": st.get("bound") or ""}
+                   for n, st in (r.get("stated") or {}).items()],
         "plots": [a for a in r.get("artefacts") or [] if a.lower().endswith((".png", ".svg"))],
         "robustness_short": rob.split(":")[0] if rob else "",
         "data": _data(r),

@@ -126,7 +126,7 @@ def _b5_limit_measure(seed: int):
             rad = None
             if not math.isnan(ip.gamma):  # admissible candidates only: the Rademacher variant (App. B.3, "Signature family")
                 cr = algorithm4(g, X, d_k=1, block_size=B, rng=r, signatures="rademacher")
-                rad = separation_margins(cr, scores=limit_score_matrix(cr), tau=0.5, max_failures=3).margin
+                rad = (cr, limit_score_matrix(cr))  # judged at the stated tau = d_k/2 by the check
             out.append((m, d, B, ip, c, _bernoulli_limit_scores(c), rad))
     return out
 
@@ -186,8 +186,9 @@ def _check_b5_decomposition(ctx: CheckContext) -> Verdict:
 
 
 def _check_b5_rademacher(ctx: CheckContext) -> Verdict:
+    tau = ctx.expect("tau_half")
     rows = [{"m": m, "d_model": d, "B": B, "rho_ln_m": ip.rho * math.log(m), "gamma_ln_m": ip.gamma * math.log(m),
-             "rademacher_limit_margin": rad}
+             "rademacher_limit_margin": separation_margins(rad[0], scores=rad[1], tau=tau, max_failures=3).margin}
             for m, d, B, ip, _c, _lim, rad in _b5_limit_measure(int(ctx.seed)) if rad is not None]
     hyp = [r_ for r_ in rows if r_["rho_ln_m"] <= 1 and r_["gamma_ln_m"] <= 1]
     bad = [r_ for r_ in hyp if r_["rademacher_limit_margin"] <= 0]
@@ -259,9 +260,10 @@ def _b5_bernoulli_mean(ctx: CheckContext) -> Verdict:
     # The hypotheses with any constant c > 0: rho = gamma = B e^2 = c / log m, i.e. e = sqrt(c / (B log m)); two
     # heads of B = m/2 sources each (m even), so every source has non-edges j outside its head's T_k.
     at = {Bs: mm / 2, e: sp.sqrt(cc / (mm / 2 * sp.log(mm)))}
-    gap = (mean - (p + p**2) / 2).subs(at)
+    half = sp.nsimplify(ctx.expect("tau_half"))  # tau = (p + p^2) d_k / 2
+    gap = (mean - (p + p**2) * half).subs(at)
     # Every term of the mean is >= 0, so mean >= e^2 (B-1)^2 p^2 = c p^2 (m/2 - 1)^2 / (m/2 log m).
-    floor = (e**2 * (Bs - 1) ** 2 * p**2 - (p + p**2) / 2).subs(at)
+    floor = (e**2 * (Bs - 1) ** 2 * p**2 - (p + p**2) * half).subs(at)
     floor_ok = sp.simplify(sp.expand(mean - e**2 * (Bs - 1) ** 2 * p**2) - sp.expand(
         e * (p + (Bs - 1) * p**2) + e**2 * (Bs - 1) * p)) == 0  # the rest: terms >= 0 for B >= 1
     lim_gap = sp.limit(gap, mm, sp.oo)
@@ -356,7 +358,9 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_b5_rademacher, role="detail",
           notes="Same X and reading (c2 = c3 = 1) as thmb5-limit-separation, level sampled (one X per size). "
                 "Rademacher signatures are centred, so the mean shift that refutes thmb5-sym-bernoulli-noise-mean "
-                "does not arise; whether 'all bounds translate verbatim' in the compressed regime is not tested here."),
+                "does not arise; whether 'all bounds translate verbatim' in the compressed regime is not tested here.",
+          expects={"tau_half": Stated(0.5, "constant", "App. B.3, 'Signature family': Rademacher signatures with "
+                                                        "tau = d_k/2")}),
     symbolic_claim("thmb5-sym-signal-gap", "Theorem B.5", "mu_1 - mu_2 = (p - p^2) d_k, and 3/4 gap of signal minus "
                           "1/4 gap of noise lands exactly on tau.", _b5_gap, role="proof-step", supports=("Theorem B.5",),
                           expects={"signal_fraction": Stated(0.75, "constant", "Theorem B.5 proof: signal > 3/4 of the gap"),
@@ -382,5 +386,9 @@ CLAIMS = (
                          "c_3) > 0 and p: the theorem fails for every admissible choice of its constants, not only at "
                          "a printed pair (c, p). The statement names Bernoulli(p) signatures, so that is its only reading; zero-mean "
                          "(Rademacher) signatures avoid the shift, which is the repair thmb5-rademacher-signatures-"
-                         "verbatim looks at, not a reading of this statement."),
+                         "verbatim looks at, not a reading of this statement.",
+                   expects={"tau_half": Stated(0.5, "constant", "Theorem B.5 / Algorithm 4: tau = (p + p^2) d_k / 2",
+                                               unmutated="the mean shift grows without bound in m, so it exceeds "
+                                                         "every fixed multiple of (p + p^2) d_k: any threshold "
+                                                         "factor is refuted alike")}),
 )

@@ -237,9 +237,11 @@ def _b6_conditions(ctx: CheckContext) -> Verdict:
 
 
 def _b6_budget(ctx: CheckContext) -> Verdict:
-    lo = inequality_verdict(F.DK_gun(), ">=", F.DK_construction_ii(), variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 10)], ctx=ctx,
+    a, b = (sp.nsimplify(ctx.expect(k)) for k in ("compression_power", "log_power"))
+    stated = F.C * (F.m / F.d_model) ** a * sp.log(F.m) ** b  # Theta(m log m / d_model)
+    lo = inequality_verdict(F.DK_gun(), ">=", stated, variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 10)], ctx=ctx,
                             constraints=[lambda pt: pt["d_model"] <= pt["m"]])
-    hi = inequality_verdict(F.DK_gun(), "<=", 2 * F.DK_construction_ii(), variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 10)], ctx=ctx,
+    hi = inequality_verdict(F.DK_gun(), "<=", 2 * stated, variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 10)], ctx=ctx,
                             constraints=[lambda pt: pt["d_model"] <= pt["m"]])
     return combine_verdicts([lo, hi], paper_value="B = d_model: h = Theta(m/d_model), D_K = Theta(m log m / d_model)")
 
@@ -267,8 +269,9 @@ def _b7_block(ctx: CheckContext) -> Verdict:
 
 def _b7_budget(ctx: CheckContext) -> Verdict:
     h_ = F.m / (F.d_model / sp.log(F.m))
-    v1 = identity_verdict(h_, F.m * sp.log(F.m) / F.d_model, variables=[VAR_M, VAR_D_MODEL], ctx=ctx)
-    v2 = identity_verdict(h_ * F.C * sp.log(F.m), F.DK_rbce(), variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 10)], ctx=ctx)
+    ph, pd = (sp.nsimplify(ctx.expect(k)) for k in ("heads_log_power", "dk_log_power"))
+    v1 = identity_verdict(h_, F.m * sp.log(F.m) ** ph / F.d_model, variables=[VAR_M, VAR_D_MODEL], ctx=ctx)
+    v2 = identity_verdict(h_ * F.C * sp.log(F.m), F.C * F.m * sp.log(F.m) ** pd / F.d_model, variables=[VAR_M, VAR_D_MODEL, Var(F.C, 1, 10)], ctx=ctx)
     return combine_verdicts([v1, v2], paper_value="h = Theta(m log m / d_model), D_K = Theta(m log^2 m / d_model)")
 
 
@@ -414,7 +417,9 @@ CLAIMS = (
                                 v, "rho / (c_2/log m) at B = d_model", "rho / (c_2/log m)")}),
                    role="result"),
     symbolic_claim("corb6-sym-budget", "Corollary B.6", "With B = d_model, D_K = ceil(m/d_model) C log m = Theta(m log m/d_model).",
-                   _b6_budget, role="result"),
+                   _b6_budget, role="result", expects={
+                       "compression_power": Stated(1, "exponent", "Corollary B.6: D_K = Theta(m log m / d_model)"),
+                       "log_power": Stated(1, "exponent", "Corollary B.6: D_K = Theta(m log m / d_model)")}),
     Claim(id="corb7-epsd-rate", ref="Corollary B.7",
           statement="Random binary embeddings (p_B = Theta(ln m / d_model)): eps_d <~ 1 / sqrt(mu), mu = d_model p_B: "
                     "the fitted exponent of eps_d against mu is -1/2",
@@ -463,7 +468,9 @@ CLAIMS = (
                                 "does not state (details)"}),
                    notes="The corollary states no lower bound on d_model beyond p_B <= 1.", role="result"),
     symbolic_claim("corb7-sym-budget", "Corollary B.7", "h = Theta(m log m/d_model) and D_K = Theta(m log^2 m / d_model).",
-                   _b7_budget, role="result"),
+                   _b7_budget, role="result", expects={
+                       "heads_log_power": Stated(1, "exponent", "Corollary B.7: h = Theta(m log m / d_model)"),
+                       "dk_log_power": Stated(2, "exponent", "Corollary B.7: D_K = Theta(m log^2 m / d_model)")}),
     symbolic_claim("corb7-sym-square-le-sum", "Corollary B.7", "Proof idea: for binary embeddings sum <x_i,x_s>^2 <= sum "
                           "<x_i,x_s>.",
                           recorded(_b7_square_le_sum, ["binary rows: <x_i, x_s> a nonnegative integer n (0..64)"],

@@ -129,7 +129,7 @@ def _check_b9_mc(ctx: CheckContext) -> Verdict:
 
     def limit_trial(r):
         c = build(1, r)
-        return separation_margins(c, scores=limit_score_matrix(c), tau=0.5, max_failures=1).margin
+        return separation_margins(c, scores=limit_score_matrix(c), tau=ctx.expect("tau_half"), max_failures=1).margin
 
     def finite_trial(C, r):  # separation_margins(build(...)).margin > 0, decided exactly by a guarded fast path
         return algorithm5_separates(random_regular_graph(m, r_, rng=r), gaussian_unit_norm_embeddings(m, d, rng=r),
@@ -303,7 +303,7 @@ def _b10_theta(ctx: CheckContext) -> Verdict:
     # A matching of m' = d_model = 8 log m edges (Delta = 1) satisfies (33) and d_model >= c_0 log m.
     dd = 8 * sp.log(F.m)
     dk_total = F.C * sp.log(F.m)  # h_0 = 1 head of width C log m
-    ratio = dk_total / (dd * sp.log(dd) / dd)
+    ratio = dk_total / (dd * sp.log(dd) ** sp.nsimplify(ctx.expect("log_power")) / dd)
     v = limit_verdict(ratio.subs(F.C, 1), F.m, expect="finite-positive", ctx=ctx,
                       paper_value="Corollary B.10: D_K = Theta(m' log m' / d_model)")
     if v.status is Status.REFUTED:
@@ -319,9 +319,10 @@ def _b10_theta(ctx: CheckContext) -> Verdict:
 def _b10_lower(ctx: CheckContext) -> Verdict:
     e = F.eps
     ratio = (F.mp / F.d_model * F.C * sp.log(F.m)) / F.lower_bound_rate()
-    along = sp.simplify(ratio.subs(F.mp, F.m ** (2 - e)))
+    q = sp.nsimplify(ctx.expect("density_exponent"))  # m' = O(m^(2 - eps))
+    along = sp.simplify(ratio.subs(F.mp, F.m ** (q - e)))
     v = limit_verdict(along.subs({e: sp.Rational(1, 2), F.C: 1}), F.m, expect="finite-positive", ctx=ctx)
-    v2 = identity_verdict(sp.expand_log(along, force=True), F.C / e, variables=[VAR_M, Var(e, 0.05, 1.95), Var(F.C, 1, 10)],
+    v2 = identity_verdict(sp.expand_log(along, force=True), F.C / (e + 2 - q), variables=[VAR_M, Var(e, 0.05, 1.95), Var(F.C, 1, 10)],
                           ctx=ctx, simplifier=lambda z: sp.simplify(sp.expand_log(z, force=True)))
     return combine_verdicts([v, v2], paper_value="Corollary B.10 matches the lower bound when m' = O(m^(2-eps))",
                             details="Along m' = m^(2-eps): D_K / ((m'/d) log(m^2/m')) = C/eps.")
@@ -330,7 +331,7 @@ def _b10_lower(ctx: CheckContext) -> Verdict:
 def _construction_cost(ctx: CheckContext) -> Verdict:
     # Construction IV writes 2 d_model D_K >= 2 m' C log m weights; compare with m d_model log m.
     out_size = 2 * F.d_model * F.DK_construction_iv(Cc=1)
-    ratio = (out_size / (F.m * F.d_model * sp.log(F.m))).subs({F.mp: F.m * (F.m - 1) / 2, F.Delta: F.m - 1,
+    ratio = (out_size / (F.m ** sp.nsimplify(ctx.expect("m_power")) * F.d_model * sp.log(F.m))).subs({F.mp: F.m * (F.m - 1) / 2, F.Delta: F.m - 1,
                                                                 F.d_model: 8 * sp.log(F.m)})
     ratio = ratio.replace(sp.ceiling, lambda z: z)  # ceil(x) >= x: a lower bound of the output size
     v = limit_verdict(ratio, F.m, expect="bounded", ctx=ctx,
@@ -390,7 +391,8 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.FULL, check=_check_b9_mc, role="result",
           notes="C in {250, 500, 1000, 2000}, 20 fresh draws of (G, X, W_sig) each, 300 draws of the limit. 'C "
                 "sufficiently large' is never fixed: refuted only if the limit fails (no C works at this size, under "
-                "the reading that c0 = 61.6 is admissible). m^-3 itself would need ~1e8 draws."),
+                "the reading that c0 = 61.6 is admissible). m^-3 itself would need ~1e8 draws.",
+          expects={"tau_half": Stated(0.5, "constant", "Algorithm 5: tau = d_k / 2 (the limit draws' threshold)")}),
     symbolic_claim("eq33-sym-equivalent-forms", "Eq. (33)", "Delta/d_avg <= m/d_model is equivalent to Delta <= m'/d_model, "
                    "and holds for r-regular graphs.", _eq33_forms, notes="Reading: d_model <= m (the compressive setting).",
                    role="detail", supports=("Corollary B.10",)),
@@ -420,9 +422,16 @@ CLAIMS = (
                             lambda v: {"c_0 <= 8 (witness d_model = 8 ln m admissible)": outcome(
                                 v, f"D_K / (m' log m' / d_model) = {v.measured_value}"),
                                 "c_0 > 8": "not tested: witness outside hypothesis d_model >= c_0 log m (the check "
-                                "takes d_model = 8 ln m only)"}), role="result"),
+                                "takes d_model = 8 ln m only)"}), role="result",
+                   expects={"log_power": Stated(1, "exponent", "Corollary B.10: D_K = Theta(m' log m' / d_model)",
+                                                unmutated="the witness has log m' = Theta(log log m), and no power "
+                                                          "of it is Theta(log m): every exponent is refuted alike")}),
     symbolic_claim("corb10-sym-matches-lower-bound", "Corollary B.10", "For m' = O(m^(2-eps)) the budget matches the lower "
-                   "bound up to a constant.", _b10_lower, role="result"),
+                   "bound up to a constant.", _b10_lower, role="result",
+                   notes="A sparser family m' = O(m^(1-eps)) matches too (a lower bound on the density exponent: "
+                         "only the stricter mutant runs).",
+                   expects={"density_exponent": Stated(2, "exponent", "Corollary B.10: m' = O(m^(2-eps))",
+                                                       bound="lower")}),
     Claim(id="appb-construction-complexity", ref="App. B",
           statement="All constructive algorithms run in O(m d_model log m): the output of Algorithm 5 alone has "
                     "2 h d_model d_k entries; its ratio to m d_model ln m stays bounded as the degree grows",
@@ -445,5 +454,9 @@ CLAIMS = (
                             lambda v: {"as printed (every constructive algorithm, Construction IV included)": outcome(
                                 v, f"output size / (m d_model log m): {v.measured_value}"),
                                 "Constructions I-III only (m' = m)": "not tested: the check takes m' = m(m-1)/2"}),
-                   role="detail"),
+                   role="detail", notes="Stated value: the power of m in the bound, an upper bound (the witness "
+                   "exceeds it by a factor m, so a smaller power is refuted too: with the refuted baseline only the "
+                   "weaker power 2 is mutated).",
+                   expects={"m_power": Stated(1, "exponent", "App. B: constructive algorithms run in O(m d_model log m)",
+                                              bound="upper")}),
 )

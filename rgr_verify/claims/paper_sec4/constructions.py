@@ -299,8 +299,10 @@ def _check_softmax_analogue(ctx: CheckContext) -> Verdict:
     # (s_ij >= -d_k); with d_k = C log m the denominator diverges for every C, with d_k = C (log m)^2 (Theorem 8.1)
     # the same worst-case term vanishes for C > 1/4.
     Cs = sp.Symbol("C", positive=True)
-    log_budget = limit_verdict((F.m - 1) * sp.exp(-2 * sp.sqrt(Cs * sp.log(F.m))), F.m, expect="infinity", ctx=ctx)
-    sq_budget = limit_verdict(((F.m - 1) * sp.exp(-2 * sp.sqrt(Cs * sp.log(F.m) ** 2))).subs(Cs, 1), F.m,
+    p_max, p_soft = (sp.nsimplify(ctx.expect(k)) for k in ("max_log_power", "softmax_log_power"))
+    log_budget = limit_verdict((F.m - 1) * sp.exp(-2 * sp.sqrt(Cs * sp.log(F.m) ** p_max)), F.m, expect="infinity",
+                               ctx=ctx)
+    sq_budget = limit_verdict(((F.m - 1) * sp.exp(-2 * sp.sqrt(Cs * sp.log(F.m) ** p_soft))).subs(Cs, 1), F.m,
                               expect="zero", ctx=ctx)
     ok = all(r["gap"] > 0 for r in rows) and log_budget.status is Status.VERIFIED and sq_budget.status is Status.VERIFIED
     return Verdict(status=Status.VERIFIED if ok else Status.INCONCLUSIVE,
@@ -325,12 +327,13 @@ _READ = "Natural log; d_k = ceil(C ln m); self-pairs (i, i) count as non-edges. 
 def _construction_i_union(ctx: CheckContext) -> Verdict:
     # Hoeffding: P(|<w_a, w_b>| >= d_k/2) <= 2 exp(-(d_k/2)^2 / (2 d_k)) = 2 exp(-d_k/8); union over m(m-1) pairs.
     dk = F.d_k
-    hoeff = identity_verdict((dk / 2) ** 2 / (2 * dk), dk / 8, variables=[Var(dk, 1, 1e4, log=True)], ctx=ctx)
+    half, p_log, rate = (sp.nsimplify(ctx.expect(k)) for k in ("tau_half", "log_exponent", "rate"))
+    hoeff = identity_verdict((dk * half) ** 2 / (2 * dk), dk / 8, variables=[Var(dk, 1, 1e4, log=True)], ctx=ctx)
     c_val = 48  # d_k = 48 log m turns 2 exp(-d_k/8) into 2 m^-6
-    at_c = identity_verdict(F.union_bound_construction_i(dk=c_val * sp.log(F.m)), 2 * F.m * (F.m - 1) * F.m ** -6,
+    at_c = identity_verdict(F.union_bound_construction_i(dk=c_val * sp.log(F.m) ** p_log), 2 * F.m * (F.m - 1) * F.m ** -6,
                             variables=[VAR_M], ctx=ctx, simplifier=lambda e: sp.expand(sp.powsimp(sp.expand_log(e, force=True), force=True)))
-    g = F.m ** -3 - 2 * F.m * (F.m - 1) * F.m ** -6
-    bound = inequality_verdict(2 * F.m * (F.m - 1) * F.m ** -6, "<=", F.m ** -3, variables=[VAR_M], ctx=ctx,
+    g = F.m ** -rate - 2 * F.m * (F.m - 1) * F.m ** -6
+    bound = inequality_verdict(2 * F.m * (F.m - 1) * F.m ** -6, "<=", F.m ** -rate, variables=[VAR_M], ctx=ctx,
                                proof=lambda: prove_nonnegative(g, [VAR_M]))
     return combine_verdicts([hoeff, at_c, bound], paper_value="d_k = Theta(log m), tau = d_k/2 separates all pairs w.h.p.",
                             details="An explicit constant: d_k = 48 ln m gives failure probability <= m^-3 for all m >= 2.")
@@ -380,7 +383,14 @@ CLAIMS = (
           expects={"margin_trend": Stated(">=", "relation", "Sec. 9: 'all of our upper bounds achieve constant "
                                           "margins' under (26)")}, role="detail", supports=("Definition 9.1", "Theorem 9.2")),
     _role(symbolic_claim("sec4-sym-construction1-union-bound", "Sec. 4", "Construction I: d_k = Theta(log m) and tau = d_k/2 give "
-                   "failure probability <= m^-3 by Hoeffding plus a union bound over m(m-1) pairs.", _construction_i_union), "proof-step", "Construction I"),
+                   "failure probability <= m^-3 by Hoeffding plus a union bound over m(m-1) pairs.", _construction_i_union,
+                   notes="Stated values: tau = d_k/2 and d_k = Theta(log m) (Sec. 4), the rate m^-3 (Theorem B.1); the "
+                         "constant 48 is ours. The rate is a lower bound on the decay: a weaker rate m^-2 holds a "
+                         "fortiori, so only the stricter m^-4 is mutated.",
+                   expects={"tau_half": Stated(0.5, "constant", "Sec. 4, Construction I: threshold tau = d_k/2"),
+                            "log_exponent": Stated(1, "exponent", "Sec. 4, Construction I: d_k = Theta(log m)"),
+                            "rate": Stated(3, "exponent", "Theorem B.1: failure probability <= m^-3", bound="lower")}),
+          "proof-step", "Construction I"),
     Claim(id="sec4-softmax-analogue-needs-log-squared", ref="Sec. 4",
           statement="'Analogous separation-based arguments translate to softmax; see Sec. 8': Construction I under "
                     "softmax with one threshold on probabilities separates at the certified d_k at m = 64..2048, and "
@@ -388,7 +398,14 @@ CLAIMS = (
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_softmax_analogue,
           notes="Cross-reference check. Softmax over the context items (the source included), "
                 "1/sqrt(d_k) scaling as in Sec. 8. The referenced material exists (Theorem 8.1) and its budget is "
-                "larger by a log factor, which the worst-case bound shows is necessary for this template. " + _READ, role="result"),
+                "larger by a log factor, which the worst-case bound shows is necessary for this template. " + _READ +
+                " Stated values: the powers of log m in the two budgets, one-sided in this statement (the power "
+                "needed lies above the max-over-heads one and at most at the softmax one: a larger softmax power and "
+                "a smaller max-over-heads power are weaker, only the stricter mutants run).", role="result",
+          expects={"max_log_power": Stated(1, "exponent", "Theorem 4.1 / Construction I: d_k = Theta(log m)",
+                                           bound="lower"),
+                   "softmax_log_power": Stated(2, "exponent", "Sec. 8, Theorem 8.1: d_k >= C (log m)^2",
+                                               bound="upper")}),
     Claim(id="alg1-partition-and-weights", ref="Algorithm 1",
           statement="Algorithm 1 splits V into h = m / d_model blocks of d_model sources whose targets T_k = pi(V_k) "
                     "partition V, with W^(k) = X^T W'^(k) and tau = d_k / 2",

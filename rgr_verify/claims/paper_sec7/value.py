@@ -14,7 +14,7 @@ import numpy as np
 from ...capacity import curves
 from ...fits import permutation_pvalue
 from ...stats import paired_t_pvalue
-from ..base import Claim, Kind, Status, Tier, Verdict
+from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..tools import FAMILY_ALPHA, quick_sizes, sweep_records, verdict_over_readings, with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -70,7 +70,7 @@ def _check_value_quick(ctx):
 
 
 def _check_value_full(ctx):
-    return _value_advantage(ctx, "full", 16, 4)
+    return _value_advantage(ctx, "full", 16, ctx.expect("multi_min_h"))
 
 
 def _value_cells(ctx):
@@ -110,7 +110,8 @@ def d32_fold_decision(folds: list, winners) -> Status:
     return Status.INCONCLUSIVE
 
 
-def _check_value_d32_best_heads(ctx, d_model=32, winners=(4, 8)):
+def _check_value_d32_best_heads(ctx, d_model=32, winners=None):
+    winners = (ctx.expect("h_low"), ctx.expect("h_high")) if winners is None else winners
     got, why = _value_cells(ctx)
     if got is None:
         return Verdict.not_run(why)
@@ -248,7 +249,10 @@ CLAIMS = (
                     "down",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_full, role="result",
           replays=("sec72-value",),
-          notes="Full tier (sec72-value full). Same decision rule as the quick claim."),
+          notes="Full tier (sec72-value full). Same decision rule as the quick claim. Stated value: the cut h >= 4; "
+                "the best multi-head model on the evidence is h = 16, so the cuts 2 and 8 give the same verdict (those "
+                "mutants survive).",
+          expects={"multi_min_h": Stated(4, "value", "Sec. 7.2 / Figure 6: models with h >= 4 drive the MSE down")}),
     Claim(id="sec72-value-dmodel32-best-intermediate-heads", ref="Sec. 7.2",
           statement="At m = 64, d_model = 32, intermediate head counts (h = 4, 8) attain the lowest ultimate test MSE",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_d32_best_heads, role="result",
@@ -262,7 +266,10 @@ CLAIMS = (
                 "inconclusive otherwise. On the committed evidence every h >= 4 run at D_K = 128 hit the 20000-step "
                 "cap, and h = 16 wins every fold there: censored, inconclusive (deciding needs longer runs). "
                 "Whether h = 1 beats h = 16 at the smallest D_K tested with h = 16 is reported (the paper's 'in some "
-                "low-D_K settings')."),
+                "low-D_K settings'). Stated values: the intermediate head counts 4 and 8 (the baseline is "
+                "inconclusive, censored, so their mutants survive).",
+          expects={"h_low": Stated(4, "value", "Sec. 7.2: at d_model = 32 intermediate head counts (4, 8) do best"),
+                   "h_high": Stated(8, "value", "Sec. 7.2: at d_model = 32 intermediate head counts (4, 8) do best")}),
     Claim(id="sec72-value-gap-narrows-at-dmodel32", ref="Sec. 7.2",
           statement="With less compression (d_model = 32 vs 16) the single-head gap narrows: h = 1 is competitive",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_gap_narrows, role="result",

@@ -105,14 +105,15 @@ def _rate_half_domain(ctx: CheckContext) -> Verdict:
 def _margin_constant(ctx: CheckContext) -> Verdict:
     Cc, g = F.C, F.gamma
     L = sp.Symbol("L", nonnegative=True)  # log binom
-    eps_sub = identity_verdict((Cc / (g / 4)), 4 * Cc / g, variables=[Var(Cc, 1, 10), Var(g, 0.01, 0.99)], ctx=ctx)
+    r = sp.nsimplify(ctx.expect("eps_fraction"))  # eps = gamma/4
+    eps_sub = identity_verdict((Cc / (g * r)), (1 / r) * Cc / g, variables=[Var(Cc, 1, 10), Var(g, 0.01, 0.99)], ctx=ctx)
     x = sp.Symbol("x", positive=True)  # x = d_model D_K
     solved = sp.solve(sp.Eq(L, (2 * x + 1) * sp.log(Cc / g)), x)[0]
     rearr = identity_verdict(solved, F.margin_constant(Cc, g) * L - sp.Rational(1, 2),
                              variables=[Var(L, 0, 1e5), Var(Cc, 1.5, 10), Var(g, 0.01, 0.99)], ctx=ctx)
     pos = inequality_verdict(F.margin_constant(Cc, g), ">", 0, variables=[Var(Cc, 1, 100, log=True), Var(g, 0.001, 0.999)],
                              ctx=ctx)
-    radius = inequality_verdict(3 * (g / 4), "<", g, variables=[Var(g, 0.001, 0.999)], ctx=ctx)
+    radius = inequality_verdict(3 * (g * r), "<", g, variables=[Var(g, 0.001, 0.999)], ctx=ctx)
     return combine_verdicts([eps_sub, rearr, pos, radius],
                             paper_value="N_cov <= (C/eps)^(2 d D_K + 1) with eps = gamma/4 => (23) with c(gamma) = 1/(2 log(C'/gamma))",
                             details="c(gamma) > 0 needs C' > gamma, which holds for C' >= 1 > gamma; a perturbation "
@@ -217,9 +218,14 @@ CLAIMS = (
                    "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain), "proof-step", "Theorem 9.2"),
     _role(symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
                    "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant,
-                   notes="Stated values not declared: eps = gamma/4 only renames the absolute constant (C' = C/r for any radius r "
-                         "< 1/3), so the 1/4 cannot be told from 1/8; the exponent 2 d_model D_K + 1 is declared in "
-                         "thm92-volumetric-covering and sec9-sym-parameter-count."), "proof-step", "Theorem 9.2"),
+                   notes="Stated value: eps = gamma/4, judged by the radius step 3 eps < gamma (gamma/2 breaks it); a "
+                         "smaller radius only renames the absolute constant (C' = C/r for any r < 1/3) and weakens "
+                         "c(gamma): a lower bound on the radius that works, so only the stricter gamma/2 is mutated. "
+                         "The exponent 2 d_model D_K + 1 is declared in thm92-volumetric-covering and "
+                         "sec9-sym-parameter-count.",
+                   expects={"eps_fraction": Stated(0.25, "constant", "Theorem 9.2 proof: an eps-net of radius eps = gamma/4",
+                                                   bound="lower")}),
+          "proof-step", "Theorem 9.2"),
     _role(symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
                    "same order as (m'/d_model) log(m^2/m') along m' = m.", _eq24_printed,
                    notes="Reading: the first member is log binom(m(m-1), m') / d_model, as in (23) which (24) restates "

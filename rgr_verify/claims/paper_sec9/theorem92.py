@@ -124,7 +124,7 @@ def _check_net_signs(ctx: CheckContext) -> Verdict:
         gamma = float(np.abs(f).min())
         if gamma <= 1e-9:
             return None
-        eps = gamma / 4
+        eps = gamma * ctx.expect("radius")
         dU, dV = rng.standard_normal(U.shape), rng.standard_normal(V.shape)
         U2 = U + eps * rng.uniform(0, 1) * dU / np.linalg.norm(dU)
         V2 = V + eps * rng.uniform(0, 1) * dV / np.linalg.norm(dV)
@@ -245,7 +245,7 @@ def _check_def91(ctx: CheckContext) -> Verdict:
     from scipy.stats import t as tdist
 
     half = float(tdist.ppf(0.995, len(ms) - 2)) * se
-    status = Status.CONTRADICTED_EMPIRICALLY if slope + half < 0 else Status.INCONCLUSIVE
+    status = Status.CONTRADICTED_EMPIRICALLY if slope + half < ctx.expect("margin_exponent") else Status.INCONCLUSIVE
     hyps = [f"Algorithm 1 on the paper's r = m/d_model = 8 diagonal, m = {sizes[0][0]}..{sizes[-1][0]}, "
             "d_k = ceil(4 ln m), h = d_model",
             "margin granted as d_k/4 around tau = d_k/2 (Theorem 4.1's proof), normalised to (26) ||U||_F, ||V||_F <= 1 "
@@ -290,8 +290,8 @@ def _check_length2_construction(ctx: CheckContext) -> Verdict:
         off = ~np.eye(m, dtype=bool)
         edge = graph.adjacency & off
         non = ~graph.adjacency & off
-        wrong_non = non & (A > 0.5)
-        wrong_edge = edge & (A <= 0.5)
+        wrong_non = non & (A > ctx.expect("tau"))
+        wrong_edge = edge & (A <= ctx.expect("tau"))
         rows.append({"m": m, "d_model": d_model, "h": c.n_heads, "d_k": c.d_k,
                      "fraction_non_edges_declared": float(wrong_non.sum() / non.sum()),
                      "fraction_edges_missed": float(wrong_edge.sum() / max(1, edge.sum()))})
@@ -359,8 +359,8 @@ def _lipschitz_split(ctx: CheckContext) -> Verdict:
         A = lambda Ua, Va: sig((heads(Ua, Va, xu, xv) - heads(Ua, Va, xu, xu)) / math.sqrt(dk)).sum()
         dsm = abs(A(Uu, Vv) - A(Uw, Vw))
         worst_max = max(worst_max, dmax / bound)
-        worst_sm = max(worst_sm, dsm / (0.5 * bound))
-    ok_num = worst_max <= 1 + 1e-9 and worst_sm <= 1 + 1e-9
+        worst_sm = max(worst_sm, dsm / (ctx.expect("lipschitz_softmax") * bound))
+    ok_num = worst_max <= ctx.expect("lipschitz_max") * (1 + 1e-9) and worst_sm <= 1 + 1e-9
     numeric = Verdict(Status.VERIFIED if ok_num else Status.REFUTED,
                       measured_value={"max |dS| / (|dU|+|dV|) over max, sum, log-sum-exp": worst_max, "max |dA| / (0.5(|dU|+|dV|))": worst_sm},
                       params={"evidence_level": "numeric-grid", "trials": n_trials},
@@ -410,7 +410,12 @@ CLAIMS = (
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_def91,
           notes="Compressive Algorithm 1 on the paper's r = 8 diagonal, granted the margin d_k/4 of Theorem 4.1's proof "
                 "(the construction does not separate at these sizes, see thm41 claims); Construction I is "
-                "constr1-normalised-margin-26. Definition 9.1 itself is separation_margins(include_self=False).", role="result", supports=("Theorem 9.2",)),
+                "constr1-normalised-margin-26. Definition 9.1 itself is separation_margins(include_self=False). Stated value: "
+                "the exponent 0, a lower bound on the margin's growth (gamma >~ m^0); the baseline is contradicted, so "
+                "only the weaker m^-1 is mutated, and it survives: gamma decays like m^-1.04, below m^-1 too.",
+          role="result", supports=("Theorem 9.2",),
+          expects={"margin_exponent": Stated(0, "exponent", "Sec. 9: the upper bounds achieve constant margins (gamma ~ m^0)",
+                                             bound="lower")}),
     Claim(id="thm92-length2-reduction-max", ref="Theorem 9.2",
           statement="Proof, first step: the max-over-heads score of an ordered pair (u, v) is the same in every context "
                     "containing u and v, so the decision (25) on the length-2 context C = (u, v) is its decision in "
@@ -434,8 +439,11 @@ CLAIMS = (
           statement="A parameter perturbation of radius gamma/4 keeps every margin-gamma decision, so each eps-net point "
                     "carries one labelling",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_net_signs,
-          notes="Stated values not declared: any radius below gamma/3 keeps the signs under (27), so gamma/4 vs gamma/8 cannot be "
-                "told apart (insensitive); gamma/2 could flip a sign only on a worst-case direction.", role="proof-step", supports=("Theorem 9.2",)),
+          notes="Stated value: the radius gamma/4, a lower bound on the radius that keeps the signs (any radius below gamma/3 "
+                "keeps them under (27): gamma/8 is weaker and not mutated); gamma/2 could flip a sign only on a worst-case "
+                "direction, which random directions do not find (that mutant survives).", role="proof-step",
+          supports=("Theorem 9.2",),
+          expects={"radius": Stated(0.25, "constant", "Theorem 9.2 proof: eps-net of radius eps = gamma/4", bound="lower")}),
     Claim(id="thm92-softmax-length2-construction", ref="Theorem 9.2",
           statement="Sec. 1's softmax budget D_K = Theta((m/d_model) (log m)^2), which it calls sufficient for RGR "
                     "(contexts of every length 1 <= ell <= m), is met by Theorem 8.1's construction on the length-2 "
@@ -446,7 +454,9 @@ CLAIMS = (
                 "excludes short contexts (ell >= C_ell max{h, log m}) and is not contradicted. Witness at "
                 "theorem-admissible constants: (m, d_model) = (1024, 512), c0 = 74, C = 64 (full tier adds (2048, "
                 "1024)); pairs u != v (Definition 9.1); A_ij on C = (i, j) is Eq. (28); d_k = ceil(C ln^2 m), h = 2. "
-                "Detail: Sec. 1 omits the theorem's context-length hypothesis."),
+                "Detail: Sec. 1 omits the theorem's context-length hypothesis. Stated value: tau = 1/2; with h = 2 A_ij "
+                "spans (0, 2) and non-edges also pass 1/4 and 1 (those mutants survive).",
+          expects={"tau": Stated(0.5, "constant", "Sec. 8, Algorithm 2 and Step 5: fixed threshold tau = 1/2 on A_ij")}),
     Claim(id="lem93-lipschitz-max", ref="Lemma 9.3",
           statement="Under (26) the max-over-heads decision function S - tau is {lipschitz}-Lipschitz in (U, V, tau) (Eq. (27))",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_max,
@@ -467,7 +477,11 @@ CLAIMS = (
           notes="Worst case by search: L-BFGS-B over both settings, the perturbation direction and the embeddings, projected into (26); random sampling reached only a fraction of the bound. Verified needs no ratio above the stated constant and a search reaching >= 0.6 of it.", role="result"),
     _role(symbolic_claim("lem93-sym-lipschitz", "Lemma 9.3", "Under (26), (S - tau) is 1-Lipschitz in (U, V, tau) for max "
                    "aggregation (27), and the two-way softmax sum is 1/2-Lipschitz (29).", _lipschitz_split,
-                   notes="Algebraic split proved symbolically; the norm inequalities checked on seeded random pairs."), "result"),
+                   notes="Algebraic split proved symbolically; the norm inequalities checked on seeded random pairs (upper "
+                         "bounds: the doubled constants hold a fortiori, only the halved ones are mutated).",
+                   expects={"lipschitz_max": Stated(1.0, "constant", "Lemma 9.3, Eq. (27): 1-Lipschitz", bound="upper"),
+                            "lipschitz_softmax": Stated(0.5, "constant", "Eq. (29): 1/2-Lipschitz",
+                                                        bound="upper")}), "result"),
     _role(symbolic_claim("eq28-sym-two-way-softmax", "Eq. (28)", "A length-2 softmax is sigma(L_ij - L_ii) and |sigma'| <= 1/4.",
                    _sigmoid, expects={"deriv_bound": Stated(0.25, "constant", "Eq. (28): |sigma'| <= 1/4, the constant "
                                                            "behind (29)'s 1/2")},
