@@ -53,11 +53,19 @@ def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
     assert json.loads((ev / "sec73-minilm-full.json").read_text())["plan"] == PLAN
     assert manifests(ev)[0] == man
     assert [(r["ok"], r["complete"]) for r in verify_evidence(ev)] == [(True, False)]
+    assert len(planned_runs(PLAN, equivalents=True)) > len(plan)
     # a record that is not a run of the plan is refused, nothing is written
     JsonlStore(src, STORE_NAME).append(_records([("f" * 64, (64, 1, 0))]))
     with pytest.raises(ValueError, match="not runs of the plan"):
         add_store_evidence(src, STORE_NAME, name="other", label="x", directory=ev, plan=PLAN)
     assert not (ev / "other.json").exists()
+    # a run stored under an equivalent earlier code version belongs to the plan; the same run twice does not count twice
+    old_keys = {c: k for k, c in planned_runs(PLAN, equivalents=True).items() if k not in plan}
+    JsonlStore(tmp_path / "src3", STORE_NAME).append(_records([(old_keys[(64, 2, 0)], (64, 2, 0))]))
+    assert add_store_evidence(tmp_path / "src3", STORE_NAME, name="old", label="x", directory=ev, plan=PLAN).runs == 1
+    JsonlStore(tmp_path / "src3", STORE_NAME).append(_records([(k, c) for k, c in plan.items() if c == (64, 2, 0)]))
+    with pytest.raises(ValueError, match="two code versions"):
+        add_store_evidence(tmp_path / "src3", STORE_NAME, name="old2", label="x", directory=ev, plan=PLAN)
     # without a plan the manifest keeps its earlier form
     man2 = add_store_evidence(src, STORE_NAME, name="noplan", label="x", directory=ev)
     assert man2.complete and "plan" not in json.loads((ev / "noplan.json").read_text())
@@ -96,6 +104,9 @@ def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, mo
     other = run_claim(claim, tier="full", root_seed=ROOT + 1, evidence_dir=ev, results_dir=tmp_path / "res",
                       device="cpu")
     assert "holds" not in other.verdict.details  # drawn from another root seed: not this sweep
+    control = run_claim(get_claim("sec73-gaussian-control-multihead-advantage"), tier="quick", root_seed=ROOT,
+                        evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
+    assert "holds" not in control.verdict.details  # a full-tier claim on another source: the GPU sweep is not its
     # complete: decided by replay on the CPU (accuracy grows with D_K for every h >= 2 in this synthetic store)
     rest = [(k, c) for k, c in plan.items() if c[:2] != (64, 1)]
     JsonlStore(src, STORE_NAME).append(_records(rest, acc=lambda D, h, i: 0.3 + D / 1000 + 0.001 * i))

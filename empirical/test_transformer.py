@@ -23,7 +23,7 @@ from rgr_verify.transformer import (
     init_block_params,
     sample_examples,
     sample_permutation,
-    train_runs,
+    train_block_runs,
 )
 
 from ._fixtures import tiny_sec73_preset
@@ -138,8 +138,8 @@ def test_sec73_runs_do_not_depend_on_their_batch():
     # A run's initialisation, permutation and data come from its own seed: alone or stacked, same numbers.
     E = GaussianSource(16).table(12, rng=np.random.default_rng(0)).E
     task, cfg = TaskConfig(12, 2), TrainConfig(steps=6, batch_size=8, eval_every=3, n_val=32, n_test=32)
-    alone = train_runs(E, [RunSpec(4, 2, 7)], task, cfg)
-    stacked = train_runs(E, [RunSpec(8, 2, 5), RunSpec(4, 2, 7), RunSpec(4, 1, 7)], task, cfg)
+    alone = train_block_runs(E, [RunSpec(4, 2, 7)], task, cfg)
+    stacked = train_block_runs(E, [RunSpec(8, 2, 5), RunSpec(4, 2, 7), RunSpec(4, 1, 7)], task, cfg)
     assert stacked[1].spec == alone[0].spec
     assert abs(stacked[1].best_val_acc - alone[0].best_val_acc) < 1e-9
     assert abs(stacked[1].test_acc - alone[0].test_acc) < 1e-9
@@ -218,7 +218,7 @@ def test_sec73_no_code_path_touches_the_network(monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     source = MiniLMSource() if _HAS_MINILM else GaussianSource(32)
     t = source.table(16, rng=np.random.default_rng(0))
-    res = train_runs(t.E, [RunSpec(4, 1, 0), RunSpec(4, 2, 0)], TaskConfig(16, 2),
+    res = train_block_runs(t.E, [RunSpec(4, 1, 0), RunSpec(4, 2, 0)], TaskConfig(16, 2),
                      TrainConfig(steps=2, batch_size=4, eval_every=1, n_val=8, n_test=8))
     assert len(res) == 2 and all(0 <= r.test_acc <= 1 for r in res)
 
@@ -226,7 +226,7 @@ def test_sec73_no_code_path_touches_the_network(monkeypatch):
 def test_sec73_store_replays_runs_and_plots(tmp_path, monkeypatch):
     first = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     assert len(first.records) == 8 and (tmp_path / STORE_NAME).is_file()
-    monkeypatch.setattr("rgr_verify.transformer.train_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
+    monkeypatch.setattr("rgr_verify.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     assert again.records == first.records
     assert run_sec73(tiny_sec73_preset(), root_seed=4, results_dir=tmp_path, train_missing=False) is None
@@ -275,7 +275,7 @@ def test_sec73_runs_of_an_equivalent_code_version_replay(tmp_path, monkeypatch):
     monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(tmp_path / "no-evidence"))
     assert run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False) is None
     monkeypatch.setattr("rgr_verify.runs.sec73_sweep.EQUIVALENT_CODE_VERSIONS", ("0ld0c0de0000",))
-    monkeypatch.setattr("rgr_verify.transformer.train_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
+    monkeypatch.setattr("rgr_verify.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False)
     assert [{k: v for k, v in r.items() if k != "key"} for r in again.records] == \
         [{k: v for k, v in r.items() if k != "key"} for r in first.records]
@@ -327,7 +327,7 @@ def test_sec73_full_tier_claims_replay_stored_results_or_report_not_run(tmp_path
 
 
 def _recorded_train_runs(monkeypatch, E, specs, task, cfg, device="cpu"):
-    """train_runs, also returning each update's loss (summed over the runs of its batch) and the final parameters
+    """train_block_runs, also returning each update's loss (summed over the runs of its batch) and the final parameters
     of each batch of runs (on the CPU), read through the trainer's own step function."""
     import rgr_verify.transformer as T
 
@@ -342,7 +342,7 @@ def _recorded_train_runs(monkeypatch, E, specs, task, cfg, device="cpu"):
 
     with monkeypatch.context() as mp:
         mp.setattr(T, "_train_step", recording_step)
-        res = train_runs(E, specs, task, cfg, device=device)
+        res = train_block_runs(E, specs, task, cfg, device=device)
     return res, losses, list(final.values())
 
 
@@ -439,7 +439,7 @@ def test_sec73_cuda_bf16_training_is_finite_reproducible_and_sync_free(monkeypat
         with monkeypatch.context() as mp:
             mp.setattr(T, "_train_step", strict_step)
             mp.setattr(T, "_evaluate", evaluate_relaxed)
-            first = train_runs(E, specs, task, cfg, device="cuda")
+            first = train_block_runs(E, specs, task, cfg, device="cuda")
     finally:
         _set_sync_debug_mode("default")
     again, losses, _ = _recorded_train_runs(monkeypatch, E, specs, task, cfg, device="cuda")

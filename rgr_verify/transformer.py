@@ -68,14 +68,14 @@ __all__ = [
     "TaskConfig",
     "TrainConfig",
     "RunSpec",
-    "RunResult",
+    "BlockRunResult",
     "sample_permutation",
     "sample_examples",
     "block_inputs",
     "init_block_params",
     "block_logits",
     "head_layout",
-    "train_runs",
+    "train_block_runs",
     "DeadlineReached",
 ]
 
@@ -140,7 +140,7 @@ class RunSpec:
 
 
 @dataclass(frozen=True)
-class RunResult:
+class BlockRunResult:
     """Outcome of one run."""
 
     spec: RunSpec
@@ -289,7 +289,7 @@ def _evaluate(params, E, G, scale, data, *, autocast, chunk: int = 1024):
 
 
 class DeadlineReached(RuntimeError):
-    """Raised by :func:`train_runs` at the first evaluation past its ``deadline``: the batch in training is dropped
+    """Raised by :func:`train_block_runs` at the first evaluation past its ``deadline``: the batch in training is dropped
     (none of its runs has a result), the batches finished before it are passed to ``on_batch``."""
 
 
@@ -347,11 +347,11 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None):
                 raise DeadlineReached(f"deadline reached at step {step} of a batch of {R} runs (h = "
                                       f"{specs[0].n_heads}) after {time.perf_counter() - t0:.1f} s; batch dropped")
     seconds = time.perf_counter() - t0
-    return [RunResult(s, float(best_val[r]), float(best["test"][r]), float(best["null"][r]), int(best["step"][r]),
+    return [BlockRunResult(s, float(best_val[r]), float(best["test"][r]), float(best["null"][r]), int(best["step"][r]),
                       float(final_test[r]), step, seconds) for r, s in enumerate(specs)]
 
 
-def train_runs(
+def train_block_runs(
     E,
     specs: Sequence[RunSpec],
     task: TaskConfig,
@@ -362,7 +362,7 @@ def train_runs(
     progress: Callable | None = None,
     deadline: float | None = None,
     on_batch: Callable | None = None,
-) -> list[RunResult]:
+) -> list[BlockRunResult]:
     """Train every run of ``specs`` on the Sec. 7.3 task with the frozen table ``E`` ``[m + 1, d_model]``.
 
     Runs sharing n_heads are stacked (at most ``max_batch_runs`` at a time, padded to their largest D_K); each
@@ -370,7 +370,7 @@ def train_runs(
     every evaluation; ``on_batch(indices, results)`` after each finished batch (indices into ``specs``).
     ``deadline`` (a :func:`time.monotonic` value) stops training at the first evaluation past it by raising
     :class:`DeadlineReached` (the batch in training is dropped; no batch starts after the deadline either).
-    Returns one :class:`RunResult` per spec, in the order of ``specs``.
+    Returns one :class:`BlockRunResult` per spec, in the order of ``specs``.
     """
     specs = list(specs)
     if not specs:
@@ -391,7 +391,7 @@ def train_runs(
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("device must be 'cpu' when CUDA is not available, got 'cuda'")
     E = E.to(dev)
-    results: dict[int, RunResult] = {}
+    results: dict[int, BlockRunResult] = {}
     # Training is chaotic: a different summation order (another CPU thread count) changes every run's numbers.
     # One thread on the CPU makes a run's result the same under pytest-xdist, plain pytest and the CLI.
     threads = torch.get_num_threads()

@@ -109,7 +109,7 @@ def run_claim(
     ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir,
                        results_dir=results_dir, evidence_dir=evidence_dir, expects=stated)
     start = time.perf_counter()
-    swept = _swept(claim, root_seed, evidence_dir) if claim.tier.rank > Tier(tier).rank else []
+    swept = _swept(claim, root_seed, evidence_dir) if claim.tier is Tier.GPU and tier != "gpu" else []
     if claim.tier.rank > Tier(tier).rank and (replayable(claim, evidence_dir) or any(m.complete for m in swept)):
         # a paper-scale verdict from the committed evidence alone: the claim's tier's check, replaying, never training
         ctx = dataclasses.replace(ctx, tier=claim.tier.value, device="cpu", replay_only=True)
@@ -141,7 +141,7 @@ def run_claim(
 
 def _swept(claim: Claim, root_seed: int, evidence_dir: Path | None = None) -> list:
     """The committed manifests of planned sweeps (a GPU sweep committed piece by piece, e.g. Sec. 7.3's) that feed
-    ``claim`` and were drawn from ``root_seed``: a complete one lets the claim replay below its tier; a partial one
+    ``claim`` (a GPU-tier claim) and were drawn from ``root_seed``: a complete one lets the claim replay below its tier; a partial one
     says how far the sweep got."""
     from ..evidence import manifests
     from .preregistration import fed_claims

@@ -274,9 +274,9 @@ def verify_evidence(directory=None) -> list[dict]:
                 cands = CandidateRuns(preset_runs(man.preset, man.tier))
                 n_keys, what = len(cands), "adaptive-search runs"
                 stray = {k for k, r in recs.items() if not cands.stores(k, r)}
-            elif man.plan:
-                keys, what = set(_planned(man.plan)), "runs"
-                n_keys, stray = len(keys), set(recs) - keys
+            elif man.plan:  # records may carry the keys of an equivalent earlier code version
+                what, n_keys = "runs", len(_planned(man.plan))
+                stray = set(recs) - set(_planned(man.plan, equivalents=True))
             else:
                 keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)} if man.engine else set(recs)
                 n_keys, what = len(keys), "runs"
@@ -437,19 +437,21 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
         raise ValueError(f"{str(path)!r} holds no record" + (" that where() selects" if where is not None else ""))
     n_runs = len(recs)
     if plan:
-        planned = _planned(plan)
+        planned = _planned(plan, equivalents=True)  # a run's key under the current or an equivalent code version
         stray = sorted(set(recs) - set(planned))
         if stray:
             raise ValueError(f"{len(stray)} records of {str(path)!r} are not runs of the plan {plan!r} "
                              f"(first key {stray[0][:12]}...)")
-        n_runs = len(planned)
+        if len({planned[k] for k in recs}) < len(recs):
+            raise ValueError(f"{str(path)!r} holds one run of the plan {plan!r} under two code versions; keep one")
+        n_runs = len(_planned(plan))
     return _write_evidence(sorted(recs.items()), name=name, preset=label, tier=tier, preset_runs=n_runs,
                            engine_versions=(), store=store, directory=directory, commands=commands, notes=notes,
                            replace=replace, provenance=provenance, rules=rules, plan=plan)
 
 
-def _planned(plan: str) -> dict:
+def _planned(plan: str, *, equivalents: bool = False) -> dict:
     """The runs of a store's plan by key (only Sec. 7.3 sweeps have plans: "sec73:TIER:SOURCE:DEVICE:ROOT_SEED")."""
     from .sec73_sweep import planned_runs
 
-    return planned_runs(plan)
+    return planned_runs(plan, equivalents=equivalents)

@@ -1,7 +1,7 @@
 """The Sec. 7.3 sweep: training (or replaying) every run of a preset, its result store and record keys.
 
 A sweep trains every (D_K, h, seed) of a :class:`~rgr_verify.runs.sec73_presets.Sec73Preset` with
-:func:`rgr_verify.transformer.train_runs` on the frozen table of its embedding source and appends one JSON line per
+:func:`rgr_verify.transformer.train_block_runs` on the frozen table of its embedding source and appends one JSON line per
 run to ``<results_dir>/sec73-runs.jsonl``. Each record is keyed by a hash of the run's full configuration, its
 seed, the device kind and the code version (a hash of ``transformer.py`` and ``embedding_sources.py``), so a later
 sweep (or a claim, or another pytest worker) replays stored runs instead of training them again. Records of a code
@@ -35,7 +35,7 @@ from ..settings import GPT2_DIR_ENV, env
 from .sec73_presets import Sec73Preset
 from .evidence import with_evidence
 from .store import RESULTS_ENV, JsonlStore, default_results_dir
-from ..transformer import RunResult, RunSpec
+from ..transformer import BlockRunResult, RunSpec
 
 __all__ = [
     "code_version",
@@ -61,12 +61,15 @@ STORE_NAME = "sec73-runs.jsonl"
 # numbers bit for bit but not the stored ones (53 of 96 fields differ by a few hundredths of accuracy; no setting of
 # ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS or MKL_CBWR restores them): CPU training is reproducible on one
 # kind of CPU only, and keys do not name the CPU. The control's verdict is the same on both sets of numbers (robust
-# in 4 of 4 seed rotations); the audit replays the committed records. 94b55fb122c1: the sources before train_runs
+# in 4 of 4 seed rotations); the audit replays the committed records. 94b55fb122c1: the sources before train_block_runs
 # took a deadline (2026-11-26); the training arithmetic is unchanged (the deadline is read only at evaluations),
 # and test_sec73_stop_after_keeps_finished_batches_and_resumes compares a resumed sweep with one trained in a single
 # sitting. The batched sampler of 2026-11-26 draws every run's examples bitwise as before (tested) and retrains the
 # control's 16 runs to the same numbers as 46acc63's sources on one machine, so no older version needs listing.
-EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1")
+# e9cdb88f25e3: the sources before the block's RunResult and train_runs were renamed BlockRunResult and
+# train_block_runs (2026-11-27, so that they no longer collide with the engine's names); names only, and the H200
+# records of evidence/sec73-minilm-full were trained under it.
+EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3")
 
 
 def default_cache_dir() -> Path:
@@ -107,7 +110,7 @@ def _source_for(preset: Sec73Preset, *, root_seed: int, gpt2_dir: str | None):
 
 @dataclass(frozen=True)
 class Sec73Results:
-    """The runs of one sweep: ``records`` are dicts with D_K, h, seed_index, seed and the RunResult fields."""
+    """The runs of one sweep: ``records`` are dicts with D_K, h, seed_index, seed and the BlockRunResult fields."""
 
     preset: Sec73Preset
     source_description: str
@@ -156,11 +159,12 @@ def _plan(preset: Sec73Preset, root_seed: int, device: str):
     return plan
 
 
-def planned_runs(plan: str) -> dict[str, tuple[int, int, int]]:
+def planned_runs(plan: str, *, equivalents: bool = False) -> dict[str, tuple[int, int, int]]:
     """The runs a Sec. 7.3 sweep should store, named by ``plan`` = "sec73:TIER:SOURCE:DEVICE:ROOT_SEED" (e.g.
-    "sec73:full:minilm:cuda:20250926"), as {key: (D_K, h, seed index)} under the current code version. Evidence that
-    holds part of such a sweep records the plan, so its manifest counts (and ``rgr-verify evidence list`` shows) the
-    runs still missing. ValueError on a malformed plan."""
+    "sec73:full:minilm:cuda:20250926"), as {key: (D_K, h, seed index)} under the current code version, and with
+    ``equivalents`` also under each of :data:`EQUIVALENT_CODE_VERSIONS` (the keys its stored records may carry).
+    Evidence that holds part of such a sweep records the plan, so its manifest counts (and ``rgr-verify evidence
+    list`` shows) the runs still missing. ValueError on a malformed plan."""
     parts = plan.split(":") if isinstance(plan, str) else []
     if len(parts) != 5 or parts[0] != "sec73" or not parts[4].isdigit():
         raise ValueError(f"plan must read sec73:TIER:SOURCE:DEVICE:ROOT_SEED, got {plan!r}")
@@ -169,7 +173,12 @@ def planned_runs(plan: str) -> dict[str, tuple[int, int, int]]:
     _, tier, source, device, seed = parts
     check_choice("plan's device", device, ("cpu", "cuda"))
     preset = sec73_preset(tier, source=source)
-    return {key: (spec.D_K, spec.n_heads, i) for key, spec, i, _ in _plan(preset, int(seed), device)}
+    out = {}
+    for key, spec, i, cfg in _plan(preset, int(seed), device):
+        out[key] = (spec.D_K, spec.n_heads, i)
+        for code in EQUIVALENT_CODE_VERSIONS if equivalents else ():
+            out[record_key(cfg, device, code)] = (spec.D_K, spec.n_heads, i)
+    return out
 
 
 def missing_cells(plan: str, keys) -> list[tuple[int, int, int]]:
@@ -217,7 +226,7 @@ def run_sec73(
     missing then; the same call resumes (stored runs are replayed, never retrained)."""
     from filelock import Timeout
 
-    from ..transformer import DeadlineReached, train_runs
+    from ..transformer import DeadlineReached, train_block_runs
 
     if not isinstance(preset, Sec73Preset):
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
@@ -258,7 +267,7 @@ def run_sec73(
                         store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
 
                     try:
-                        train_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
+                        train_block_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
                                    max_batch_runs=preset.max_batch_runs, progress=progress, deadline=deadline,
                                    on_batch=keep)
                     except DeadlineReached:
@@ -288,7 +297,7 @@ def _record(key, spec, i, res, preset, table, device) -> dict:
     return {"key": key, "code": code_version(), "preset": preset.name, "source": table.source,
             "source_description": table.description, "device": device, "D_K": spec.D_K, "h": spec.n_heads,
             "seed": spec.seed, "seed_index": i, "m": preset.task.m, "ell": preset.task.ell,
-            **{f.name: getattr(res, f.name) for f in dataclasses.fields(RunResult) if f.name != "spec"}}
+            **{f.name: getattr(res, f.name) for f in dataclasses.fields(BlockRunResult) if f.name != "spec"}}
 
 
 def stored_sec73(preset: Sec73Preset, *, root_seed: int, results_dir=None, gpt2_dir=None) -> Sec73Results | None:
