@@ -421,7 +421,8 @@ CLAIMS = (
                 "every m: at the experiments' r = 8 sizes (c0 = 3.3-18, outside the hypothesis) it exceeds 1/4 "
                 "and even 1/2; those sizes are recorded, not used as witnesses. A failure at c0 = 120 is "
                 "inconclusive, never a refutation: a larger c0 lowers the limit.",
-          expects={"c1": Stated(0.25, "constant", "App. B.2 (proof of Theorem 4.1): noise below d_k / 4 on non-edges")}),
+          expects={"c1": Stated(0.25, "constant", "App. B.2 (proof of Theorem 4.1): noise below d_k / 4 on non-edges",
+                                bound="upper")}),
     Claim(id="sec5-n3-dominant", ref="Sec. 5",
           statement="N3 is the dominant noise component: for a single head (B = m) at (m, d_model) = (256, 32), "
                     "max |N3| >= max(|N1|, |N2|) w.p. >= 1 - m^-3",
