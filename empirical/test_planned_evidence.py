@@ -33,6 +33,8 @@ def test_the_plan_is_the_preset_grid():
     assert planned_runs(f"sec73:full:minilm:cpu:{ROOT}").keys().isdisjoint(plan)  # the device kind is keyed
     assert planned_runs(f"sec73:full:minilm:cuda:{ROOT + 1}").keys().isdisjoint(plan)  # so is the root seed
     first = [k for k, (D, h, _) in plan.items() if (D, h) == (64, 1)]
+    old = {c: k for k, c in planned_runs(PLAN, equivalents=True).items() if k not in plan}
+    assert missing_cells(PLAN, [old[c] for c in plan.values() if c[:2] == (64, 1)]) == missing_cells(PLAN, first)
     assert missing_cells(PLAN, first) == [(D, h, 7) for D in (64, 128, 256, 512) for h in (1, 2, 4, 8)][1:]
 
 
@@ -78,6 +80,9 @@ def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
     assert "7 of 112 runs" in capsys.readouterr().out
     m = manifests(out)[0]
     assert (m.device, m.torch, m.cuda) == ("NVIDIA H200", "2.9.0", "12.8")
+    assert main(["evidence", "list", "--evidence", str(out)]) == 0  # the cells still missing, by name
+    listed = capsys.readouterr().out
+    assert f"misses runs of its plan {PLAN} in cells (D_K, h): (64, 2): 7," in listed and "(64, 1)" not in listed
     for argv, opt in [(["--plan", "sec73:x"], "--plan"), (["--trained-with", "2.9.0"], "--trained-with"),
                       (["--trained-on", " "], "--trained-on")]:
         assert main(["evidence", "add", str(tmp_path / "src2"), "--store", STORE_NAME, "--preset", "p",

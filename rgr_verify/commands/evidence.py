@@ -112,8 +112,12 @@ def run(args) -> int:
         raise ValueError(f"{via}: evidence folder {str(folder)!r} does not exist")
     rows = verify_evidence(args.evidence)
     by_name = {m.name: m for m in manifests(args.evidence)}
+    missing = {r["name"]: _missing_cells(by_name[r["name"]], args.evidence) for r in rows
+               if r["ok"] and by_name[r["name"]].plan and not r["complete"]}
     if args.json:
-        print(json.dumps([{**r, "manifest": by_name[r["name"]].to_dict()} for r in rows], indent=2))
+        print(json.dumps([{**r, "manifest": by_name[r["name"]].to_dict(),
+                           **({"missing_cells": [list(c) for c in missing[r["name"]]]} if r["name"] in missing else {})}
+                          for r in rows], indent=2))
     else:
         if not rows:
             print("no committed evidence")
@@ -124,6 +128,9 @@ def run(args) -> int:
             check = "ok" if r["ok"] else f"FAILS: {r['problem']}"
             print(f"{r['name']:<22} {r['preset'][:14]:<14} {r['tier']:<5} {r['runs']:>5}/{r['preset_runs']:<5} {state:<12} "
                   f"{m.device[:28]:<28} {m.date or 'date n/a':<10} {m.commit[:10]}  {check}")
+            if r["name"] in missing:
+                cells = ", ".join(f"({D}, {h}): {n}" for D, h, n in missing[r["name"]])
+                print(f"  {r['name']} misses runs of its plan {m.plan} in cells (D_K, h): {cells}")
     return 0 if all(r["ok"] for r in rows) else 1
 
 
@@ -144,3 +151,11 @@ def _provenance(args) -> dict:
     else:
         out["torch"], out["cuda"] = "not recorded", "not recorded"
     return out
+
+
+def _missing_cells(man, directory) -> list:
+    """The cells of a planned store's sweep that lack runs, with how many (rgr_verify.runs.sec73_sweep)."""
+    from ..runs.evidence import read_evidence
+    from ..runs.sec73_sweep import missing_cells
+
+    return missing_cells(man.plan, read_evidence(man, directory))

@@ -182,11 +182,13 @@ def planned_runs(plan: str, *, equivalents: bool = False) -> dict[str, tuple[int
 
 
 def missing_cells(plan: str, keys) -> list[tuple[int, int, int]]:
-    """(D_K, h, runs missing) of every cell of ``plan`` (:func:`planned_runs`) not fully among ``keys``."""
-    have = set(keys)
+    """(D_K, h, runs missing) of every cell of ``plan`` (:func:`planned_runs`) not fully among ``keys`` (a run's key
+    under the current or an equivalent code version), in the plan's order."""
+    every = planned_runs(plan, equivalents=True)
+    have = {every[k] for k in keys if k in every}
     miss: dict[tuple[int, int], int] = {}
-    for key, (D, h, _) in planned_runs(plan).items():
-        if key not in have:
+    for D, h, i in planned_runs(plan).values():
+        if (D, h, i) not in have:
             miss[(D, h)] = miss.get((D, h), 0) + 1
     return [(D, h, n) for (D, h), n in miss.items()]
 
