@@ -8,7 +8,7 @@ import pytest
 
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.registry import get_claim
-from rgr_verify.claims.runner import run_claim
+from rgr_verify.claims.runner import replayable, run_claim
 from rgr_verify.cli import main
 from rgr_verify.runs.evidence import add_store_evidence, manifests, verify_evidence
 from rgr_verify.runs.sec73_sweep import STORE_NAME, missing_cells, planned_runs
@@ -56,6 +56,9 @@ def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
     assert manifests(ev)[0] == man
     assert [(r["ok"], r["complete"]) for r in verify_evidence(ev)] == [(True, False)]
     assert len(planned_runs(PLAN, equivalents=True)) > len(plan)
+    with pytest.raises(ValueError, match="whose store is"):  # only Sec. 7.3's store has plans
+        JsonlStore(src, "toy-runs.jsonl").append(_records(batch))
+        add_store_evidence(src, "toy-runs.jsonl", name="toy", label="x", directory=ev, plan=PLAN)
     # a record that is not a run of the plan is refused, nothing is written
     JsonlStore(src, STORE_NAME).append(_records([("f" * 64, (64, 1, 0))]))
     with pytest.raises(ValueError, match="not runs of the plan"):
@@ -83,6 +86,10 @@ def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
     assert main(["evidence", "list", "--evidence", str(out)]) == 0  # the cells still missing, by name
     listed = capsys.readouterr().out
     assert f"misses runs of its plan {PLAN} in cells (D_K, h): (64, 2): 7," in listed and "(64, 1)" not in listed
+    JsonlStore(tmp_path / "src2", "toy-runs.jsonl").append(_records(batch))
+    assert main(["evidence", "add", str(tmp_path / "src2"), "--store", "toy-runs.jsonl", "--preset", "p",
+                 "--name", "t", "--evidence", str(out), "--plan", PLAN]) == 2
+    assert "--plan" in capsys.readouterr().err
     for argv, opt in [(["--plan", "sec73:x"], "--plan"), (["--trained-with", "2.9.0"], "--trained-with"),
                       (["--trained-on", " "], "--trained-on")]:
         assert main(["evidence", "add", str(tmp_path / "src2"), "--store", STORE_NAME, "--preset", "p",
@@ -92,7 +99,7 @@ def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
     assert main(["evidence", "add", str(tmp_path / "src2"), "--preset", "a3-regular", "--plan", PLAN,
                  "--evidence", str(out)]) == 2
     assert "--plan" in capsys.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == ["s.json", "s.jsonl.gz"]
+    assert sorted(p.name for p in out.iterdir()) == ["s.json", "s.jsonl.gz"]  # nothing written by a refusal
 
 
 def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, monkeypatch):
@@ -106,6 +113,7 @@ def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, mo
     r = run_claim(claim, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
     assert r.verdict.status is Status.INCONCLUSIVE and r.verdict.unavailable
     assert "part holds 7 of the 112 runs" in r.verdict.details and PLAN in r.verdict.details
+    assert not replayable(claim, ev, ROOT)  # partial: not replayed, and pytest keeps its gpu mark
     other = run_claim(claim, tier="full", root_seed=ROOT + 1, evidence_dir=ev, results_dir=tmp_path / "res",
                       device="cpu")
     assert "holds" not in other.verdict.details  # drawn from another root seed: not this sweep
@@ -116,6 +124,7 @@ def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, mo
     rest = [(k, c) for k, c in plan.items() if c[:2] != (64, 1)]
     JsonlStore(src, STORE_NAME).append(_records(rest, acc=lambda D, h, i: 0.3 + D / 1000 + 0.001 * i))
     add_store_evidence(src, STORE_NAME, name="part", label="sec73 full", directory=ev, plan=PLAN, replace=True)
+    assert replayable(claim, ev, ROOT) and not replayable(claim, ev, ROOT + 1)
     done = run_claim(claim, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
     assert not done.verdict.unavailable and done.verdict.status is Status.HOLDS_EMPIRICALLY, done.verdict.details
     assert "112 runs" in done.verdict.evidence

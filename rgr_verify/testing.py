@@ -20,8 +20,8 @@ __all__ = ["claim_params", "check_claim_against_ledger", "weight_problems", "rul
 
 def claim_params(*markers: str) -> list:
     """``pytest.param`` objects, one per claim whose marker is in ``markers``, id'd by claim id, with marks
-    ``symbolic``/``property``/``empirical`` plus ``slow`` (full tier, unless it replays complete committed
-    evidence: then it runs in every tier, by replay) or ``gpu`` (gpu tier)."""
+    ``symbolic``/``property``/``empirical`` plus ``slow`` (full tier) or ``gpu`` (gpu tier), unless the claim
+    replays complete committed evidence (:func:`~rgr_verify.claims.runner.replayable`): then it runs in every tier."""
     from .runs.evidence import missing_evidence
 
     params = []
@@ -33,7 +33,7 @@ def claim_params(*markers: str) -> list:
         marks = [getattr(pytest.mark, claim.marker)]
         if claim.tier is Tier.FULL and not replayable(claim) and claim.id not in without:
             marks.append(pytest.mark.slow)  # a full-tier claim with complete committed evidence replays in any tier
-        elif claim.tier is Tier.GPU:
+        elif claim.tier is Tier.GPU and not replayable(claim):  # a complete planned GPU sweep replays anywhere
             marks.append(pytest.mark.gpu)
         params.append(pytest.param(claim, id=claim.id, marks=marks))
     return params

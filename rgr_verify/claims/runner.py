@@ -91,9 +91,9 @@ def run_claim(
     name the claim does not declare is a ValueError.
 
     A full-tier claim that :func:`replayable` finds complete in the committed evidence runs below its tier too: its
-    check replays the evidence on the CPU and trains nothing (``ctx.replay_only``); so does a claim fed by the
-    complete committed store of a planned sweep (:attr:`~rgr_verify.runs.evidence.Manifest.plan`, e.g. Sec. 7.3 on a
-    GPU) drawn from ``root_seed``; a partial one is named, with its count of runs, in the not-run verdict."""
+    check replays the evidence on the CPU and trains nothing (``ctx.replay_only``); so does a GPU-tier claim fed by
+    the complete committed store of a planned sweep (:attr:`~rgr_verify.runs.evidence.Manifest.plan`, e.g. Sec. 7.3)
+    drawn from ``root_seed``; a partial one is named, with its count of runs, in the not-run verdict."""
     check_choice("tier", tier, TIERS)
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     device = device if device is not None else default_device()
@@ -109,11 +109,11 @@ def run_claim(
     ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir,
                        results_dir=results_dir, evidence_dir=evidence_dir, expects=stated)
     start = time.perf_counter()
-    swept = _swept(claim, root_seed, evidence_dir) if claim.tier is Tier.GPU and tier != "gpu" else []
-    if claim.tier.rank > Tier(tier).rank and (replayable(claim, evidence_dir) or any(m.complete for m in swept)):
+    if claim.tier.rank > Tier(tier).rank and replayable(claim, evidence_dir, root_seed):
         # a paper-scale verdict from the committed evidence alone: the claim's tier's check, replaying, never training
         ctx = dataclasses.replace(ctx, tier=claim.tier.value, device="cpu", replay_only=True)
     if claim.tier.rank > Tier(ctx.tier).rank:
+        swept = _swept(claim, root_seed, evidence_dir) if claim.tier is Tier.GPU else []  # partial: how far it got
         verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}" + "".join(
             f"; committed evidence {m.name} holds {m.runs} of the {m.preset_runs} runs of its sweep ({m.plan}), "
             "which resumes on a CUDA GPU" for m in swept))
@@ -150,12 +150,18 @@ def _swept(claim: Claim, root_seed: int, evidence_dir: Path | None = None) -> li
             if m.plan and m.plan.rsplit(":", 1)[-1] == str(root_seed) and fed_claims(m, [claim])]
 
 
-def replayable(claim: Claim, evidence_dir: Path | None = None) -> bool:
-    """Whether ``claim`` names presets it replays and the committed evidence holds every run of each (at the
-    claim's tier)."""
+def replayable(claim: Claim, evidence_dir: Path | None = None, root_seed: int | None = None) -> bool:
+    """Whether the committed evidence lets ``claim`` run below its tier, by replay: it names presets it replays
+    and the evidence holds every run of each (at the claim's tier), or it is a GPU-tier claim fed by the complete
+    store of a planned sweep drawn from ``root_seed`` (default: :func:`root_seed_from_env`)."""
     from ..evidence import evidence_complete
 
-    return bool(claim.replays) and all(evidence_complete(p, claim.tier.value, evidence_dir) for p in claim.replays)
+    if claim.replays and all(evidence_complete(p, claim.tier.value, evidence_dir) for p in claim.replays):
+        return True
+    if claim.tier is not Tier.GPU:
+        return False
+    seed = root_seed_from_env() if root_seed is None else root_seed
+    return any(m.complete for m in _swept(claim, seed, evidence_dir))
 
 
 def run_claims(

@@ -89,8 +89,10 @@ def run(args) -> int:
             if args.adaptive:
                 raise ValueError("--adaptive copies engine runs (runs.jsonl); it cannot be combined with --store")
             if args.plan:
-                from ..runs.sec73_sweep import planned_runs
+                from ..runs.sec73_sweep import STORE_NAME, planned_runs
 
+                if args.store != STORE_NAME:
+                    raise ValueError(f"--plan names a Sec. 7.3 sweep: it needs --store {STORE_NAME}, got {args.store!r}")
                 try:
                     planned_runs(args.plan)
                 except ValueError as exc:

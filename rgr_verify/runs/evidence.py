@@ -437,6 +437,10 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
         raise ValueError(f"{str(path)!r} holds no record" + (" that where() selects" if where is not None else ""))
     n_runs = len(recs)
     if plan:
+        from .sec73_sweep import STORE_NAME  # the one store whose sweeps have plans
+
+        if store != STORE_NAME:
+            raise ValueError(f"plan names a Sec. 7.3 sweep, whose store is {STORE_NAME!r}; got store {store!r}")
         planned = _planned(plan, equivalents=True)  # a run's key under the current or an equivalent code version
         stray = sorted(set(recs) - set(planned))
         if stray:
