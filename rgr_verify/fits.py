@@ -406,3 +406,65 @@ def slope_range_affine(x, low, high) -> tuple[float, float]:
         raise ValueError("x, low, high must be finite with low <= high")
     w = (x - x.mean()) / float(np.sum((x - x.mean()) ** 2))
     return float(np.sum(np.minimum(w * lo, w * hi))), float(np.sum(np.maximum(w * lo, w * hi)))
+
+
+def _min_sq_distance(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
+    """min over b of sum_i dist(b x_i, [lo_i, hi_i])^2 (x_i > 0): the least residual sum of squares of a line through
+    the origin when each y_i may lie anywhere in its interval. Exact: the function of b is convex and quadratic
+    between the breakpoints lo_i / x_i, hi_i / x_i, so its minimum is a piece's stationary point (clipped to the
+    piece) or a breakpoint."""
+    bps = np.unique(np.concatenate([lo / x, hi / x]))
+
+    def f(b: float) -> float:
+        t = b * x
+        return float(np.sum(np.maximum(lo - t, 0.0) ** 2 + np.maximum(t - hi, 0.0) ** 2))
+
+    best = min(f(float(b)) for b in bps)
+    edges = [-math.inf, *bps.tolist(), math.inf]
+    for a, c in zip(edges[:-1], edges[1:]):
+        probe = (a + c) / 2 if math.isfinite(a) and math.isfinite(c) else (
+            c - 1.0 - abs(c) if math.isfinite(c) else a + 1.0 + abs(a))
+        t = probe * x
+        below, above = lo > t, t > hi
+        w = float(np.sum(x[below | above] ** 2))
+        if w == 0:
+            continue
+        b = (float(np.sum(x[below] * lo[below])) + float(np.sum(x[above] * hi[above]))) / w
+        best = min(best, f(min(max(b, a), c)))
+    return best
+
+
+def r2_range_through_origin(x, low, high, *, max_cells: int = 20) -> tuple[float, float] | None:
+    """An outer bound on the centred R^2 of the least-squares line through the origin (:func:`fit_through_origin`)
+    when each y_i may lie anywhere in [low_i, high_i] (finite; x_i > 0): the range of R^2 over that box lies inside
+    the returned (lo, hi). R^2 = 1 - SS_res / SS_tot, and both SS_res (the squared distance of y from the line through
+    x) and SS_tot (the squared distance of y from its mean) are convex in y: their maxima over the box are at a vertex
+    (all 2^n enumerated) and their minima are exact one-dimensional convex minimisations
+    (:func:`_min_sq_distance`), so lo = 1 - max SS_res / min SS_tot and hi = 1 - min SS_res / max SS_tot.
+    ``None`` when more than ``max_cells`` cells (2^n vertices) are given; lo is -inf when the box holds a constant y."""
+    x = np.asarray(x, dtype=float)
+    lo = np.asarray(low, dtype=float)
+    hi = np.asarray(high, dtype=float)
+    if x.ndim != 1 or x.shape != lo.shape or x.shape != hi.shape or x.size < 2:
+        raise ValueError("x, low and high must be 1-d arrays of the same length >= 2")
+    if np.any(x <= 0) or not np.all(np.isfinite(x)) or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        raise ValueError("x must be finite and > 0, low and high finite")
+    if np.any(lo > hi):
+        raise ValueError("low must be <= high elementwise")
+    n = x.size
+    if n > max_cells:
+        return None
+    sxx = float(np.sum(x * x))
+    res_max = tot_max = 0.0
+    rows = np.arange(1 << min(n, 16), dtype=np.int64)
+    for start in range(0, 1 << n, rows.size):
+        bits = (((start + rows)[:, None] >> np.arange(n)) & 1).astype(bool)
+        y = np.where(bits, hi, lo)
+        ss = np.sum(y * y, axis=1)
+        res_max = max(res_max, float(np.max(ss - (y @ x) ** 2 / sxx)))
+        tot_max = max(tot_max, float(np.max(ss - np.sum(y, axis=1) ** 2 / n)))
+    res_min = _min_sq_distance(x, lo, hi)
+    tot_min = _min_sq_distance(np.ones(n), lo, hi)
+    r2_lo = 1.0 - res_max / tot_min if tot_min > 0 else -math.inf
+    r2_hi = min(1.0 - res_min / tot_max if tot_max > 0 else 1.0, 1.0)
+    return min(r2_lo, r2_hi), r2_hi  # min: equal bounds (every cell a point) may differ by a rounding error

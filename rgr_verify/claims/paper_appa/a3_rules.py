@@ -13,7 +13,7 @@ from ..base import Status
 from ..paper_sec6.measure import FACTOR2_TOL, equivalence_status
 
 __all__ = ["DEGREE_TOL", "one_constant_tol", "degree_exponent", "degree_law_status", "edges_collapse_status",
-           "CONSTRUCTION_DKS", "construction_decision"]
+           "degree_band_part", "degree_rows", "CONSTRUCTION_DKS", "construction_decision"]
 
 
 DEGREE_TOL = 0.5  # the exponent of D_K* in r: closer to the edges law's 1 than to 0 (vertices) or 2
@@ -60,6 +60,42 @@ def edges_collapse_status(parts: dict) -> Status:
     return (Status.CONTRADICTED_EMPIRICALLY if Status.CONTRADICTED_EMPIRICALLY in sts
             else Status.HOLDS_EMPIRICALLY if sts and all(s is Status.HOLDS_EMPIRICALLY for s in sts)
             else Status.INCONCLUSIVE)
+
+
+def degree_band_part(rs, ivs, capped, slope: float, xs: dict, factor: float = FACTOR2_TOL) -> tuple[Status, dict]:
+    """'One constant for every degree', read degree by degree, by one standard: each degree's D_K* interval (a
+    cap-limited degree's as an upper bound only, (0, high]) against [slope x / factor, slope x * factor]. A degree
+    whose interval lies wholly outside contradicts the constant (D_K* there is known, to the ladder's resolution, to
+    be more than a factor ``factor`` from slope x); every interval wholly inside holds; otherwise inconclusive.
+    Returns the status and a row per degree (its interval, prediction, ratio and where it lies)."""
+    rows, where = {}, []
+    for r in sorted(rs):
+        x = xs[r]
+        pred, iv = slope * x, ivs[r]
+        low = 0.0 if r in capped else iv.low
+        b_lo, b_hi = pred / factor, pred * factor
+        w = ("outside" if iv.high < b_lo or low > b_hi else "inside" if b_lo <= low and iv.high <= b_hi
+             else "straddles")
+        where.append(w)
+        rows[f"r={r}"] = {"x (log2)": round(x, 3), "predicted D_K* = slope x": round(pred, 3),
+                          "D_K* interval": iv.as_dict(), "meets [slope x / sqrt2, slope x * sqrt2]": w != "outside",
+                          "interval against the band": w,
+                          "ratio of the interval to the prediction": [round(low / pred, 3),
+                                                                       None if math.isinf(iv.high)
+                                                                       else round(iv.high / pred, 3)],
+                          "cap-limited": r in capped}
+    status = (Status.CONTRADICTED_EMPIRICALLY if "outside" in where
+              else Status.HOLDS_EMPIRICALLY if where and all(w == "inside" for w in where) else Status.INCONCLUSIVE)
+    return status, rows
+
+
+def degree_rows(rs, ths, ivs, caps, rates) -> dict:
+    """The reported row of each degree: D_K*, its interval, h*, the cap sensitivity and the sampler's positive rate."""
+    return {f"r={r}": {"D_K*": ths[r].central, "D_K* interval": ivs[r].as_dict(), "h*": ths[r].h_star,
+                       "h* interval": [ths[r].h_low, ths[r].h_high],
+                       "stopped early at (h*, D_K*)": caps[r]["stopped early at (h*, D_K*)"],
+                       "could move down with a longer cap": caps[r]["could move down with a longer cap"],
+                       "sampler positive rate": rates.get(r, {}).get("rate")} for r in rs}
 
 
 CONSTRUCTION_DKS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)  # per-head widths tried for Algorithm 5, smallest first

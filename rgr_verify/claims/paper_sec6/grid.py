@@ -31,8 +31,8 @@ from ..tools import (
     thresholds_plot,
 )
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve
-from .measure import (FACTOR2_TOL, cached_full_grid, equivalence_status, exponent_fit, measured_reading, memo,
-                      reading_verdict)
+from .measure import (FACTOR2_TOL, cached_full_grid, combine_parts, equivalence_status, exponent_fit,
+                      measured_reading, memo, r2_status, reading_verdict)
 
 __all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
 
@@ -188,8 +188,9 @@ def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, pa
                   r2_tol: float, adaptive: dict | None = None) -> list[dict]:
     """Every analysis of the Fig. 3 slope (:data:`~rgr_verify.claims.tools.multiverse.DIMENSIONS`: log base x
     estimator, x the thresholds of the ladder or of the committed adaptive search when ``adaptive`` readings are
-    given), each judged by the equivalence standard against the band; a pass also needs the paper estimator's centred
-    R^2 within ``r2_tol`` of the stated one (as :func:`reading_verdict`)."""
+    given), each judged by the equivalence standard against the band, and the stated R^2 as a second part by the same
+    standard on the grid range of the paper estimator's centred R^2 (:func:`~.measure.r2_status`; the parts combine
+    as in :func:`reading_verdict`)."""
     band = (paper_slope / slope_factor, paper_slope * slope_factor)
     paper_key = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
     out = []
@@ -199,7 +200,7 @@ def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, pa
         for base in DIMENSIONS["log base"]:
             r = reads[base]
             est = r[paper_key]
-            r2_ok = abs(est["R2 centred"] - paper_r2) <= r2_tol
+            r2_st, _ = r2_status(est, paper_r2, r2_tol)
             for estimator in DIMENSIONS["estimator"]:
                 if estimator.startswith("paper estimator"):
                     slope, ci = est["slope"], est["grid range of the slope (cells anywhere in their D_K* interval)"]
@@ -209,9 +210,7 @@ def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, pa
                     if fit is None:
                         continue
                     slope, ci = fit["slope"], fit["95% profile"]
-                st, _ = equivalence_status(ci, band)
-                if st is Status.HOLDS_EMPIRICALLY and not r2_ok:
-                    st = Status.INCONCLUSIVE
+                st = combine_parts(equivalence_status(ci, band)[0], r2_st)
                 # the source is named even without the adaptive search (another reading of App. A.1 has none), so
                 # every analysis of the claim's multiverse names the same dimensions
                 choices = {"thresholds": source, "log base": base, "estimator": estimator}
@@ -398,9 +397,11 @@ _READING_RULE = (" Readings: the printed 'log m' names no base, so ln and log2 a
                  "interval of the slope of a censored-Gaussian interval regression of log D_K* on the offset log x "
                  "(censored cells as intervals) holds when it lies wholly inside the band, is contradicted when it lies "
                  "wholly outside, and is inconclusive otherwise (the resolution reached and what would decide are "
-                 "recorded); a pass also needs the centred R^2 of the paper's estimator (least squares through the "
-                 "origin on the first passing D_K, reported with its slope) within 0.1 of the stated R^2, else "
-                 "inconclusive. The readings are combined by verdict_over_readings: both hold -> holds; both fail -> "
+                 "recorded). The stated R^2 is a second part held to the same standard: the grid range of the centred "
+                 "R^2 of the paper's estimator (least squares through the origin on the first passing D_K; an outer "
+                 "bound over every placement of the cells in their D_K* intervals, fits.r2_range_through_origin) "
+                 "wholly within 0.1 of the stated R^2 holds, wholly outside contradicts, otherwise inconclusive; a "
+                 "reading holds when both parts hold and is contradicted when either is. The readings are combined by verdict_over_readings: both hold -> holds; both fail -> "
                  "contradicted; mixed -> inconclusive (no reading is the printed one). Tolerance: a factor sqrt(2) on "
                  "the slope, the package's rule for a stated constant (a measured slope is read as agreeing when it "
                  "is closer in log to the stated one than to its double or its half, so that a factor-2 error is "

@@ -13,12 +13,12 @@ import math
 
 import numpy as np
 
-from ...fits import interval_regression, profile_interval
+from ...fits import interval_regression, profile_interval, r2_range_through_origin
 from ..base import Status, Verdict
 from ..tools import full_grid, slope_reading
 
 __all__ = ["memo", "cached_full_grid", "exponent_fit", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
-           "equivalence_status", "reading_verdict", "ladder_sigma_floor"]
+           "equivalence_status", "reading_verdict", "ladder_sigma_floor", "r2_status", "combine_parts", "R2_RANGE"]
 
 # "A factor 2 must be detected": a measured value is read as agreeing with a stated one when it is closer (in log) to
 # it than to its double or its half, i.e. within a factor sqrt(2).
@@ -80,11 +80,43 @@ def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:
                             cap_limited=cap_limited, cap_any=cap_any)
         out.pop("verdict under this reading", None)
         out.pop("tolerance band for the slope", None)
+        finite = [k for k in sorted(keys) if ths[k].central is not None]
+        rng = r2_range_through_origin([xs[k] for k in finite], [ivs[k].low for k in finite],
+                                      [ivs[k].high for k in finite]) if len(finite) >= 2 else None
+        out[_PAPER_EST][R2_RANGE] = None if rng is None else [round(rng[0], 4), round(rng[1], 4)]
         _READING_CACHE[inputs] = out
     return copy.deepcopy(_READING_CACHE[inputs])
 
 
 _READING_CACHE: dict = {}
+_PAPER_EST = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
+R2_RANGE = "grid range of the centred R2 (outer bound, cells anywhere in their D_K* interval)"
+
+
+def r2_status(est: dict, paper_r2: float | None, r2_tol: float) -> tuple[Status, str]:
+    """The stated R^2 part of a reading, by the equivalence standard: the grid range of the paper estimator's centred
+    R^2 (:func:`rgr_verify.fits.r2_range_through_origin`, an outer bound over the cells' D_K* intervals) wholly inside
+    [paper_r2 - r2_tol, paper_r2 + r2_tol] holds, wholly outside is contradicted, otherwise inconclusive. With no
+    range (too many cells to bound), the point R^2 within ``r2_tol`` is inconclusive-or-holds only (it cannot decide a
+    failure on its own). No stated R^2: holds. Returns the status and what would decide it (empty when decided)."""
+    if paper_r2 is None:
+        return Status.HOLDS_EMPIRICALLY, ""
+    band = (paper_r2 - r2_tol, paper_r2 + r2_tol)
+    rng = est.get(R2_RANGE)
+    if rng is None:
+        ok = abs(est["R2 centred"] - paper_r2) <= r2_tol
+        return ((Status.HOLDS_EMPIRICALLY, "") if ok else
+                (Status.INCONCLUSIVE, f"the centred R^2 {est['R2 centred']:.3f} is not within {r2_tol:g} of {paper_r2:g}"))
+    st, _ = equivalence_status(rng, band)
+    return st, ("" if st is not Status.INCONCLUSIVE else
+                f"the grid range of the centred R^2 [{rng[0]:.3f}, {rng[1]:.3f}] straddles [{band[0]:.3g}, {band[1]:.3g}]")
+
+
+def combine_parts(slope: Status, r2: Status) -> Status:
+    """A slope stated with its R^2 is a conjunction: contradicted when either part is, holds when both hold."""
+    if Status.CONTRADICTED_EMPIRICALLY in (slope, r2):
+        return Status.CONTRADICTED_EMPIRICALLY
+    return Status.HOLDS_EMPIRICALLY if slope is r2 is Status.HOLDS_EMPIRICALLY else Status.INCONCLUSIVE
 
 
 def judge_reading(reading: dict, *, paper_slope: float, slope_factor: float, paper_r2: float | None = None,
@@ -157,8 +189,9 @@ def reading_verdict(reading: dict, *, paper_slope: float, slope_factor: float, p
     """The verdict of one log reading of a through-origin law D_K* = a x (a :func:`measured_reading`), by the
     equivalence standard: the 95% profile interval of the interval-regression slope (censored cells included) is held
     to the band [paper_slope / slope_factor, paper_slope * slope_factor] by :func:`equivalence_status`. The paper's
-    R^2 (when stated) is compared with the centred R^2 of the paper's estimator: outside ``r2_tol`` a pass becomes
-    inconclusive (the estimator's R^2 has no interval, so it cannot decide a failure on its own)."""
+    R^2 (when stated) is a second part held to the same standard (:func:`r2_status`: the grid range of the paper
+    estimator's centred R^2 against [paper_r2 - r2_tol, paper_r2 + r2_tol]); the parts combine by
+    :func:`combine_parts` (contradicted when either is, holds when both hold)."""
     if not slope_factor > 1:
         raise ValueError(f"slope_factor must be > 1, got {slope_factor!r}")
     if not paper_slope > 0:
@@ -166,17 +199,19 @@ def reading_verdict(reading: dict, *, paper_slope: float, slope_factor: float, p
     est = reading["paper estimator (LS through origin, first passing D_K, uncensored cells)"]
     ci = reading["interval regression, censored cells as intervals"]["95% profile"]
     band = (paper_slope / slope_factor, paper_slope * slope_factor)
-    status, res = equivalence_status(ci, band)
+    slope_st, res = equivalence_status(ci, band)
     r2 = est["R2 centred"]
-    r2_ok = paper_r2 is None or abs(r2 - paper_r2) <= r2_tol
-    if status is Status.HOLDS_EMPIRICALLY and not r2_ok:
-        status = Status.INCONCLUSIVE
-        res["to_decide"] = f"the slope passes but the centred R^2 {r2:.3f} is not within {r2_tol:g} of {paper_r2:g}"
+    r2_st, r2_why = r2_status(est, paper_r2, r2_tol)
+    status = combine_parts(slope_st, r2_st)
+    if status is Status.INCONCLUSIVE and r2_why and slope_st is not Status.INCONCLUSIVE:
+        res["to_decide"] = r2_why
     params = {"resolution": {k: v for k, v in res.items() if k != "to_decide"}}
     if "to_decide" in res:
         params["to_decide"] = res["to_decide"]
     measured = {"slope 95% profile interval": [round(v, 4) for v in ci],
-                "band": [round(v, 4) for v in band], "paper estimator slope": est["slope"], "centred R2": r2}
+                "band": [round(v, 4) for v in band], "paper estimator slope": est["slope"], "centred R2": r2,
+                **({} if est.get(R2_RANGE) is None else {"centred R2 grid range": est[R2_RANGE]}),
+                "parts": {"slope": slope_st.value, "R2": r2_st.value}}
     return Verdict(status, measured_value=measured, params=params, evidence_level=level,
                    paper_value=f"slope {paper_slope} within a factor {slope_factor:.3g}"
                                + ("" if paper_r2 is None else f", R2 within {r2_tol:g} of {paper_r2}"),
