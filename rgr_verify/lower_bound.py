@@ -22,6 +22,7 @@ from .graphs import Digraph
 
 __all__ = [
     "decision_function",
+    "steepest_perturbation",
     "two_way_softmax_score",
     "nuclear_normalised_margin",
     "graph_dependent_embedding_qk",
@@ -64,6 +65,28 @@ def decision_function(U, V, tau: float, xu, xv, *, d_k: int, aggregation: str = 
     else:
         agg = float(special.logsumexp(s))
     return float(agg - tau)
+
+
+def steepest_perturbation(U, V, tau, xu, xv, f_uv, eps, *, d_k: int, aggregation: str):
+    """(U', V', tau') at distance eps in each of U, V and tau from (U, V, tau), moved along the steepest descent of
+    |S(u, v) - tau| at the pair (u, v) (the worst direction to first order): the gradients of the heads' scores
+    s_k = (x_u^T U_k) . (x_v^T V_k), weighted by the aggregation's derivative (the argmax head, every head, or the
+    softmax of the scores)."""
+    d_model, h = U.shape[0], U.shape[1] // d_k
+    a = np.einsum("d,dhk->hk", xu, U.reshape(d_model, h, d_k))
+    b = np.einsum("d,dhk->hk", xv, V.reshape(d_model, h, d_k))
+    s = (a * b).sum(axis=1)
+    w = (np.eye(h)[int(np.argmax(s))] if aggregation == "max" else np.ones(h) if aggregation == "sum"
+         else np.exp(s - s.max()) / np.exp(s - s.max()).sum())
+    g_u = np.einsum("d,hk->dhk", xu, w[:, None] * b).reshape(U.shape)
+    g_v = np.einsum("d,hk->dhk", xv, w[:, None] * a).reshape(V.shape)
+    sgn = 1.0 if f_uv > 0 else -1.0
+
+    def step(G):
+        n = np.linalg.norm(G)
+        return G / n if n > 0 else G
+
+    return U - sgn * eps * step(g_u), V - sgn * eps * step(g_v), tau + sgn * eps
 
 
 def two_way_softmax_score(U, V, xi, xj, *, d_k: int) -> float:
