@@ -52,7 +52,7 @@ def test_r2_range_rejects_bad_input_and_declines_many_cells():
 def _reading(r2, r2_range, ci=(0.9, 1.3)):
     return {_EST: {"slope": 1.2, "R2 centred": r2, "grid range of the slope (cells anywhere in their D_K* interval)":
                    [1.0, 1.4], R2_RANGE: r2_range},
-            "interval regression, censored cells as intervals": {"95% profile": list(ci)}}
+            "interval regression, censored cells as intervals": {"slope": 1.1, "95% profile": list(ci)}}
 
 
 def test_stated_r2_is_held_by_one_standard():
@@ -107,3 +107,18 @@ def test_degree_band_part_holds_only_when_every_interval_is_inside():
     assert degree_band_part([1, 2], _ivs({1: (9, 11), 2: (18, 22)}), set(), 1.0, xs)[0] is Status.HOLDS_EMPIRICALLY
     # a cap-limited degree is (0, high]: never inside, so the part cannot pass on it
     assert degree_band_part([1, 2], _ivs({1: (9, 11), 2: (18, 22)}), {2}, 1.0, xs)[0] is Status.INCONCLUSIVE
+
+
+def test_an_analysis_that_bounds_capped_cells_bounds_them_in_r2_too():
+    from rgr_verify.claims.paper_sec6.grid import fig3_analyses
+    from rgr_verify.claims.paper_sec6.measure import R2_RANGE_ANY_HIT, R2_RANGE_CAPPED
+
+    r = _reading(0.98, [0.85, 0.999], ci=(1.0, 1.3))
+    r[_EST][R2_RANGE_CAPPED] = [-1.8, 0.999]  # the cap-limited cell anywhere in (0, high]
+    r[_EST][R2_RANGE_ANY_HIT] = [-24.0, 0.9999]
+    r["interval regression, cap-limited cells as upper bounds"] = {"slope": 1.1, "95% profile": [1.0, 1.3]}
+    out = fig3_analyses({"ln": r, "log2": r}, paper_slope=1.19, slope_factor=math.sqrt(2), paper_r2=0.472, r2_tol=0.1)
+    by = {a["choices"]["estimator"]: a["status"] for a in out if a["choices"]["log base"] == "ln"}
+    assert by["interval regression, censored cells as intervals"] is Status.CONTRADICTED_EMPIRICALLY
+    assert by["interval regression, cap-limited cells as upper bounds"] is Status.INCONCLUSIVE  # no false alarm
+    assert by["interval regression, cells where any threshold run hit the cap as upper bounds"] is Status.INCONCLUSIVE

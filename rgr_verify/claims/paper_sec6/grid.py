@@ -31,8 +31,8 @@ from ..tools import (
     thresholds_plot,
 )
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve
-from .measure import (FACTOR2_TOL, cached_full_grid, combine_parts, equivalence_status, exponent_fit,
-                      measured_reading, memo, r2_status, reading_verdict)
+from .measure import (FACTOR2_TOL, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid, combine_parts,
+                      equivalence_status, exponent_fit, measured_reading, memo, r2_status, reading_verdict)
 
 __all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
 
@@ -184,6 +184,10 @@ def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
         evidence_level="fitted")
 
 
+# The R^2 range an analysis holds the stated R^2 to: the one that treats the cells the cap stopped as its estimator does.
+_R2_KEY = {DIMENSIONS["estimator"][2]: R2_RANGE_CAPPED, DIMENSIONS["estimator"][3]: R2_RANGE_ANY_HIT}
+
+
 def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, paper_r2: float,
                   r2_tol: float, adaptive: dict | None = None) -> list[dict]:
     """Every analysis of the Fig. 3 slope (:data:`~rgr_verify.claims.tools.multiverse.DIMENSIONS`: log base x
@@ -200,8 +204,8 @@ def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, pa
         for base in DIMENSIONS["log base"]:
             r = reads[base]
             est = r[paper_key]
-            r2_st, _ = r2_status(est, paper_r2, r2_tol)
             for estimator in DIMENSIONS["estimator"]:
+                r2_st, _ = r2_status(est, paper_r2, r2_tol, _R2_KEY.get(estimator, R2_RANGE))
                 if estimator.startswith("paper estimator"):
                     slope, ci = est["slope"], est["grid range of the slope (cells anywhere in their D_K* interval)"]
                 else:  # no cap-limited cell: the upper-bound reading is the censored one
@@ -399,9 +403,10 @@ _READING_RULE = (" Readings: the printed 'log m' names no base, so ln and log2 a
                  "wholly outside, and is inconclusive otherwise (the resolution reached and what would decide are "
                  "recorded). The stated R^2 is a second part held to the same standard: the grid range of the centred "
                  "R^2 of the paper's estimator (least squares through the origin on the first passing D_K; an outer "
-                 "bound over every placement of the cells in their D_K* intervals, fits.r2_range_through_origin) "
-                 "wholly within 0.1 of the stated R^2 holds, wholly outside contradicts, otherwise inconclusive; a "
-                 "reading holds when both parts hold and is contradicted when either is. The readings are combined by verdict_over_readings: both hold -> holds; both fail -> "
+                 "bound over every placement of the cells in their D_K* intervals, fits.r2_range_through_origin; "
+                 "an analysis that takes the cells the Table 2 cap stopped as upper bounds takes them as (0, high] "
+                 "here too) wholly within 0.1 of the stated R^2 holds, wholly outside contradicts, otherwise "
+                 "inconclusive; an analysis holds when both parts hold and is contradicted when either is. The readings are combined by verdict_over_readings: both hold -> holds; both fail -> "
                  "contradicted; mixed -> inconclusive (no reading is the printed one). Tolerance: a factor sqrt(2) on "
                  "the slope, the package's rule for a stated constant (a measured slope is read as agreeing when it "
                  "is closer in log to the stated one than to its double or its half, so that a factor-2 error is "

@@ -18,7 +18,8 @@ from ..base import Status, Verdict
 from ..tools import full_grid, slope_reading
 
 __all__ = ["memo", "cached_full_grid", "exponent_fit", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
-           "equivalence_status", "reading_verdict", "ladder_sigma_floor", "r2_status", "combine_parts", "R2_RANGE"]
+           "equivalence_status", "reading_verdict", "ladder_sigma_floor", "r2_status", "combine_parts", "R2_RANGE",
+           "R2_RANGE_CAPPED", "R2_RANGE_ANY_HIT", "R2_RANGES"]
 
 # "A factor 2 must be detected": a measured value is read as agreeing with a stated one when it is closer (in log) to
 # it than to its double or its half, i.e. within a factor sqrt(2).
@@ -81,9 +82,11 @@ def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:
         out.pop("verdict under this reading", None)
         out.pop("tolerance band for the slope", None)
         finite = [k for k in sorted(keys) if ths[k].central is not None]
-        rng = r2_range_through_origin([xs[k] for k in finite], [ivs[k].low for k in finite],
-                                      [ivs[k].high for k in finite]) if len(finite) >= 2 else None
-        out[_PAPER_EST][R2_RANGE] = None if rng is None else [round(rng[0], 4), round(rng[1], 4)]
+        for name, bounds_only in R2_RANGES.items():  # cells stopped by the cap enter as (0, high] where they are bounds
+            capped = {"cap-limited": set(cap_limited), "any hit": set(cap_any)}.get(bounds_only, set())
+            rng = r2_range_through_origin([xs[k] for k in finite], [0.0 if k in capped else ivs[k].low for k in finite],
+                                          [ivs[k].high for k in finite]) if len(finite) >= 2 else None
+            out[_PAPER_EST][name] = None if rng is None else [round(rng[0], 4), round(rng[1], 4)]
         _READING_CACHE[inputs] = out
     return copy.deepcopy(_READING_CACHE[inputs])
 
@@ -91,18 +94,23 @@ def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:
 _READING_CACHE: dict = {}
 _PAPER_EST = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
 R2_RANGE = "grid range of the centred R2 (outer bound, cells anywhere in their D_K* interval)"
+# The R^2 range under each treatment of the cells the Table 2 cap stopped (as the multiverse's estimators treat them):
+R2_RANGE_CAPPED = R2_RANGE + ", cap-limited cells as upper bounds"
+R2_RANGE_ANY_HIT = R2_RANGE + ", cells where any threshold run hit the cap as upper bounds"
+R2_RANGES = {R2_RANGE: None, R2_RANGE_CAPPED: "cap-limited", R2_RANGE_ANY_HIT: "any hit"}
 
 
-def r2_status(est: dict, paper_r2: float | None, r2_tol: float) -> tuple[Status, str]:
+def r2_status(est: dict, paper_r2: float | None, r2_tol: float, key: str = R2_RANGE) -> tuple[Status, str]:
     """The stated R^2 part of a reading, by the equivalence standard: the grid range of the paper estimator's centred
     R^2 (:func:`rgr_verify.fits.r2_range_through_origin`, an outer bound over the cells' D_K* intervals) wholly inside
     [paper_r2 - r2_tol, paper_r2 + r2_tol] holds, wholly outside is contradicted, otherwise inconclusive. With no
     range (too many cells to bound), the point R^2 within ``r2_tol`` is inconclusive-or-holds only (it cannot decide a
-    failure on its own). No stated R^2: holds. Returns the status and what would decide it (empty when decided)."""
+    failure on its own). No stated R^2: holds. ``key``: which of :data:`R2_RANGES` (the treatment of the cells the cap
+    stopped). Returns the status and what would decide it (empty when decided)."""
     if paper_r2 is None:
         return Status.HOLDS_EMPIRICALLY, ""
     band = (paper_r2 - r2_tol, paper_r2 + r2_tol)
-    rng = est.get(R2_RANGE)
+    rng = est.get(key)
     if rng is None:
         ok = abs(est["R2 centred"] - paper_r2) <= r2_tol
         return ((Status.HOLDS_EMPIRICALLY, "") if ok else
