@@ -24,7 +24,6 @@ from ..tools import (
     TABLE1,
     cap_table,
     cell_rows,
-    full_grid,
     laws_block,
     reported_only,
     permutation_cells,
@@ -140,7 +139,7 @@ def _check_table1(ctx, factor=FACTOR2_TOL):
 
 
 def _check_table1_cells(ctx, factor=2.0):
-    got, why = full_grid(ctx)
+    got, why = cached_full_grid(ctx)
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got

@@ -20,7 +20,6 @@ from ..tools import (
     GRID_FULL_NOTES,
     cap_choices,
     cell_rows,
-    full_grid,
     laws_block,
     reported_only,
     permutation_cells,
@@ -245,7 +244,7 @@ def _law_status(parts: dict) -> Status:
 
 
 def _check_law_form(ctx, tol=0.5):
-    got, why = full_grid(ctx)
+    got, why = cached_full_grid(ctx)
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got
@@ -388,7 +387,7 @@ def _check_multihead_full(ctx, min_lambda=4.0, alpha=0.05, preset="sec6-grid"):
 
 
 def _check_sharp_full(ctx, factor=4.0):
-    got, why = full_grid(ctx)
+    got, why = cached_full_grid(ctx)
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got

@@ -17,9 +17,9 @@ import numpy as np
 from ...capacity import compression_x, fit_through_origin
 from ...fits import DKInterval, interval_regression, permutation_pvalue, profile_interval
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
-from ..tools import FAMILY_ALPHA, cell_records, full_grid, quick_sizes, seed_values, sweep_records
+from ..tools import FAMILY_ALPHA, cell_records, quick_sizes, seed_values, sweep_records
 from ..tools.multiverse import DIMENSIONS, multiverse_status
-from .measure import memo
+from .measure import cached_full_grid, memo
 
 __all__ = ["CLAIMS", "ORDER", "dkstar_grows_verdict", "hstar_grows_verdict", "side_of_line", "r2_gain"]
 
@@ -139,7 +139,7 @@ _ESTIMATORS = (DIMENSIONS["estimator"][0], "paper estimator (LS through origin, 
 
 
 def _check_small_dmodel_above_line(ctx):
-    got, why = full_grid(ctx)
+    got, why = cached_full_grid(ctx)
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got
@@ -190,7 +190,7 @@ R2_MARGIN = 0.005  # a change of R^2 smaller than this is not read as a rise or 
 
 def _check_r2_after_exclusion(ctx, stated_r2=None):
     stated = ctx.expect("r2_after_exclusion") if stated_r2 is None else stated_r2
-    got, why = full_grid(ctx)
+    got, why = cached_full_grid(ctx)
     if got is None:
         return Verdict.not_run(why)
     recs, cells, ths, ivs, caps, _ = got
