@@ -86,7 +86,7 @@ def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:
             capped = {"cap-limited": set(cap_limited), "any hit": set(cap_any)}.get(bounds_only, set())
             rng = r2_range_through_origin([xs[k] for k in finite], [0.0 if k in capped else ivs[k].low for k in finite],
                                           [ivs[k].high for k in finite]) if len(finite) >= 2 else None
-            out[_PAPER_EST][name] = None if rng is None else [round(rng[0], 4), round(rng[1], 4)]
+            out[_PAPER_EST][name] = None if rng is None else _outward(rng)
         _READING_CACHE[inputs] = out
     return copy.deepcopy(_READING_CACHE[inputs])
 
@@ -98,6 +98,13 @@ R2_RANGE = "grid range of the centred R2 (outer bound, cells anywhere in their D
 R2_RANGE_CAPPED = R2_RANGE + ", cap-limited cells as upper bounds"
 R2_RANGE_ANY_HIT = R2_RANGE + ", cells where any threshold run hit the cap as upper bounds"
 R2_RANGES = {R2_RANGE: None, R2_RANGE_CAPPED: "cap-limited", R2_RANGE_ANY_HIT: "any hit"}
+
+
+def _outward(rng, digits: int = 4) -> list:
+    """A range rounded outwards to ``digits`` decimals (so that a rounded outer bound stays an outer bound)."""
+    f = 10.0 ** digits
+    return [rng[0] if not math.isfinite(rng[0]) else math.floor(rng[0] * f) / f,
+            rng[1] if not math.isfinite(rng[1]) else math.ceil(rng[1] * f) / f]
 
 
 def r2_status(est: dict, paper_r2: float | None, r2_tol: float, key: str = R2_RANGE) -> tuple[Status, str]:
