@@ -17,10 +17,10 @@ from rgr_verify.claims.tools import verdict_over_readings
 from rgr_verify.fits import DKInterval
 
 
-def _reading(ci, slope=1.2, r2=0.95):
+def _reading(ci, slope=1.2, r2=0.95, r2_range=None):
     return {"paper estimator (LS through origin, first passing D_K, uncensored cells)":
                 {"slope": slope, "R2 centred": r2, "grid range of the slope (cells anywhere in their D_K* interval)":
-                    [slope / 1.3, slope]},
+                    [slope / 1.3, slope], measure.R2_RANGE: list(r2_range or (r2 - 0.02, min(r2 + 0.02, 1.0)))},
             "interval regression, censored cells as intervals": {"95% profile": list(ci)}}
 
 
@@ -43,10 +43,14 @@ def test_reading_verdict_needs_the_whole_interval_inside_the_band():
     assert v.status is Status.HOLDS_EMPIRICALLY and v.evidence_level == "fitted"
     v = measure.reading_verdict(_reading((2.0, 2.6)), paper_slope=1.19, slope_factor=math.sqrt(2))
     assert v.status is Status.CONTRADICTED_EMPIRICALLY
-    # planted: slope passes, R^2 far from the stated one -> not a pass
+    # planted: slope passes, R^2 range wholly far from the stated one -> the R^2 part fails the reading
     v = measure.reading_verdict(_reading((1.0, 1.3), r2=0.5), paper_slope=1.19, slope_factor=math.sqrt(2),
                                 paper_r2=0.944)
-    assert v.status is Status.INCONCLUSIVE
+    assert v.status is Status.CONTRADICTED_EMPIRICALLY
+    # planted: an R^2 range straddling the tolerance -> not a pass, not a failure
+    v = measure.reading_verdict(_reading((1.0, 1.3), r2=0.9, r2_range=(0.7, 0.99)), paper_slope=1.19,
+                                slope_factor=math.sqrt(2), paper_r2=0.944)
+    assert v.status is Status.INCONCLUSIVE and "straddles" in v.params["to_decide"]
 
 
 def test_one_reading_passing_is_not_a_pass():

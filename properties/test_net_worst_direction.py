@@ -40,3 +40,13 @@ def test_a_quarter_of_the_margin_never_flips_under_26(seed, d_model, h, d_k, agg
     if abs(f) > 1e-9:
         assert (f > 0) == (f2 > 0)
         assert abs(f2) >= abs(f) - 3 * 0.25 * abs(f) - (0.25 * f) ** 2 - 1e-12
+
+
+def test_steepest_perturbation_rejects_bad_input():
+    one, x = np.ones((1, 1)), np.ones(1)
+    with pytest.raises(ValueError, match="aggregation"):
+        steepest_perturbation(one, one, 0.5, x, x, 0.5, 0.1, d_k=1, aggregation="mean")
+    with pytest.raises(ValueError, match="eps"):
+        steepest_perturbation(one, one, 0.5, x, x, 0.5, -0.1, d_k=1, aggregation="max")
+    with pytest.raises(ValueError, match="d_k"):
+        steepest_perturbation(np.ones((1, 3)), np.ones((1, 3)), 0.5, x, x, 0.5, 0.1, d_k=2, aggregation="max")

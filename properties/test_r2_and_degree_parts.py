@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rgr_verify.capacity import fit_through_origin
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_appa.a3_rules import degree_band_part
-from rgr_verify.claims.paper_sec6.measure import R2_RANGE, combine_parts, r2_status, reading_verdict
+from rgr_verify.claims.paper_sec6.measure import R2_RANGE, conjunction_status, r2_status, reading_verdict
 from rgr_verify.fits import DKInterval, r2_range_through_origin
 
 _EST = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
@@ -65,10 +65,10 @@ def test_stated_r2_is_held_by_one_standard():
     assert r2_status(est, None, 0.1)[0] is Status.HOLDS_EMPIRICALLY
 
 
-def test_without_a_range_the_point_r2_cannot_fail():
-    est = _reading(0.98, None)[_EST]
-    assert r2_status(est, 0.944, 0.1)[0] is Status.HOLDS_EMPIRICALLY
-    assert r2_status(est, 0.472, 0.1)[0] is Status.INCONCLUSIVE
+def test_without_a_range_the_r2_part_decides_nothing():
+    est = _reading(0.98, None)[_EST]  # a point R^2 cannot pass on its own (one standard to pass and to fail)
+    for stated in (0.944, 0.472):
+        assert r2_status(est, stated, 0.1)[0] is Status.INCONCLUSIVE
 
 
 def test_a_wrong_r2_contradicts_a_reading_whose_slope_is_undecided():
@@ -81,9 +81,13 @@ def test_a_wrong_r2_contradicts_a_reading_whose_slope_is_undecided():
 
 def test_parts_combine_as_a_conjunction():
     H, C, I = Status.HOLDS_EMPIRICALLY, Status.CONTRADICTED_EMPIRICALLY, Status.INCONCLUSIVE
-    assert combine_parts(H, H) is H
-    assert combine_parts(I, C) is C and combine_parts(C, H) is C
-    assert combine_parts(H, I) is I and combine_parts(I, I) is I
+    assert conjunction_status((H, H)) is H
+    assert conjunction_status((I, C)) is C and conjunction_status((C, H)) is C
+    assert conjunction_status((H, I)) is I and conjunction_status((I, I)) is I
+    assert conjunction_status(()) is I  # no part: nothing holds
+
+
+_BAND = "against [slope x / sqrt2, slope x * sqrt2]"
 
 
 def _ivs(pairs):
@@ -94,12 +98,12 @@ def test_degree_band_part_contradicts_a_constant_off_by_two():
     xs = {1: 28.0, 2: 56.0, 4: 112.0, 8: 224.0, 16: 448.0}
     ivs = _ivs({1: (16, 24), 2: (32, 48), 4: (48, 64), 8: (96, 128), 16: (128, 192)})
     st_, rows = degree_band_part(sorted(xs), ivs, {4}, 0.46, xs)
-    assert st_ is Status.INCONCLUSIVE and rows["r=8"]["interval against the band"] == "inside"
+    assert st_ is Status.INCONCLUSIVE and rows["r=8"][_BAND] == Status.HOLDS_EMPIRICALLY.value
     assert rows["r=4"]["ratio of the interval to the prediction"][0] == 0.0  # cap-limited: an upper bound only
     for wrong in (0.92, 0.23):  # the planted alternatives
         st_, rows = degree_band_part(sorted(xs), ivs, {4}, wrong, xs)
         assert st_ is Status.CONTRADICTED_EMPIRICALLY
-        assert any(r["interval against the band"] == "outside" for r in rows.values())
+        assert any(r[_BAND] == Status.CONTRADICTED_EMPIRICALLY.value for r in rows.values())
 
 
 def test_degree_band_part_holds_only_when_every_interval_is_inside():

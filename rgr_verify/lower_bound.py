@@ -71,13 +71,18 @@ def steepest_perturbation(U, V, tau, xu, xv, f_uv, eps, *, d_k: int, aggregation
     """(U', V', tau') at distance eps in each of U, V and tau from (U, V, tau), moved along the steepest descent of
     |S(u, v) - tau| at the pair (u, v) (the worst direction to first order): the gradients of the heads' scores
     s_k = (x_u^T U_k) . (x_v^T V_k), weighted by the aggregation's derivative (the argmax head, every head, or the
-    softmax of the scores)."""
+    softmax of the scores). ``eps`` >= 0; U, V ``[d_model, h d_k]``, x_u, x_v ``[d_model]`` as in
+    :func:`decision_function`."""
+    check_choice("aggregation", aggregation, ("max", "sum", "logsumexp"))
+    eps = check_real("eps", eps, low=0.0)
+    f_uv = check_real("f_uv", f_uv)
+    _pair_head_scores(U, V, xu, xv, d_k=d_k, names=("xu", "xv"))  # validates shapes, d_k and finiteness
     d_model, h = U.shape[0], U.shape[1] // d_k
     a = np.einsum("d,dhk->hk", xu, U.reshape(d_model, h, d_k))
     b = np.einsum("d,dhk->hk", xv, V.reshape(d_model, h, d_k))
     s = (a * b).sum(axis=1)
     w = (np.eye(h)[int(np.argmax(s))] if aggregation == "max" else np.ones(h) if aggregation == "sum"
-         else np.exp(s - s.max()) / np.exp(s - s.max()).sum())
+         else special.softmax(s))
     g_u = np.einsum("d,hk->dhk", xu, w[:, None] * b).reshape(U.shape)
     g_v = np.einsum("d,hk->dhk", xv, w[:, None] * a).reshape(V.shape)
     sgn = 1.0 if f_uv > 0 else -1.0

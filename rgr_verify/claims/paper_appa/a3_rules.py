@@ -10,7 +10,7 @@ import numpy as np
 
 from ...fits import interval_regression, profile_interval
 from ..base import Status
-from ..paper_sec6.measure import FACTOR2_TOL, equivalence_status
+from ..paper_sec6.measure import FACTOR2_TOL, conjunction_status, equivalence_status
 
 __all__ = ["DEGREE_TOL", "one_constant_tol", "degree_exponent", "degree_law_status", "edges_collapse_status",
            "degree_band_part", "degree_rows", "CONSTRUCTION_DKS", "construction_decision"]
@@ -56,37 +56,28 @@ def degree_law_status(fit: dict, claimed: float = 1.0, tol: float = DEGREE_TOL):
 def edges_collapse_status(parts: dict) -> Status:
     """Both parts of the collapse (the constant and the exponent of r), each by one standard: contradicted when one is
     contradicted, holds when both hold, inconclusive otherwise."""
-    sts = list(parts.values())
-    return (Status.CONTRADICTED_EMPIRICALLY if Status.CONTRADICTED_EMPIRICALLY in sts
-            else Status.HOLDS_EMPIRICALLY if sts and all(s is Status.HOLDS_EMPIRICALLY for s in sts)
-            else Status.INCONCLUSIVE)
+    return conjunction_status(parts.values())
 
 
 def degree_band_part(rs, ivs, capped, slope: float, xs: dict, factor: float = FACTOR2_TOL) -> tuple[Status, dict]:
-    """'One constant for every degree', read degree by degree, by one standard: each degree's D_K* interval (a
-    cap-limited degree's as an upper bound only, (0, high]) against [slope x / factor, slope x * factor]. A degree
-    whose interval lies wholly outside contradicts the constant (D_K* there is known, to the ladder's resolution, to
-    be more than a factor ``factor`` from slope x); every interval wholly inside holds; otherwise inconclusive.
-    Returns the status and a row per degree (its interval, prediction, ratio and where it lies)."""
-    rows, where = {}, []
+    """'One constant for every degree', read degree by degree, by one standard (:func:`equivalence_status`): each
+    degree's D_K* interval (a cap-limited degree's as an upper bound only, (0, high]) against [slope x / factor,
+    slope x * factor]; the part is their conjunction: a degree wholly outside contradicts the constant (D_K* there is
+    known, to the ladder's resolution, to be more than a factor ``factor`` from slope x), every degree inside holds.
+    Returns the status and a row per degree (its interval, prediction, ratio and status)."""
+    rows, sts = {}, []
     for r in sorted(rs):
-        x = xs[r]
-        pred, iv = slope * x, ivs[r]
+        pred, iv = slope * xs[r], ivs[r]
         low = 0.0 if r in capped else iv.low
-        b_lo, b_hi = pred / factor, pred * factor
-        w = ("outside" if iv.high < b_lo or low > b_hi else "inside" if b_lo <= low and iv.high <= b_hi
-             else "straddles")
-        where.append(w)
-        rows[f"r={r}"] = {"x (log2)": round(x, 3), "predicted D_K* = slope x": round(pred, 3),
-                          "D_K* interval": iv.as_dict(), "meets [slope x / sqrt2, slope x * sqrt2]": w != "outside",
-                          "interval against the band": w,
+        st, _ = equivalence_status((low, iv.high), (pred / factor, pred * factor))
+        sts.append(st)
+        rows[f"r={r}"] = {"x (log2)": round(xs[r], 3), "predicted D_K* = slope x": round(pred, 3),
+                          "D_K* interval": iv.as_dict(), "against [slope x / sqrt2, slope x * sqrt2]": st.value,
                           "ratio of the interval to the prediction": [round(low / pred, 3),
                                                                        None if math.isinf(iv.high)
                                                                        else round(iv.high / pred, 3)],
                           "cap-limited": r in capped}
-    status = (Status.CONTRADICTED_EMPIRICALLY if "outside" in where
-              else Status.HOLDS_EMPIRICALLY if where and all(w == "inside" for w in where) else Status.INCONCLUSIVE)
-    return status, rows
+    return conjunction_status(sts), rows
 
 
 def degree_rows(rs, ths, ivs, caps, rates) -> dict:

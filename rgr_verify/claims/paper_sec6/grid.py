@@ -30,7 +30,7 @@ from ..tools import (
     thresholds_plot,
 )
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve
-from .measure import (FACTOR2_TOL, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid, combine_parts,
+from .measure import (FACTOR2_TOL, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid, conjunction_status,
                       equivalence_status, exponent_fit, measured_reading, memo, r2_status, reading_verdict)
 
 __all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
@@ -213,7 +213,7 @@ def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, pa
                     if fit is None:
                         continue
                     slope, ci = fit["slope"], fit["95% profile"]
-                st = combine_parts(equivalence_status(ci, band)[0], r2_st)
+                st = conjunction_status((equivalence_status(ci, band)[0], r2_st))
                 # the source is named even without the adaptive search (another reading of App. A.1 has none), so
                 # every analysis of the claim's multiverse names the same dimensions
                 choices = {"thresholds": source, "log base": base, "estimator": estimator}
@@ -237,10 +237,7 @@ def _law_parts(fit: dict, tol: float) -> dict:
 
 def _law_status(parts: dict) -> Status:
     """Contradicted when either exponent is, holds when both hold, else inconclusive."""
-    sts = [st for st, _ in parts.values()]
-    return (Status.CONTRADICTED_EMPIRICALLY if Status.CONTRADICTED_EMPIRICALLY in sts
-            else Status.HOLDS_EMPIRICALLY if all(st is Status.HOLDS_EMPIRICALLY for st in sts)
-            else Status.INCONCLUSIVE)
+    return conjunction_status(st for st, _ in parts.values())
 
 
 def _check_law_form(ctx, tol=0.5):
