@@ -38,7 +38,8 @@ draws another stream than a CPU one, so CUDA and CPU runs of one seed see other 
 ``mixed_precision`` runs the block under bfloat16 autocast (no GradScaler: bfloat16 has float32's range);
 LayerNorm, the attention softmax and the loss are computed in float32, and evaluation's logits are computed in
 float32 too (an argmax over m + 1 bfloat16-rounded logits could tie). The training loop never waits for the
-device: no tensor value reaches Python between evaluations.
+device: no tensor value reaches Python between evaluations. On CUDA the step is replayed as a CUDA graph by
+default (:func:`_stepper`: the eager step's kernels and generator offsets, bit for bit the same runs).
 
 Memory (the largest batch the full tier could stack: R = 28 runs, B = 256, l = 16, d_model = 768, D = 512,
 m = 6144; the preset now stacks 7, one (D_K, h) cell's seeds). X and each LayerNorm output of a training step are
@@ -288,12 +289,59 @@ def _evaluate(params, E, G, scale, data, *, autocast, chunk: int = 1024):
     return correct / n, null / n
 
 
+def _stepper(params, opt, E, G, scale, mask, packed, batch_size, ell, gens, *, autocast, graph: bool,
+             warmup: int = 3) -> Callable[[], None]:
+    """One training step per call: draw a batch from the runs' generators and update every run.
+
+    With ``graph`` (CUDA), the first ``warmup`` calls run eagerly on a side stream (torch's warm-up rule), the
+    next one captures the whole step (sampler, forward, backward, AdamW, mask) as a CUDA graph, with the runs'
+    generators registered with it, and runs it by one replay; every later call replays it. A replay launches the
+    kernels the eager step launches, on the same tensors, with the same generator offsets. A failed capture is
+    an error (a RuntimeError naming the cause), never a silent switch to another path."""
+
+    def eager():
+        batch = stack_examples(packed, batch_size, ell, gens)
+        _train_step(params, opt, E, G, scale, mask, batch, autocast=autocast, batch_size=batch_size)
+
+    if not graph:
+        return eager
+    state = {"calls": 0, "replay": None, "side": torch.cuda.Stream(device=E.device)}
+
+    def run():
+        if state["replay"] is not None:
+            state["replay"]()
+            return
+        side, main = state["side"], torch.cuda.current_stream(E.device)
+        if state["calls"] < warmup:
+            side.wait_stream(main)
+            with torch.cuda.stream(side):
+                eager()
+            main.wait_stream(side)
+            state["calls"] += 1
+            return
+        graph_ = torch.cuda.CUDAGraph()
+        for g in gens:
+            graph_.register_generator_state(g)
+        for group in opt.param_groups:  # fused AdamW: the flag only lifts torch's capture check (same kernel)
+            group["capturable"] = True
+        try:
+            with torch.cuda.graph(graph_, stream=side):
+                eager()
+        except Exception as exc:
+            raise RuntimeError(f"CUDA graph capture of the Sec. 7.3 step failed ({type(exc).__name__}: {exc}); "
+                               "train without cuda_graph") from exc
+        state["replay"] = graph_.replay
+        graph_.replay()  # the capture ran nothing: this call's step
+
+    return run
+
+
 class DeadlineReached(RuntimeError):
     """Raised by :func:`train_block_runs` at the first evaluation past its ``deadline``: the batch in training is dropped
     (none of its runs has a result), the batches finished before it are passed to ``on_batch``."""
 
 
-def _train_group(E, specs, task, cfg, device, progress, deadline=None):
+def _train_group(E, specs, task, cfg, device, progress, deadline=None, cuda_graph=False):
     t0 = time.perf_counter()
     d = E.shape[1]
     init = init_block_params(specs, d, task.d_ff, init_std=cfg.init_std)
@@ -316,8 +364,9 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None):
     opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
     use_amp = cfg.mixed_precision and device.type == "cuda"
 
-    def autocast():
-        return torch.autocast("cuda", dtype=torch.bfloat16) if use_amp else contextlib.nullcontext()
+    def autocast():  # no cast cache under graphs (torch's rule for capture); the cache changes no value
+        return (torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=not cuda_graph) if use_amp
+                else contextlib.nullcontext())
 
     R = len(specs)
     best_val = torch.full((R,), -1.0)
@@ -325,9 +374,10 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None):
     final_test = torch.zeros(R)
     stale = 0
     step = 0
+    one_step = _stepper(params, opt, E, G, scale, mask, packed, cfg.batch_size, task.ell, gens, autocast=autocast,
+                        graph=cuda_graph and device.type == "cuda")
     for step in range(1, cfg.steps + 1):
-        batch = stack_examples(packed, cfg.batch_size, task.ell, gens)
-        _train_step(params, opt, E, G, scale, mask, batch, autocast=autocast, batch_size=cfg.batch_size)
+        one_step()
         if step % cfg.eval_every == 0 or step == cfg.steps:  # the only point where the loop waits for the device
             v_acc, _ = _evaluate(params, E, G, scale, val, autocast=autocast)
             t_acc, t_null = _evaluate(params, E, G, scale, test, autocast=autocast)
@@ -362,6 +412,7 @@ def train_block_runs(
     progress: Callable | None = None,
     deadline: float | None = None,
     on_batch: Callable | None = None,
+    cuda_graph: bool | None = None,
 ) -> list[BlockRunResult]:
     """Train every run of ``specs`` on the Sec. 7.3 task with the frozen table ``E`` ``[m + 1, d_model]``.
 
@@ -370,8 +421,18 @@ def train_block_runs(
     every evaluation; ``on_batch(indices, results)`` after each finished batch (indices into ``specs``).
     ``deadline`` (a :func:`time.monotonic` value) stops training at the first evaluation past it by raising
     :class:`DeadlineReached` (the batch in training is dropped; no batch starts after the deadline either).
+    ``cuda_graph``: on CUDA, replay each batch's training step as a CUDA graph after a few eager steps
+    (:func:`_stepper`; the eager step's kernels and generator offsets, so the same numbers: measured bit for bit on
+    an H200 at the full shapes, docs/engine.md); default :func:`~rgr_verify.engine.capture.cuda_graphs_enabled`
+    (``RGR_VERIFY_CUDA_GRAPHS``); ignored on a CPU.
     Returns one :class:`BlockRunResult` per spec, in the order of ``specs``.
     """
+    if cuda_graph is None:
+        from .engine.capture import cuda_graphs_enabled
+
+        cuda_graph = cuda_graphs_enabled()
+    if not isinstance(cuda_graph, bool):
+        raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
     specs = list(specs)
     if not specs:
         raise ValueError("specs must hold at least one RunSpec")
@@ -404,7 +465,7 @@ def train_block_runs(
                 chunk = idx[lo : lo + max_batch_runs]
                 if deadline is not None and time.monotonic() > deadline:
                     raise DeadlineReached("deadline reached before a batch started")
-                out = _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress, deadline)
+                out = _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress, deadline, cuda_graph)
                 for i, res in zip(chunk, out):
                     results[i] = res
                 if on_batch is not None:

@@ -68,8 +68,11 @@ STORE_NAME = "sec73-runs.jsonl"
 # control's 16 runs to the same numbers as 46acc63's sources on one machine, so no older version needs listing.
 # e9cdb88f25e3: the sources before the block's RunResult and train_runs were renamed BlockRunResult and
 # train_block_runs (2026-11-27, so that they no longer collide with the engine's names); names only, and the H200
-# records of evidence/sec73-minilm-full were trained under it.
-EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3")
+# records of evidence/sec73-minilm-full were trained under it. d82a1fb65e48: the sources before the training step
+# could be replayed as a CUDA graph (2026-11-27, 9th session); the eager step is unchanged, and on an H200 the graph
+# gave every parameter bit for bit equal to the eager loop's after 3000 full-tier steps for (D_K 512, h 1) and
+# (D_K 256, h 4), 7 runs each (docs/engine.md); the cell (D_K 128, h 1) was trained under it.
+EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3", "d82a1fb65e48")
 
 
 def default_cache_dir() -> Path:
