@@ -267,6 +267,40 @@ def test_sec73_stop_after_keeps_finished_batches_and_resumes(tmp_path, monkeypat
         run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, stop_after=0)
 
 
+@pytest.mark.parametrize("max_batch_runs", [2, 64])
+def test_sec73_stop_after_starts_no_batch_that_cannot_finish(tmp_path, monkeypatch, max_batch_runs):
+    # Each batch takes 6 s of a 10 s budget: the first is stored, the second (the same group's next batch with
+    # 2 runs a batch; the next group's first with 64) is not started, since the last one's duration says it would
+    # end after the deadline. Without the rule it would start, run to the deadline and be dropped.
+    import dataclasses
+
+    import rgr_verify.transformer as tr
+
+    clock = {"t": 0.0}
+    monkeypatch.setattr(tr.time, "monotonic", lambda: clock["t"])
+    real, started = tr._train_group, []
+
+    def group(E, specs, *a, **k):
+        started.append([s.D_K for s in specs])
+        out = real(E, specs, *a, **k)
+        clock["t"] += 6.0
+        return out
+
+    monkeypatch.setattr(tr, "_train_group", group)
+    preset = dataclasses.replace(tiny_sec73_preset(), max_batch_runs=max_batch_runs)
+    assert run_sec73(preset, root_seed=3, results_dir=tmp_path, stop_after=10.0) is None
+    kept = [json.loads(line) for line in (tmp_path / STORE_NAME).read_text().splitlines()]
+    assert len(started) == 1 and len(kept) == len(started[0]) == min(max_batch_runs, 4)
+    assert {r["h"] for r in kept} == {1}
+    started.clear()
+    clock["t"] = 0.0
+    res = run_sec73(preset, root_seed=3, results_dir=tmp_path, stop_after=13.0)  # 6 + 6 <= 13: two, not three
+    if max_batch_runs == 2:
+        assert res is None and started == [[4, 4], [2, 2]]
+    else:
+        assert res is not None and started == [[2, 2, 4, 4]]
+
+
 def test_sec73_runs_of_an_equivalent_code_version_replay(tmp_path, monkeypatch):
     # Records keyed under an earlier code version listed as equivalent replay (re-keyed); others do not.
     monkeypatch.setattr("rgr_verify.runs.sec73_sweep.code_version", lambda: "0ld0c0de0000")

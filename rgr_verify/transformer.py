@@ -420,7 +420,8 @@ def train_block_runs(
     run is independent of the others in its batch. ``progress(step, specs, val_acc, test_acc)`` is called at
     every evaluation; ``on_batch(indices, results)`` after each finished batch (indices into ``specs``).
     ``deadline`` (a :func:`time.monotonic` value) stops training at the first evaluation past it by raising
-    :class:`DeadlineReached` (the batch in training is dropped; no batch starts after the deadline either).
+    :class:`DeadlineReached` (the batch in training is dropped; no batch starts after the deadline, nor one that
+    the last batch's duration says would end after it).
     ``cuda_graph``: on CUDA, replay each batch's training step as a CUDA graph after a few eager steps
     (:func:`_stepper`; the eager step's kernels and generator offsets, so the same numbers: measured bit for bit on
     an H200 at the full shapes, docs/engine.md); default :func:`~rgr_verify.engine.capture.cuda_graphs_enabled`
@@ -458,14 +459,20 @@ def train_block_runs(
     threads = torch.get_num_threads()
     if dev.type == "cpu":
         torch.set_num_threads(1)
+    last = None  # how long the last batch took (time.monotonic): a batch it says cannot finish is not started
     try:
         for h in sorted({s.n_heads for s in specs}):
             idx = sorted((i for i, s in enumerate(specs) if s.n_heads == h), key=lambda i: specs[i].D_K)
             for lo in range(0, len(idx), max_batch_runs):
                 chunk = idx[lo : lo + max_batch_runs]
-                if deadline is not None and time.monotonic() > deadline:
+                start = time.monotonic()
+                if deadline is not None and start > deadline:
                     raise DeadlineReached("deadline reached before a batch started")
+                if deadline is not None and last is not None and start + last > deadline:
+                    raise DeadlineReached(f"the next batch would end after the deadline (the last one took {last:.0f} s, "
+                                          f"{deadline - start:.0f} s are left); not started")
                 out = _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress, deadline, cuda_graph)
+                last = time.monotonic() - start
                 for i, res in zip(chunk, out):
                     results[i] = res
                 if on_batch is not None:

@@ -227,8 +227,9 @@ def run_sec73(
     case None is returned when any run is missing). Returns the sweep's :class:`Sec73Results`.
 
     ``stop_after`` (seconds) bounds the training: each finished batch is stored as soon as it ends, the batch in
-    training at the first evaluation past the deadline is dropped, and None is returned when runs are still
-    missing then; the same call resumes (stored runs are replayed, never retrained)."""
+    training at the first evaluation past the deadline is dropped, no batch starts that the last batch's duration
+    says would end after the deadline, and None is returned when runs are still missing then; the same call
+    resumes (stored runs are replayed, never retrained)."""
     from filelock import Timeout
 
     from ..transformer import DeadlineReached, train_block_runs
@@ -252,6 +253,7 @@ def run_sec73(
     # share the groups between them, and a caller waits only for groups that another caller is training.
     pending = sorted({spec.n_heads for _, spec, _ in missing})
     table = None
+    last = {"seconds": None, "start": None}  # the last batch's duration: a group's first batch it says cannot finish waits
     while pending and not (deadline is not None and time.monotonic() > deadline):
         progressed = False
         for h in list(pending):
@@ -270,7 +272,13 @@ def run_sec73(
 
                     def keep(chunk, results, todo=todo):  # each finished batch is stored at once
                         store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
+                        now = time.monotonic()
+                        last["seconds"], last["start"] = now - last["start"], now
 
+                    last["start"] = time.monotonic()
+                    if (deadline is not None and last["seconds"] is not None
+                            and last["start"] + last["seconds"] > deadline):
+                        return None  # within a group, train_block_runs applies the same rule between its batches
                     try:
                         train_block_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
                                    max_batch_runs=preset.max_batch_runs, progress=progress, deadline=deadline,
