@@ -297,7 +297,9 @@ def _stepper(params, opt, E, G, scale, mask, packed, batch_size, ell, gens, *, a
     next one captures the whole step (sampler, forward, backward, AdamW, mask) as a CUDA graph, with the runs'
     generators registered with it, and runs it by one replay; every later call replays it. A replay launches the
     kernels the eager step launches, on the same tensors, with the same generator offsets. A failed capture is
-    an error (a RuntimeError naming the cause), never a silent switch to another path."""
+    an error (a RuntimeError naming the cause), never a silent switch to another path. The capture is global:
+    one CUDA caller per process (the audit runs claims in processes; threads training on CUDA at once would break
+    each other's capture)."""
 
     def eager():
         batch = stack_examples(packed, batch_size, ell, gens)
@@ -328,8 +330,9 @@ def _stepper(params, opt, E, G, scale, mask, packed, batch_size, ell, gens, *, a
             with torch.cuda.graph(graph_, stream=side):
                 eager()
         except Exception as exc:
+            torch.cuda.set_stream(main)  # torch.cuda.graph may leave the capture stream current when capture_end fails
             raise RuntimeError(f"CUDA graph capture of the Sec. 7.3 step failed ({type(exc).__name__}: {exc}); "
-                               "train without cuda_graph") from exc
+                               "set RGR_VERIFY_CUDA_GRAPHS=0 (or cuda_graph=False) to train eagerly") from exc
         state["replay"] = graph_.replay
         graph_.replay()  # the capture ran nothing: this call's step
 
@@ -364,7 +367,10 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None, cuda_grap
     opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
     use_amp = cfg.mixed_precision and device.type == "cuda"
 
-    def autocast():  # no cast cache under graphs (torch's rule for capture); the cache changes no value
+    # No cast cache under graphs (torch's rule for capture). It changes no value while block_logits casts each
+    # float32 weight once per autocast region (true today); a weight cast twice would sum its bf16 gradients
+    # before the cast back with the cache and in float32 without it.
+    def autocast():
         return (torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=not cuda_graph) if use_amp
                 else contextlib.nullcontext())
 
@@ -428,10 +434,10 @@ def train_block_runs(
     (``RGR_VERIFY_CUDA_GRAPHS``); ignored on a CPU.
     Returns one :class:`BlockRunResult` per spec, in the order of ``specs``.
     """
-    if cuda_graph is None:
+    if cuda_graph is None:  # the setting is read only where it matters
         from .engine.capture import cuda_graphs_enabled
 
-        cuda_graph = cuda_graphs_enabled()
+        cuda_graph = device == "cuda" and cuda_graphs_enabled()
     if not isinstance(cuda_graph, bool):
         raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
     specs = list(specs)

@@ -71,7 +71,8 @@ STORE_NAME = "sec73-runs.jsonl"
 # records of evidence/sec73-minilm-full were trained under it. d82a1fb65e48: the sources before the training step
 # could be replayed as a CUDA graph (2026-11-27, 9th session); the eager step is unchanged, and on an H200 the graph
 # gave every parameter bit for bit equal to the eager loop's after 3000 full-tier steps for (D_K 512, h 1) and
-# (D_K 256, h 4), 7 runs each (docs/engine.md); the cell (D_K 128, h 1) was trained under it.
+# (D_K 256, h 4), 7 runs each (docs/engine.md); the cell (D_K 128, h 1) was trained under it. The sources of
+# 72ace67 and 8419147 between it and today's trained no record, so none of their versions needs listing.
 EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3", "d82a1fb65e48")
 
 
