@@ -699,6 +699,9 @@ def test_sec73_cuda_graph_flag_is_ignored_on_a_cpu_and_checked(monkeypatch):
     for bad in ("yes", 1):
         with pytest.raises(ValueError, match="cuda_graph"):
             train_block_runs(E, specs, task, cfg, cuda_graph=bad)
+    for bad in ("soon", float("nan")):
+        with pytest.raises(ValueError, match="deadline"):
+            train_block_runs(E, specs, task, cfg, deadline=bad)
     monkeypatch.setenv("RGR_VERIFY_CUDA_GRAPHS", "yes")  # read only for CUDA: a CPU run does not depend on it
     assert [r.test_acc for r in train_block_runs(E, specs, task, cfg)] == [r.test_acc for r in plain]
 

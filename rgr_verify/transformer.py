@@ -41,12 +41,9 @@ float32 too (an argmax over m + 1 bfloat16-rounded logits could tie). The traini
 device: no tensor value reaches Python between evaluations. On CUDA the step is replayed as a CUDA graph by
 default (:func:`_stepper`: the eager step's kernels and generator offsets, bit for bit the same runs).
 
-Memory (the largest batch the full tier could stack: R = 28 runs, B = 256, l = 16, d_model = 768, D = 512,
-m = 6144; the preset now stacks 7, one (D_K, h) cell's seeds). X and each LayerNorm output of a training step are
-[R, B, l + 2, d] float32, 0.4 GB each; the logits [R, B, m + 1] are 0.09 GB in bfloat16 and 0.18 GB per float32
-copy; parameters, gradients and AdamW state 0.9 GB; an evaluation chunk of 1024 examples is 4 times a training
-batch. Measured on a CPU in float32 (peak resident memory above the set-up): 3.3 GB after a training step, 6.8 GB
-after an evaluation chunk. Far below a 78 GiB GPU, so the vocabulary logits need no chunking.
+Memory (the largest full-tier batch: R = 28, B = 256, l = 16, d_model = 768, D = 512, m = 6144): 0.4 GB per
+float32 activation, 0.9 GB of parameters, gradients and AdamW state; measured on a CPU in float32, 3.3 GB after a
+step and 6.8 GB after an evaluation chunk, far below a GPU's memory, so the vocabulary logits need no chunking.
 """
 
 from __future__ import annotations
@@ -62,6 +59,7 @@ import torch
 import torch.nn.functional as F
 
 from ._checks import check_choice, check_int, check_real
+from .engine.capture import ChunkGraphs, cuda_graphs_enabled
 from .transformer_task import (moved_items, pack_runs, run_generator, sample_examples, sample_permutation,
                                stack_examples)
 
@@ -78,6 +76,7 @@ __all__ = [
     "head_layout",
     "train_block_runs",
     "DeadlineReached",
+    "BatchDeadline",
 ]
 
 
@@ -291,15 +290,10 @@ def _evaluate(params, E, G, scale, data, *, autocast, chunk: int = 1024):
 
 def _stepper(params, opt, E, G, scale, mask, packed, batch_size, ell, gens, *, autocast, graph: bool,
              warmup: int = 3) -> Callable[[], None]:
-    """One training step per call: draw a batch from the runs' generators and update every run.
-
-    With ``graph`` (CUDA), the first ``warmup`` calls run eagerly on a side stream (torch's warm-up rule), the
-    next one captures the whole step (sampler, forward, backward, AdamW, mask) as a CUDA graph, with the runs'
-    generators registered with it, and runs it by one replay; every later call replays it. A replay launches the
-    kernels the eager step launches, on the same tensors, with the same generator offsets. A failed capture is
-    an error (a RuntimeError naming the cause), never a silent switch to another path. The capture is global:
-    one CUDA caller per process (the audit runs claims in processes; threads training on CUDA at once would break
-    each other's capture)."""
+    """One training step per call. With ``graph`` (CUDA): ``warmup`` eager calls on the capture stream, then the
+    whole step (sampler, forward, backward, AdamW, mask) captured by the engine's ChunkGraphs.record with the runs'
+    generators registered, and replayed: the eager step's kernels, tensors and generator offsets. Unlike the
+    engine's chunks, a failed capture is an error, never a silent switch to eager; one CUDA caller per process."""
 
     def eager():
         batch = stack_examples(packed, batch_size, ell, gens)
@@ -307,13 +301,14 @@ def _stepper(params, opt, E, G, scale, mask, packed, batch_size, ell, gens, *, a
 
     if not graph:
         return eager
-    state = {"calls": 0, "replay": None, "side": torch.cuda.Stream(device=E.device)}
+    graphs = ChunkGraphs(E.device, enabled=True)
+    state = {"calls": 0, "replay": None}
 
     def run():
         if state["replay"] is not None:
             state["replay"]()
             return
-        side, main = state["side"], torch.cuda.current_stream(E.device)
+        side, main = graphs.side_stream(), torch.cuda.current_stream(E.device)
         if state["calls"] < warmup:
             side.wait_stream(main)
             with torch.cuda.stream(side):
@@ -321,27 +316,43 @@ def _stepper(params, opt, E, G, scale, mask, packed, batch_size, ell, gens, *, a
             main.wait_stream(side)
             state["calls"] += 1
             return
-        graph_ = torch.cuda.CUDAGraph()
-        for g in gens:
-            graph_.register_generator_state(g)
         for group in opt.param_groups:  # fused AdamW: the flag only lifts torch's capture check (same kernel)
             group["capturable"] = True
         try:
-            with torch.cuda.graph(graph_, stream=side):
-                eager()
+            state["replay"] = graphs.record(eager, (), generators=gens)
         except Exception as exc:
             torch.cuda.set_stream(main)  # torch.cuda.graph may leave the capture stream current when capture_end fails
             raise RuntimeError(f"CUDA graph capture of the Sec. 7.3 step failed ({type(exc).__name__}: {exc}); "
                                "set RGR_VERIFY_CUDA_GRAPHS=0 (or cuda_graph=False) to train eagerly") from exc
-        state["replay"] = graph_.replay
-        graph_.replay()  # the capture ran nothing: this call's step
+        state["replay"]()  # the capture ran nothing: this call's step
 
     return run
 
 
+class BatchDeadline:
+    """A :func:`time.monotonic` deadline shared by a sweep's batches across calls of :func:`train_block_runs`: no
+    batch starts after it, nor one that the last finished batch's duration says would end after it."""
+
+    def __init__(self, at: float):
+        self.at = check_real("deadline", at)
+        self.last: float | None = None  # seconds the last finished batch took
+
+    def start(self) -> float:
+        """The start time of a batch allowed to start; DeadlineReached otherwise."""
+        now = time.monotonic()
+        if now > self.at:
+            raise DeadlineReached("deadline reached before a batch started")
+        if self.last is not None and now + self.last > self.at:
+            raise DeadlineReached(f"the next batch would end after the deadline (the last one took {self.last:.0f} s, "
+                                  f"{self.at - now:.0f} s are left); not started")
+        return now
+
+    def finished(self, start: float) -> None:
+        self.last = time.monotonic() - start
+
+
 class DeadlineReached(RuntimeError):
-    """Raised by :func:`train_block_runs` at the first evaluation past its ``deadline``: the batch in training is dropped
-    (none of its runs has a result), the batches finished before it are passed to ``on_batch``."""
+    """Raised by :func:`train_block_runs` at a deadline: the batch in training is dropped, finished ones are kept."""
 
 
 def _train_group(E, specs, task, cfg, device, progress, deadline=None, cuda_graph=False):
@@ -367,9 +378,7 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None, cuda_grap
     opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
     use_amp = cfg.mixed_precision and device.type == "cuda"
 
-    # No cast cache under graphs (torch's rule for capture). It changes no value while block_logits casts each
-    # float32 weight once per autocast region (true today); a weight cast twice would sum its bf16 gradients
-    # before the cast back with the cache and in float32 without it.
+    # No cast cache under graphs (torch's rule): no value changes while block_logits casts each weight once.
     def autocast():
         return (torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=not cuda_graph) if use_amp
                 else contextlib.nullcontext())
@@ -416,7 +425,7 @@ def train_block_runs(
     device: str = "cpu",
     max_batch_runs: int = 64,
     progress: Callable | None = None,
-    deadline: float | None = None,
+    deadline: float | BatchDeadline | None = None,
     on_batch: Callable | None = None,
     cuda_graph: bool | None = None,
 ) -> list[BlockRunResult]:
@@ -425,21 +434,18 @@ def train_block_runs(
     Runs sharing n_heads are stacked (at most ``max_batch_runs`` at a time, padded to their largest D_K); each
     run is independent of the others in its batch. ``progress(step, specs, val_acc, test_acc)`` is called at
     every evaluation; ``on_batch(indices, results)`` after each finished batch (indices into ``specs``).
-    ``deadline`` (a :func:`time.monotonic` value) stops training at the first evaluation past it by raising
-    :class:`DeadlineReached` (the batch in training is dropped; no batch starts after the deadline, nor one that
-    the last batch's duration says would end after it).
-    ``cuda_graph``: on CUDA, replay each batch's training step as a CUDA graph after a few eager steps
-    (:func:`_stepper`; the eager step's kernels and generator offsets, so the same numbers: measured bit for bit on
-    an H200 at the full shapes, docs/engine.md); default :func:`~rgr_verify.engine.capture.cuda_graphs_enabled`
-    (``RGR_VERIFY_CUDA_GRAPHS``); ignored on a CPU.
+    ``deadline`` (a :func:`time.monotonic` value, or a :class:`BatchDeadline` that a sweep shares between calls)
+    stops training at the first evaluation past it by raising :class:`DeadlineReached` (the batch in training is
+    dropped; no batch starts after the deadline, nor one that the last batch's duration says would end after it).
+    ``cuda_graph``: on CUDA, replay the training step as a CUDA graph (:func:`_stepper`; bit for bit the eager
+    numbers, measured on an H200, docs/engine.md); default ``RGR_VERIFY_CUDA_GRAPHS``; ignored on a CPU.
     Returns one :class:`BlockRunResult` per spec, in the order of ``specs``.
     """
     if cuda_graph is None:  # the setting is read only where it matters
-        from .engine.capture import cuda_graphs_enabled
-
         cuda_graph = device == "cuda" and cuda_graphs_enabled()
     if not isinstance(cuda_graph, bool):
         raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
+    deadline = deadline if deadline is None or isinstance(deadline, BatchDeadline) else BatchDeadline(deadline)
     specs = list(specs)
     if not specs:
         raise ValueError("specs must hold at least one RunSpec")
@@ -465,20 +471,16 @@ def train_block_runs(
     threads = torch.get_num_threads()
     if dev.type == "cpu":
         torch.set_num_threads(1)
-    last = None  # how long the last batch took (time.monotonic): a batch it says cannot finish is not started
     try:
         for h in sorted({s.n_heads for s in specs}):
             idx = sorted((i for i, s in enumerate(specs) if s.n_heads == h), key=lambda i: specs[i].D_K)
             for lo in range(0, len(idx), max_batch_runs):
                 chunk = idx[lo : lo + max_batch_runs]
-                start = time.monotonic()
-                if deadline is not None and start > deadline:
-                    raise DeadlineReached("deadline reached before a batch started")
-                if deadline is not None and last is not None and start + last > deadline:
-                    raise DeadlineReached(f"the next batch would end after the deadline (the last one took {last:.0f} s, "
-                                          f"{deadline - start:.0f} s are left); not started")
-                out = _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress, deadline, cuda_graph)
-                last = time.monotonic() - start
+                start = deadline.start() if deadline is not None else None
+                out = _train_group(E, [specs[i] for i in chunk], task, cfg, dev, progress,
+                                   deadline.at if deadline is not None else None, cuda_graph)
+                if deadline is not None:
+                    deadline.finished(start)
                 for i, res in zip(chunk, out):
                     results[i] = res
                 if on_batch is not None:

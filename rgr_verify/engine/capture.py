@@ -69,9 +69,13 @@ class ChunkGraphs:
             self._stream = torch.cuda.Stream(device=self.device)
         return self._stream
 
-    def record(self, steps: Steps, static: tuple) -> Callable[[], None]:
-        """Capture ``steps(*static)`` in a CUDA graph; returns its replay. One capture at a time per process."""
+    def record(self, steps: Steps, static: tuple, *, generators=()) -> Callable[[], None]:
+        """Capture ``steps(*static)`` in a CUDA graph; returns its replay. One capture at a time per process.
+        ``generators``: CUDA torch.Generators that ``steps`` draws from, registered with the graph so that each
+        replay draws what the next eager call would (the capture itself consumes no offset)."""
         graph = torch.cuda.CUDAGraph()
+        for g in generators:
+            graph.register_generator_state(g)
         mode = "relaxed" if self.concurrent else "global"
         with _CAPTURE_LOCK, torch.cuda.graph(graph, stream=self.side_stream(), capture_error_mode=mode):
             steps(*static)

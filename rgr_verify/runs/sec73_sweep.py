@@ -71,8 +71,8 @@ STORE_NAME = "sec73-runs.jsonl"
 # records of evidence/sec73-minilm-full were trained under it. d82a1fb65e48: the sources before the training step
 # could be replayed as a CUDA graph (2026-11-27, 9th session); the eager step is unchanged, and on an H200 the graph
 # gave every parameter bit for bit equal to the eager loop's after 3000 full-tier steps for (D_K 512, h 1) and
-# (D_K 256, h 4), 7 runs each (docs/engine.md); the cell (D_K 128, h 1) was trained under it. The sources of
-# 72ace67 and 8419147 between it and today's trained no record, so none of their versions needs listing.
+# (D_K 256, h 4), 7 runs each (docs/engine.md); the cell (D_K 128, h 1) was trained under it. The sources
+# between it and today's (72ace67 to the shared BatchDeadline) trained no record, so none of their versions needs listing.
 EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3", "d82a1fb65e48")
 
 
@@ -233,7 +233,7 @@ def run_sec73(
     resumes (stored runs are replayed, never retrained)."""
     from filelock import Timeout
 
-    from ..transformer import DeadlineReached, train_block_runs
+    from ..transformer import BatchDeadline, DeadlineReached, train_block_runs
 
     if not isinstance(preset, Sec73Preset):
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
@@ -241,7 +241,8 @@ def run_sec73(
     check_choice("device", device, ("cpu", "cuda"))
     deadline = None
     if stop_after is not None:
-        deadline = time.monotonic() + check_real("stop_after", stop_after, low=0.0, low_open=True)
+        # one deadline for every group: the last batch's duration carries over from one group to the next
+        deadline = BatchDeadline(time.monotonic() + check_real("stop_after", stop_after, low=0.0, low_open=True))
     # a replay (train_missing False) only reads: it creates no results folder
     store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME,
                        create=train_missing)
@@ -254,8 +255,7 @@ def run_sec73(
     # share the groups between them, and a caller waits only for groups that another caller is training.
     pending = sorted({spec.n_heads for _, spec, _ in missing})
     table = None
-    last = {"seconds": None, "start": None}  # the last batch's duration: a group's first batch it says cannot finish waits
-    while pending and not (deadline is not None and time.monotonic() > deadline):
+    while pending and not (deadline is not None and time.monotonic() > deadline.at):
         progressed = False
         for h in list(pending):
             lock = store.lock(_group_lock_name(preset, device, h))
@@ -273,13 +273,7 @@ def run_sec73(
 
                     def keep(chunk, results, todo=todo):  # each finished batch is stored at once
                         store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
-                        now = time.monotonic()
-                        last["seconds"], last["start"] = now - last["start"], now
 
-                    last["start"] = time.monotonic()
-                    if (deadline is not None and last["seconds"] is not None
-                            and last["start"] + last["seconds"] > deadline):
-                        return None  # within a group, train_block_runs applies the same rule between its batches
                     try:
                         train_block_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
                                    max_batch_runs=preset.max_batch_runs, progress=progress, deadline=deadline,
