@@ -52,7 +52,9 @@ def table_digest(E) -> str:
 
 def _wordfreq_data() -> Path:
     spec = importlib.util.find_spec("wordfreq")
-    path = Path(list(spec.submodule_search_locations)[0]) / "data" / _WORDFREQ_FILE if spec and spec.submodule_search_locations else None
+    path = None
+    if spec is not None and spec.submodule_search_locations:
+        path = Path(list(spec.submodule_search_locations)[0]) / "data" / _WORDFREQ_FILE
     if path is None or not path.is_file():
         raise ValueError("the wordfreq package is not installed: pip install --no-deps wordfreq msgpack")
     return path
@@ -87,7 +89,8 @@ def _probe(site: Path, m: int) -> dict:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), project]))
     proc = subprocess.run([sys.executable, "-c", _PROBE, str(m)], env=env, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
-        raise ValueError(f"the MiniLM copy does not load: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")
+        why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit status {proc.returncode}"
+        raise ValueError(f"the MiniLM copy does not load: {why}")
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     for key in ("model_dir", "wordfreq"):
         if not Path(seen[key]).resolve().is_relative_to(site.resolve()):
@@ -113,7 +116,7 @@ def build_minilm_carry(out, *, m: int = FULL_M) -> dict:
             tar.add(site, arcname="site")
         unpacked = Path(tmp) / "unpacked"
         with tarfile.open(tgz, "r:gz") as tar:
-            tar.extractall(unpacked, filter="data")
+            tar.extractall(unpacked, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
         seen = _probe(unpacked / "site", m)
         if seen["digest"] != want:
             raise ValueError(f"the MiniLM copy gives table {seen['digest']}, the installed package {want}")
