@@ -10,25 +10,30 @@
 # device reaches no package registry). It trains the next (D_K, h) cells of 7 seeds (about 205 s a cell with the
 # graphed step; no cell starts that the last one's duration says cannot finish), then, with the time left, the gpu
 # test of the graphed step, and returns the store in $OUT/r73.tgz (unpacks as R73/). Then here, once:
-#   tar xzf <files_at>/r73.tgz -C /tmp/r73x && rgr-verify evidence add /tmp/r73x/R73 --store sec73-runs.jsonl ...
-# The store folder R73-$SOURCE is git-ignored, so it stays on a warm machine between two calls.
+#   mkdir -p /tmp/r73x && tar xzf <files_at>/r73.tgz -C /tmp/r73x && rgr-verify evidence add /tmp/r73x/R73 ...
+# The store folder R73-$SOURCE is git-ignored, so it stays on a warm machine between two calls. Exit status: that of
+# the sweep (0 also when it stopped at its deadline), else 2 for a bad setting, 3 for a store that did not stay.
 set -o pipefail; export PYTHONUNBUFFERED=1; T0=$SECONDS; END=${END:-580}; SOURCE=${SOURCE:-minilm}
 OUT=${OUT:?run on the device machine, where OUT names the folder that comes back}
 case $SOURCE in minilm|gaussian) ;; *) echo "SOURCE must be minilm or gaussian, got $SOURCE"; exit 2;; esac
-if [ $SOURCE = minilm ]; then
-  [ -f .gpucarry/site.tgz ] || { echo "no .gpucarry/site.tgz: run rgr-verify sec73-carry --out .gpucarry/site.tgz here, and carry .gpucarry"; exit 2; }
-  mkdir -p /tmp/stub && tar xzf .gpucarry/site.tgz -C /tmp/stub && export PYTHONPATH=/tmp/stub/site
+case $END in ''|*[!0-9]*) echo "END must be a whole number of seconds, got $END"; exit 2;; esac
+case $EXPECT in *[!0-9]*) echo "EXPECT must be the number of records the first call printed, got $EXPECT"; exit 2;; esac
+if [ "$SOURCE" = minilm ]; then
+  [ -f .gpucarry/site.tgz ] || { echo "no .gpucarry/site.tgz: run here mkdir -p .gpucarry && rgr-verify sec73-carry --out .gpucarry/site.tgz, and carry .gpucarry"; exit 2; }
+  rm -rf /tmp/stub && mkdir -p /tmp/stub && tar xzf .gpucarry/site.tgz -C /tmp/stub || { echo "cannot unpack .gpucarry/site.tgz"; exit 2; }
+  export PYTHONPATH=/tmp/stub/site
 fi
-python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . > $OUT/install.log 2>&1 || { echo INSTALL FAILED; tail $OUT/install.log; exit 1; }
-python3 - <<'EOF' 2>&1 | tee $OUT/machine.txt
+python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . > "$OUT/install.log" 2>&1 || { echo INSTALL FAILED; tail "$OUT/install.log"; exit 1; }
+python3 - <<'EOF' 2>&1 | tee "$OUT/machine.txt"
 import torch
 from rgr_verify.runs.sec73_sweep import code_version
 print("torch", torch.__version__, torch.version.cuda, torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA",
       "code", code_version())
 EOF
-if [ $SOURCE = minilm ]; then  # the copy must give the table every committed MiniLM run was trained on
-  DIGEST=$(python3 -c "from rgr_verify.embedding_sources import MiniLMSource; from rgr_verify.runs.sec73_carry import table_digest; print(table_digest(MiniLMSource().table(6144).E))")
-  echo "MiniLM table sha256 prefix $DIGEST" | tee -a $OUT/machine.txt
+if [ "$SOURCE" = minilm ]; then  # the copy must give the table every committed MiniLM run was trained on
+  DIGEST=$(python3 -c "from rgr_verify.embedding_sources import MiniLMSource; from rgr_verify.runs.sec73_carry import table_digest; print('DIGEST', table_digest(MiniLMSource().table(6144).E))" | sed -n 's/^DIGEST //p')
+  [ -n "$DIGEST" ] || { echo "the MiniLM table could not be built from the carried copy"; exit 1; }
+  echo "MiniLM table sha256 prefix $DIGEST" | tee -a "$OUT/machine.txt"
   [ "$DIGEST" = d53022189e5a1328 ] || { echo "the MiniLM table differs from the committed runs' (d53022189e5a1328)"; exit 1; }
 fi
 # Seeded from the committed cells when they are more (a fresh machine); they are replayed, and returned with the new ones.
@@ -39,14 +44,14 @@ if [ -n "$EXPECT" ] && [ $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) -lt $E
   echo "== the store lacks the last call's records ($EXPECT expected): run evidence add here first"; exit 3; fi
 LEFT=$((END - (SECONDS-T0)))
 echo "== sec73 full $SOURCE, stop-after $((LEFT-20)) s ($((SECONDS-T0)) s)"
-timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) > $OUT/sec73.log 2>&1; echo "rc=$?" >> $OUT/sec73.log
-if grep -q "CUDA graph capture of the Sec. 7.3 step failed" $OUT/sec73.log; then  # the eager loop: the same runs, 2.7x slower
+timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) > "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
+if grep -q "CUDA graph capture of the Sec. 7.3 step failed" "$OUT/sec73.log"; then  # the eager loop: the same runs, 2.7x slower
   LEFT=$((END - (SECONDS-T0))); echo "== graph capture failed: eager, stop-after $((LEFT-20)) s"
-  RGR_VERIFY_CUDA_GRAPHS=0 timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) >> $OUT/sec73.log 2>&1; echo "rc=$?" >> $OUT/sec73.log
+  RGR_VERIFY_CUDA_GRAPHS=0 timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) >> "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
 fi
-grep -v "step=" $OUT/sec73.log | tail -n 8; grep "step=" $OUT/sec73.log | awk 'NR%10==0' | tail -n 12
+grep -v "step=" "$OUT/sec73.log" | tail -n 8; grep "step=" "$OUT/sec73.log" | awk 'NR%10==0' | tail -n 12
 LEFT=$((END - (SECONDS-T0)))  # the gpu test of the graphed step (about 30 s)
-if [ $LEFT -gt 80 ]; then timeout $((LEFT-15)) python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_transformer.py -k cuda_graph > $OUT/gputest.log 2>&1; echo "gpu tests rc=$?"; tail -n 3 $OUT/gputest.log; fi
+if [ $LEFT -gt 80 ]; then timeout $((LEFT-15)) python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_transformer.py -k cuda_graph > "$OUT/gputest.log" 2>&1; echo "gpu tests rc=$?"; tail -n 3 "$OUT/gputest.log"; fi
 echo "== store $R73: $(cat $R73/sec73-runs.jsonl | wc -l) records after training (EXPECT for a second call)"
-rm -rf R73 && cp -r $R73 R73 && tar czf $OUT/r73.tgz R73  # unpacks as R73/
-echo "== done ($((SECONDS-T0)) s)"
+rm -rf R73 && cp -r $R73 R73 && tar czf "$OUT/r73.tgz" R73 || { echo "the store could not be packed"; exit 1; }  # unpacks as R73/
+echo "== done ($((SECONDS-T0)) s, sweep rc=$RC)"; exit $RC

@@ -67,9 +67,27 @@ def test_a_copy_missing_the_frequency_list_is_not_written(tmp_path, monkeypatch)
     assert not list(tmp_path.iterdir())
 
 
+@needs_minilm
+def test_a_copy_the_interpreter_does_not_read_is_not_written(tmp_path, monkeypatch):
+    """Planted alternative: the copy's wordfreq is no package, so the fresh interpreter reads the installed one."""
+    import rgr_verify.runs.sec73_carry as carry
+
+    write = carry._write_site
+
+    def without_init(site, m):
+        write(site, m)
+        (site / "wordfreq" / "__init__.py").unlink()
+
+    monkeypatch.setattr(carry, "_write_site", without_init)
+    with pytest.raises(ValueError, match="the check read wordfreq from .*, not from the copy"):
+        carry.build_minilm_carry(tmp_path / "site.tgz", m=M)
+    assert not list(tmp_path.iterdir())
+
+
 def test_carry_cli_bad_values(tmp_path, capsys):
     for argv, option in ([["--out", str(tmp_path)], "--out"], [["--out", str(tmp_path / "no" / "s.tgz")], "--out"],
-                         [["--out", str(tmp_path / "s.tgz"), "--m", "0"], "--m"]):
+                         [["--out", str(tmp_path / "s.tgz"), "--m", "0"], "--m"],
+                         *([[["--out", str(tmp_path / "s.tgz"), "--m", "10000000"], "--m"]] if _HAS_MINILM else [])):
         assert main(["sec73-carry", *argv]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and option in err[0]
@@ -81,6 +99,10 @@ def test_device_script_parses_and_refuses_bad_values(tmp_path):
     env = dict(os.environ, OUT=str(tmp_path), SOURCE="gpt2")
     proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
     assert proc.returncode == 2 and "SOURCE must be minilm or gaussian" in proc.stdout
+    for name, value in (("EXPECT", "28 records"), ("END", "ten")):
+        env = dict(os.environ, OUT=str(tmp_path), SOURCE="minilm", **{name: value})
+        proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
+        assert proc.returncode == 2 and f"{name} must be" in proc.stdout
     env = {k: v for k, v in os.environ.items() if k != "OUT"}
     proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
     assert proc.returncode != 0 and "OUT" in proc.stderr

@@ -27,7 +27,12 @@ def run(args) -> int:
 
     m = check_int("--m", args.m if args.m is not None else FULL_M, min_value=1)
     writable_file_target(args.out, "--out")
-    info = build_minilm_carry(args.out, m=m)
+    try:
+        info = build_minilm_carry(args.out, m=m)
+    except ValueError as exc:
+        if str(exc).startswith("m "):  # more items than the vocabulary has: name the option
+            raise ValueError(f"--{exc}") from None
+        raise
     print(f"wrote {info['path']} ({info['bytes'] / 1e6:.1f} MB): MiniLM table of {info['rows']} rows "
           f"(m = {m} items and NULL), sha256 prefix {info['digest']}, checked bit for bit from the copy alone")
     return 0

@@ -87,7 +87,8 @@ def _probe(site: Path, m: int) -> dict:
 
     project = str(Path(rgr_verify.__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), project]))
-    proc = subprocess.run([sys.executable, "-c", _PROBE, str(m)], env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-c", _PROBE, str(m)], env=env, capture_output=True, text=True,
+                          timeout=600, cwd=site.parent)  # not the caller's folder, whose packages would come first
     if proc.returncode != 0:
         why = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit status {proc.returncode}"
         raise ValueError(f"the MiniLM copy does not load: {why}")
@@ -121,6 +122,10 @@ def build_minilm_carry(out, *, m: int = FULL_M) -> dict:
         if seen["digest"] != want:
             raise ValueError(f"the MiniLM copy gives table {seen['digest']}, the installed package {want}")
         partial = out.with_name(out.name + ".partial")
-        shutil.copyfile(tgz, partial)
-        os.replace(partial, out)
+        try:
+            shutil.copyfile(tgz, partial)
+            os.replace(partial, out)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
     return {"digest": want, "rows": m + 1, "bytes": out.stat().st_size, "path": str(out)}
