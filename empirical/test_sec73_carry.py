@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -107,3 +108,49 @@ def test_device_script_parses_and_refuses_bad_values(tmp_path):
     proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
     assert proc.returncode != 0 and "OUT" in proc.stderr
     assert not list(tmp_path.iterdir())
+
+
+def _shimmed_call(tmp_path, *, expect=None, sweep_rc=0, new_records=2, committed=3):
+    """Run the device script for the Gaussian control in a scratch folder laid out as the repository, with a
+    python3 whose pip and pytest do nothing and an rgr-verify that appends ``new_records`` lines to the store."""
+    work, bin_, out = tmp_path / "work", tmp_path / "bin", tmp_path / "out"
+    for d in (work / "rgr_verify" / "data" / "evidence", bin_, out):
+        d.mkdir(parents=True, exist_ok=True)
+    ev = work / "rgr_verify" / "data" / "evidence" / "sec73-gaussian-full.jsonl.gz"
+    if not ev.exists():
+        subprocess.run(f"printf '{{\"key\": \"c%s\"}}\\n' $(seq {committed}) | gzip > {ev}", shell=True, check=True)
+    project = SCRIPT.parents[1]
+    (bin_ / "python3").write_text(
+        "#!/bin/bash\ncase \"$1 $2\" in '-m pip') exit 0;; '-m pytest') echo '2 passed'; exit 0;; esac\n"
+        f"PYTHONPATH={project} exec {sys.executable} \"$@\"\n")
+    store_arg = "${@: -3:1}"  # --results DIR --stop-after S: DIR is the third argument from the end
+    (bin_ / "rgr-verify").write_text(
+        f"#!/bin/bash\nfor i in $(seq {new_records}); do\n"
+        f"  echo '{{\"key\": \"n'$RANDOM'\"}}' >> {store_arg}/sec73-runs.jsonl\ndone\n"
+        f"echo 'step=1000 val'; exit {sweep_rc}\n")
+    for f in bin_.iterdir():
+        f.chmod(0o755)
+    env = dict(os.environ, OUT=str(out), SOURCE="gaussian", END="200", PATH=f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    env.pop("EXPECT", None)
+    if expect is not None:
+        env["EXPECT"] = str(expect)
+    proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=work)
+    store = work / "R73-gaussian" / "sec73-runs.jsonl"
+    return proc, (len(store.read_text().splitlines()) if store.exists() else 0), out
+
+
+def test_device_script_seeds_resumes_and_guards_its_store(tmp_path):
+    """A fresh machine is seeded with the committed records; a second call goes on from the store that stayed;
+    a call expecting more records than the store holds stops (exit 3) without training; the sweep's exit status is
+    the script's."""
+    proc, n, out = _shimmed_call(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "3 records before training" in proc.stdout and n == 5
+    with tarfile.open(out / "r73.tgz") as tar:
+        assert len(tar.extractfile("R73/sec73-runs.jsonl").read().splitlines()) == 5
+    proc, n, _ = _shimmed_call(tmp_path, expect=5)  # the store stayed: it goes on, not re-seeded
+    assert proc.returncode == 0 and "5 records before training" in proc.stdout and n == 7
+    proc, n, _ = _shimmed_call(tmp_path, expect=9)  # the alternative: the store did not stay
+    assert proc.returncode == 3 and "lacks the last call's records" in proc.stdout and n == 7
+    proc, n, _ = _shimmed_call(tmp_path, sweep_rc=1)
+    assert proc.returncode == 1 and n == 9
