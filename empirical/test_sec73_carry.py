@@ -75,8 +75,8 @@ def test_a_copy_the_interpreter_does_not_read_is_not_written(tmp_path, monkeypat
 
     write = carry._write_site
 
-    def without_init(site, m):
-        write(site, m)
+    def without_init(site, table):
+        write(site, table)
         (site / "wordfreq" / "__init__.py").unlink()
 
     monkeypatch.setattr(carry, "_write_site", without_init)
@@ -154,3 +154,15 @@ def test_device_script_seeds_resumes_and_guards_its_store(tmp_path):
     assert proc.returncode == 3 and "lacks the last call's records" in proc.stdout and n == 7
     proc, n, _ = _shimmed_call(tmp_path, sweep_rc=1)
     assert proc.returncode == 1 and n == 9
+
+
+@needs_minilm
+def test_the_scripts_table_guard_is_this_packages_full_table():
+    """The digest the device script requires (the table the committed H200 runs were trained on, docs/engine.md)
+    is the one the installed package gives at the full tier's m: the guard is computed here, not only written."""
+    import re
+
+    from rgr_verify.runs.sec73_carry import FULL_M, table_digest
+
+    guard = set(re.findall(r'"\$DIGEST" = ([0-9a-f]{16})', SCRIPT.read_text()))
+    assert guard == {table_digest(MiniLMSource().table(FULL_M).E)}

@@ -25,19 +25,20 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import check_int
-from ..embedding_sources import MiniLMSource, load_safetensors_matrix, minilm_model_dir
+from .._files import atomic_write_bytes
+from ..embedding_sources import EmbeddingTable, MiniLMSource, load_safetensors_matrix, minilm_model_dir
+from .sec73_presets import sec73_preset
 
 __all__ = ["build_minilm_carry", "table_digest", "MINILM_TENSOR", "FULL_M"]
 
 MINILM_TENSOR = "embeddings.word_embeddings.weight"
-FULL_M = 6144  # the full tier's m (rgr_verify.runs.sec73_presets)
+FULL_M = sec73_preset("full", source="minilm").task.m  # 6144
 _WORDFREQ_FILE = "large_en.msgpack.gz"
 
 # Run by the check in a fresh interpreter whose path starts with the unpacked copy: which files it read, and the digest.
 _PROBE = """
-import json, sys
+import importlib.util, json, sys
 from rgr_verify.embedding_sources import MiniLMSource, minilm_model_dir
-import importlib.util
 from rgr_verify.runs.sec73_carry import table_digest
 t = MiniLMSource().table(int(sys.argv[1]))
 wf = importlib.util.find_spec("wordfreq").submodule_search_locations[0]
@@ -51,6 +52,8 @@ def table_digest(E) -> str:
 
 
 def _wordfreq_data() -> Path:
+    # found as embedding_sources.wordfreq_ranks finds it; its locator is private there, and making it public would
+    # change the Sec. 7.3 trainer's code version (a hash of that module: the runs' store key) for a rename
     spec = importlib.util.find_spec("wordfreq")
     path = None
     if spec is not None and spec.submodule_search_locations:
@@ -60,11 +63,10 @@ def _wordfreq_data() -> Path:
     return path
 
 
-def _write_site(site: Path, m: int) -> None:
+def _write_site(site: Path, table: EmbeddingTable) -> None:
     from safetensors.numpy import save_file
 
     model = minilm_model_dir()
-    table = MiniLMSource().table(m)
     vocab = (model / "vocab.txt").read_text(encoding="utf-8").split("\n")
     row = {tok: i for i, tok in reversed(list(enumerate(vocab)))}  # the first id of a token, as MiniLMSource reads it
     used = sorted({row[tok] for tok in table.tokens})
@@ -108,10 +110,11 @@ def build_minilm_carry(out, *, m: int = FULL_M) -> dict:
     """
     m = check_int("m", m, min_value=1)
     out = Path(out)
-    want = table_digest(MiniLMSource().table(m).E)
+    table = MiniLMSource().table(m)
+    want = table_digest(table.E)
     with tempfile.TemporaryDirectory(prefix="rgr-carry-") as tmp:
         site = Path(tmp) / "site"
-        _write_site(site, m)
+        _write_site(site, table)
         tgz = Path(tmp) / "site.tgz"
         with tarfile.open(tgz, "w:gz") as tar:
             tar.add(site, arcname="site")
@@ -121,11 +124,5 @@ def build_minilm_carry(out, *, m: int = FULL_M) -> dict:
         seen = _probe(unpacked / "site", m)
         if seen["digest"] != want:
             raise ValueError(f"the MiniLM copy gives table {seen['digest']}, the installed package {want}")
-        partial = out.with_name(out.name + ".partial")
-        try:
-            shutil.copyfile(tgz, partial)
-            os.replace(partial, out)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(out, tgz.read_bytes())
     return {"digest": want, "rows": m + 1, "bytes": out.stat().st_size, "path": str(out)}
