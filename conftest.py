@@ -8,13 +8,11 @@ example counts with the same profile under pytest and under ``rgr-verify audit``
 
 The pytest plugin (markers, ``--tier``, seed header, verdict summary) is loaded here, for this project's own suite
 only: rgr-verify registers no ``pytest11`` entry point, so other projects that install it keep their markers,
-options and tests (they may ask for it with ``-p rgr_verify.pytest_plugin``). The ``pytester`` fixture is
-extended so that the inner runs of this suite's plugin tests load it too.
+options and tests (they may ask for it with ``-p rgr_verify.pytest_plugin``). The inner runs of the plugin's own
+tests load it through ``$PYTEST_PLUGINS`` (``properties/test_plugin.py``, fixture ``rgr_pytester``).
 """
 
 import os
-
-import pytest
 
 from rgr_verify.claims.tools import register_profiles
 
@@ -22,14 +20,6 @@ _PLUGIN = "rgr_verify.pytest_plugin"
 pytest_plugins = [_PLUGIN]
 
 register_profiles()
-
-
-@pytest.fixture
-def pytester(pytester, monkeypatch):
-    """pytest's ``pytester``, whose inner runs (in-process or not) load the rgr-verify plugin as this suite does: no
-    entry point loads it, ``$PYTEST_PLUGINS`` does, for the test's duration."""
-    monkeypatch.setenv("PYTEST_PLUGINS", _PLUGIN)
-    return pytester
 
 
 def pytest_configure(config):
