@@ -10,6 +10,7 @@ from rgr_verify.claims.levels import ALLOWED, DECISIVE, LEVELS, bounded_status, 
 from rgr_verify.claims.structure import (CONTRIBUTIONS, annotate, contributions_of, node_of, ranked_findings,
                                          rollup)
 from rgr_verify.claims.tools import exponent_verdict, verdict_over_readings
+from rgr_verify.claims.standards import SEVERITY_TABLE, SLIP_CLASSES, SLIP_TARGETS, Slip, severity_for
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -58,8 +59,12 @@ def test_claim_fields_are_validated():
         Claim(**ok, role="proof-step")
     with pytest.raises(ValueError, match="provenance must be one of"):
         Claim(**ok, provenance="theirs")
-    with pytest.raises(ValueError, match="severity must be"):
-        Claim(**ok, severity=("fatal", "why"))
+    with pytest.raises(ValueError, match="slip class must be one of"):
+        Claim(**ok, slip=("fatal", "result", "why"))
+    with pytest.raises(ValueError, match="slip target must be one of"):
+        Claim(**ok, slip=("tightness-gap", "the abstract", "why"))
+    with pytest.raises(ValueError, match="needs its reason"):
+        Claim(**ok, slip=("tightness-gap", "comparison", " "))
     c = Claim(**ok, role="proof-step", supports="Lemma 8.3")
     assert c.supported == ("Theorem 8.1", "Lemma 8.3")
 
@@ -122,9 +127,10 @@ def test_readings_keep_structured_details():
     assert "fails as printed" in v.details["readings"]
 
 
-def _record(cid, ref, status, role="result", supports=(), level="proved", ran=True, declared=None):
+def _record(cid, ref, status, role="result", supports=(), level="proved", ran=True, slip=None):
     return {"id": cid, "paper": "2509.22840", "ref": ref, "status": status, "ran": ran, "role": role,
-            "supports": list(supports), "evidence_level": level, "declared_severity": declared, "provenance": "paper"}
+            "supports": list(supports), "evidence_level": level, "provenance": "paper",
+            "slip": Slip(*slip).as_record() if slip else None}
 
 
 def test_severity_follows_the_structure():
@@ -134,11 +140,11 @@ def test_severity_follows_the_structure():
         _record("thmb1-conclusion", "Theorem B.1", "verified"),
         _record("thmb1-step", "Lemma B.3", "refuted", role="proof-step", supports=("Theorem B.1",), level="sampled"),
         _record("thmb1-constant", "Theorem B.1", "refuted", role="detail"),
-        _record("thm41-declared", "Theorem 4.1", "refuted", declared=["imprecision", "a factor 2 in a constant"]),
+        _record("thm41-slip", "Theorem 4.1", "refuted", slip=("constant-bookkeeping", "result", "a factor 2")),
     ])
     sev = {r["id"]: r["severity"] for r in recs}
     assert sev == {"thm81-conclusion": "breaks-result", "thm81-step3": "proof-gap", "thmb1-conclusion": None,
-                   "thmb1-step": "proof-gap", "thmb1-constant": "imprecision", "thm41-declared": "imprecision"}
+                   "thmb1-step": "proof-gap", "thmb1-constant": "imprecision", "thm41-slip": "imprecision"}
     step = next(r for r in recs if r["id"] == "thmb1-step")
     assert step["severity_links"] == ["thmb1-conclusion"] and "still holds" in step["severity_reason"]
     ranked = [r["id"] for r in ranked_findings(recs)]
@@ -211,13 +217,13 @@ def test_every_label_in_use_belongs_to_a_contribution_and_nodes_are_qualified():
     assert orphans == []
 
 
-def test_proof_steps_name_a_result_and_findings_declare_a_role():
+def test_proof_steps_name_a_result_and_findings_declare_a_slip():
+    """Every finding of the ledger declares its slip (class and target), so its severity comes from the one table."""
     from rgr_verify.claims.ledger import read_ledger
 
     ledger = read_ledger()
     undeclared = [c.id for c in all_claims() if c.id in ledger
-                  and ledger[c.id].status.value in ("refuted", "contradicted-empirically")
-                  and not (c.role or c.severity)]
+                  and ledger[c.id].status.value in ("refuted", "contradicted-empirically") and c.slip is None]
     assert undeclared == []
     for c in all_claims():
         if c.role == "proof-step":

@@ -91,7 +91,7 @@ def result_record(result: ClaimResult) -> dict:
         "role_declared": bool(c.role),
         "supports": list(c.supports),
         "provenance": c.provenance,
-        "declared_severity": list(c.severity) if c.severity else None,
+        "slip": c.slip.as_record() if c.slip else None,
         "robustness": jsonable((v.params or {}).get("robustness")) if isinstance(v.params, dict) else None,
     }
 

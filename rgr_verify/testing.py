@@ -106,8 +106,9 @@ def weight_problems(claim: Claim, verdict) -> list[str]:
         problems.append("the verdict records no evidence_level")
     elif verdict.evidence_level not in ALLOWED[verdict.status.value]:
         problems.append(f"status {verdict.status.value} may not rest on {verdict.evidence_level} evidence")
-    if verdict.status.value in ("refuted", "contradicted-empirically") and not (claim.role or claim.severity):
-        problems.append("a finding must declare its role (result, proof-step or detail) or a severity with a reason")
+    if verdict.status.value in ("refuted", "contradicted-empirically") and claim.slip is None:
+        problems.append("a finding must declare its slip (class, target, why): its severity comes from the table in "
+                        "rgr_verify/claims/standards/severity.py")
     return problems
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..settings import SEED_ENV
 from .levels import bounded_status, level_of
 from .stated import STATED_KINDS, Stated, as_stated, shown_value
+from .standards.severity import as_slip
 
 __all__ = [
     "Status",
@@ -310,8 +311,9 @@ class Claim:
             result it serves ("Theorem 8.1"). The label of ``ref`` is always included (:attr:`supported`).
         provenance: "paper" (the statement is the paper's, paraphrased) or "ours" (a statement of this audit: an
             exploratory prediction, a summary of our own, a formula or construction of ours); counted apart.
-        severity: a declared ``(severity, reason)`` for a finding whose severity the structure cannot compute (one
-            of :data:`SEVERITIES`); None: computed from ``role`` and the links.
+        slip: what a finding shows, a :class:`~rgr_verify.claims.standards.Slip` (or ``(class, target, why)``):
+            its severity comes from :data:`~rgr_verify.claims.standards.SEVERITY_TABLE` alone. Every claim whose
+            ledger status is refuted or contradicted declares one (a test enforces it); None otherwise.
         analyses: the shared multiverse dimensions its verdict is computed over besides those its check declares
             itself (:data:`rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS`); None: "leave one seed out" for
             a full-tier empirical or qualitative claim, and "readings of App. A.1" too when it replays the base
@@ -334,7 +336,7 @@ class Claim:
     role: str = ""
     supports: tuple = ()
     provenance: str = "paper"
-    severity: tuple | None = None
+    slip: object = None
     analyses: tuple | None = None
 
     def __post_init__(self):
@@ -385,11 +387,10 @@ class Claim:
         if RUNNER_ANALYSES[1] in self.analyses:  # its verdict also reads the other readings' sweeps
             object.__setattr__(self, "replays",
                                self.replays + tuple(p for p in READING_REPLAYS if p not in self.replays))
-        if self.severity is not None:
-            if (not isinstance(self.severity, tuple) or len(self.severity) != 2 or self.severity[0] not in SEVERITIES
-                    or not isinstance(self.severity[1], str) or not self.severity[1].strip()):
-                raise ValueError(f"claim {self.id}: severity must be (one of {', '.join(SEVERITIES)}, reason), got "
-                                 f"{self.severity!r}")
+        try:
+            object.__setattr__(self, "slip", as_slip(self.slip))
+        except ValueError as e:
+            raise ValueError(f"claim {self.id}: {e}") from None
 
     @property
     def label(self) -> str:

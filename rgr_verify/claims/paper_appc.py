@@ -143,5 +143,9 @@ CLAIMS = (
               "Computational Footprint of the Model') contains no softmax or threshold argument. Refuted under the "
               "named reading 'threshold on softmax probabilities, fixed absolute C, every context length'; holds "
               "when the threshold is on logits or C may grow like log m (Theorem 8.1). The witness sizes are "
-              "astronomically large (ln m >= ~4C); at m <= 2048 a threshold exists (sec4-softmax-analogue-needs-log-squared).", role="detail", supports=("App. B.1",)),
+              "astronomically large (ln m >= ~4C); at m <= 2048 a threshold exists (sec4-softmax-analogue-needs-log-squared).", role="detail", supports=("App. B.1",),
+        slip=("condition-too-weak", "remark",
+              "With a threshold on softmax probabilities a fixed C in d_k = C log m does not serve every context "
+              "length (the paper's own Theorem 8.1 needs d_k of order log^2 m), and App. C has no such argument; "
+              "Construction I's result stands, and pointing to Theorem 8.1's d_k = C log^2 m repairs the remark.")),
 )

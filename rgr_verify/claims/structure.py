@@ -5,9 +5,9 @@ labels ("Theorem 8.1", "Eq. (10)", "Figure 3"; a label of arXiv 2502.05076 is pr
 A claim supports the label of its ``ref`` and whatever its ``supports`` names; a label belongs to the contributions
 whose patterns match it. On the records of an audit (``report.result_record``):
 
-- :func:`severity_of` computes the severity of a finding from its claim's role: a refuted or contradicted
-  ``result`` breaks the result, a failing ``proof-step`` is a proof gap (linked to the claims that show the result's
-  conclusion still holds), a wrong ``detail`` an imprecision; a severity the claim declares (with its reason) wins;
+- :func:`severity_of` gives the severity of a finding from its declared slip (class and target) through the one
+  table :data:`~rgr_verify.claims.standards.SEVERITY_TABLE`; a finding without one (which the ledger test refuses)
+  falls back on its role;
 - :func:`rollup` rolls the verdicts up per label and per contribution (status, findings by severity, evidence levels);
 - :func:`ranked_findings` orders the findings by severity, then evidence level, then paper order.
 """
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .base import FACTS_PAPER, RGR_PAPER, SEVERITIES, label_of_ref, paper_parts
 from .levels import level_rank
+from .standards.severity import SLIP_CLASSES, SLIP_TARGETS, severity_for
 
 __all__ = ["Contribution", "CONTRIBUTIONS", "FINDING_STATUSES", "HOLDING_STATUSES", "ROLLUP_STATUSES", "node_of",
            "claim_nodes", "severity_of", "annotate", "rollup", "ranked_findings", "contributions_of"]
@@ -136,9 +137,11 @@ def severity_of(record: dict, records: list[dict]) -> dict | None:
     "the conclusion survives"), for a proof step."""
     if not _finding(record):
         return None
-    declared = record.get("declared_severity")
-    if declared:
-        return {"severity": declared[0], "reason": declared[1], "computed": False, "links": []}
+    slip = record.get("slip")
+    if slip:
+        return {"severity": severity_for(slip["class"], slip["target"]), "computed": True, "links": [],
+                "slip": slip["class"], "target": slip["target"],
+                "reason": f"{SLIP_CLASSES[slip['class']]}, on {SLIP_TARGETS[slip['target']]}: {slip['why']}"}
     role = record.get("role") or "result"
     if role == "detail":
         return {"severity": "imprecision", "computed": True, "links": [],

@@ -53,7 +53,7 @@ def run(args) -> int:
         rows.append({"id": c.id, "paper": c.paper, "ref": c.ref, "kind": c.kind.value, "tier": c.tier.value,
                      "expected": entry.status.value if entry else None, "statement": c.rendered_statement(), "notes": c.notes,
                      "role": c.role or "result", "supports": list(c.supported), "provenance": c.provenance,
-                     "declared_severity": list(c.severity) if c.severity else None,
+                     "slip": c.slip.as_record() if c.slip else None,
                      "rule_fingerprint": rule_fingerprint(c), "ledger_rule": entry.rule if entry else None})
     if args.json:
         print(json.dumps(rows, indent=2))

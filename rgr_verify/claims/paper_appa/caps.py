@@ -127,5 +127,9 @@ CLAIMS = (
                 "histories exactly in 436 of 490 runs. Stated value: App. A.2's bar, mean test micro-F1 >= 0.99 "
                 "(the rule is ours, the bar the paper's), two-sided: it defines D_K* (found at the same bar) as well as the "
                 "doubled-cap decision.",
-          expects={"target": Stated(0.99, "value", "App. A.2: D_K* is the smallest D_K with mean test micro-F1 >= 0.99")}),
+          expects={"target": Stated(0.99, "value", "App. A.2: D_K* is the smallest D_K with mean test micro-F1 >= 0.99")},
+          slip=("condition-too-weak", "experiment",
+                "Twice the Table 2 cap moves D_K* down a rung in 5 of 10 cells, so the caps are too short there and "
+                "the reported thresholds are upper bounds; the repair is a longer cap, and the effect on the scaling "
+                "laws is decided by the claims that fit them.")),
 )

@@ -130,6 +130,10 @@ CLAIMS = (
               "0.05 fixed in advance; each setting's mean rate enters as an exact Hoeffding interval (false-alarm rate "
               "1e-6): inside the band holds, wholly outside fails, else undecided. Verdict on the literal step 3; the 'protected' reading is reported too. "
               "Sizes: ell = 16, rho = 0.5 as in all experiments, m in {64, 256, 1024}.",
+        slip=("wording-or-count", "experiment",
+              "The three-step sampler does not realise the per-context positive rate rho it is said to enforce; the "
+              "experiments are defined by the sampler as run and stand, and the text should report the realised rate "
+              "instead."),
     ),
     Claim(
         id="appa1-sampler-distinct-vertices",

@@ -366,15 +366,20 @@ CLAIMS = (
                 "fixed point) and on random derangements, each by the stated direction (the ratio's fitted "
                 "exponent in d_model at most 0.15, 95% interval); both must hold. The identity permutation (every "
                 "edge a self-loop, so T_k = V_k and the sum is ||delta_{i,T_k}||^2 ~ 1) is a degenerate graph: its "
-                "ratio grows, and it is reported in params only, not judged (a debatable witness). "
-                "Stated value: the bound's direction.",
+                "ratio grows, and it is reported in params only, not judged (a debatable witness). A single transposition "
+                "with every other item fixed is not degenerate: it is judged, under both readings of j = i, by "
+                "lemb3-fixed-points-self-correlation. Stated value: the bound's direction.",
           expects={"dir": Stated("<=", "relation", "Lemma B.3 item 3: <= C3 sqrt(log m / d_model)")}),
     symbolic_claim("lemb3-sym-leakage-identity", "Lemma B.3", "||delta_{i,S}||^2 equals sum_{s in S} <x_i, x_s>^2 for both "
                    "S = V_k minus i and S = T_k.",
                    recorded(_lemb3_leakage_identity, ["Gaussian unit-norm X (m = 4, d_model = 2, seeded), delta_i = "
                                                       "e_i X X^T - e_i as defined", "S = T_k = pi(V_k) may contain i "
                                                       "(pi^-1(i) in V_k; always at h = 1)"],
-                            _leakage_readings), role="proof-step", supports=("Lemma B.3",)),
+                            _leakage_readings), role="proof-step", supports=("Lemma B.3",),
+                   slip=("wording-or-count", "proof-step",
+                         "When i lies in T_k the printed sum includes <x_i, x_i>^2 = 1 and so exceeds the leakage "
+                         "mass by exactly 1; as an upper bound it still holds, Lemma B.3's bound is untouched, and "
+                         "leaving out s = i makes the identity exact.")),
     symbolic_claim("lemb3-sym-second-moment", "Lemma B.3", "<x_i, x_s>^2 has mean 1/d_model, so the leakage mass "
                           "over d_model items has mean 1 < C_2 = 2.", _lemb3_second_moment, role="proof-step",
                           supports=("Lemma B.3",),

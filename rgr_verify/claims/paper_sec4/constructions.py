@@ -381,7 +381,11 @@ CLAIMS = (
                 "below: the fitted exponent of the margin is >= 0 up to 0.2); the stated direction is declared, not "
                 "the 0 (the definition of 'constant').",
           expects={"margin_trend": Stated(">=", "relation", "Sec. 9: 'all of our upper bounds achieve constant "
-                                          "margins' under (26)")}, role="detail", supports=("Definition 9.1", "Theorem 9.2")),
+                                          "margins' under (26)")}, role="detail", supports=("Definition 9.1", "Theorem 9.2"),
+          slip=("tightness-gap", "comparison",
+                "Under (26) Construction I's margin shrinks like 1/(2m) instead of staying constant, so Sec. 9's "
+                "claim that the upper bounds meet Theorem 9.2's margin hypothesis fails for it; Construction I and "
+                "Theorem 9.2 each still hold, and only the argument that the two bounds match is missing.")),
     _role(symbolic_claim("sec4-sym-construction1-union-bound", "Sec. 4", "Construction I: d_k = Theta(log m) and tau = d_k/2 give "
                    "failure probability <= m^-3 by Hoeffding plus a union bound over m(m-1) pairs.", _construction_i_union,
                    notes="Stated values: tau = d_k/2 and d_k = Theta(log m) (Sec. 4), the rate m^-3 (Theorem B.1); the "

@@ -437,7 +437,12 @@ CLAIMS = (
                 "(1024, 512) with d_k = ceil(64 ln^2 m) meets the hypotheses for every C <= 64 (the proof's own "
                 "gamma = 3), c0 <= 73.9 and C_ell <= 147.7; a second configuration (128, 64, d_k = 6400) shows the "
                 "large-d_k mechanism (C <= 272). Full tier: C = 256 at (1024, 512), and the sweep along "
-                "d_model = c0 ln m (c0 = 32, 74) at C = 64."),
+                "d_model = c0 ln m (c0 = 32, 74) at C = 64.",
+          slip=("false-for-every-constant", "result",
+                "The hypothesis d_k >= C (log m)^2 admits arbitrarily wide heads, and as d_k grows each non-owner "
+                "head becomes an argmax that puts mass near 1 on a wrong item, so no constant C makes the printed "
+                "hypothesis sufficient; only d_k = Theta((log m)^2) with c0 much larger than C, which is untested, "
+                "could save a restated theorem.")),
     Claim(id="thm81-minimal-constants", ref="Theorem 8.1",
           statement="For sufficiently large C, c0, C_ell the conclusion holds at concrete sizes; smallest C found per "
                     "(m, d_model) and whether the paper's experiment sizes meet the hypotheses",
@@ -445,7 +450,11 @@ CLAIMS = (
           notes="d_model = m/2 or m/4 (c0 = d_model/ln m from 13 to 135), context C = V, C on a doubling grid, "
                 "8 draws per (size, C). The decision (constants_decision) rests on the largest C failing on every "
                 "draw through a wrong item, not on a smaller C passing every draw (which one extra draw can flip); "
-                "properties/test_weight_sec8.py runs it over 5 seeds."),
+                "properties/test_weight_sec8.py runs it over 5 seeds.",
+          slip=("false-for-every-constant", "result",
+                "A larger C means wider heads, and at the tested sizes the largest C fails on every draw through a "
+                "wrong item, so no threshold C0 makes every C >= C0 work as 'sufficiently large C' requires; it is "
+                "the mechanism of thm81-conclusion-large-dk seen at concrete sizes.")),
     Claim(id="thm81-all-contexts-certificate", ref="Theorem 8.1",
           statement="Consequence of Theorem 8.1: on every context of length ell the threshold 1/2 recovers pi(i) when "
                     "present and declares no edge when absent",

@@ -451,11 +451,19 @@ CLAIMS = (
                 "The failure is universal, not a small-size effect: without pi(i) the owner-head masses of the ell "
                 "items sum to 1, so the largest is >= 1/ell >= 1/m > m^-gamma = e^{-sqrt(d_k)/2} (gamma > 1); "
                 "The examples are drawn inside the theorem's ranges (strategies.theorem81_cases: c0 = d_model / ln m "
-                ">= 8, ell >= 8 max{h, ln m}, C in {16, 64}), so the shrunk witness meets them too.")),
+                ">= 8, ell >= 8 max{h, ln m}, C in {16, 64}), so the shrunk witness meets them too.",
+          slip=("proof-step-false", "proof-step",
+                "Bound (11) on a wrong item's owner-head mass needs pi(i) in the context, since without it the owner "
+                "head's masses still sum to 1 over wrong items; the target-present case is untouched, and the 'no "
+                "edge identified' case needs an argument of its own."))),
     proof_step(symbolic_claim("eq11-sym-target-absent", "Eq. (11)", "The owner-head bound on a non-target's mass also holds when pi(i) "
                    "is not in the context, so A_ij < 1/2 there too.", _eq11_target_absent,
                    notes="Stated values not declared: the failing mass tends to 1, so 1/2 vs e^{-sqrt(d_k)/4} or e^{-sqrt(d_k)} "
                          "gives the same verdict. "
                          "Checked at Theorem 8.1's own constants (C = 64, so gamma = 3; d_k = C (ln m)^2; "
-                         "8 max{1, ln m} <= ell <= m - 1). A proof gap, not a demonstrated failure of the construction.")),
+                         "8 max{1, ln m} <= ell <= m - 1). A proof gap, not a demonstrated failure of the construction.",
+                   slip=("proof-step-false", "proof-step",
+                         "When pi(i) is missing from the context the owner head puts mass tending to 1 on some wrong "
+                         "item, so (11) and A_ij < 1/2 do not carry over to that case; the target-present argument "
+                         "is unaffected and the absent case needs separate treatment."))),
 )

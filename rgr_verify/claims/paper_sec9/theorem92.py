@@ -416,7 +416,7 @@ CLAIMS = (
                 "only the weaker m^-1 is mutated, and it survives: gamma decays like m^-1.04, below m^-1 too.",
           role="result", supports=("Theorem 9.2",),
           expects={"margin_exponent": Stated(0, "exponent", "Sec. 9: the upper bounds achieve constant margins (gamma ~ m^0)",
-                                             bound="lower")}),
+                                             bound="lower")}, slip=("tightness-gap", "comparison", "Under (26) the paper's constructions have margins decaying like 1/m, so 'all of our upper bounds achieve constant margins' fails and the upper and lower bounds are not compared at the same margin; Theorem 9.2 itself is untouched, and what is missing is the argument that the bounds match.")),
     Claim(id="thm92-length2-reduction-max", ref="Theorem 9.2",
           statement="Proof, first step: the max-over-heads score of an ordered pair (u, v) is the same in every context "
                     "containing u and v, so the decision (25) on the length-2 context C = (u, v) is its decision in "
@@ -458,7 +458,7 @@ CLAIMS = (
                 "1024)); pairs u != v (Definition 9.1); A_ij on C = (i, j) is Eq. (28); d_k = ceil(C ln^2 m), h = 2. "
                 "Detail: Sec. 1 omits the theorem's context-length hypothesis. Stated value: tau = 1/2; with h = 2 A_ij "
                 "spans (0, 2) and non-edges also pass 1/4 and 1 (those mutants survive).",
-          expects={"tau": Stated(0.5, "constant", "Sec. 8, Algorithm 2 and Step 5: fixed threshold tau = 1/2 on A_ij")}),
+          expects={"tau": Stated(0.5, "constant", "Sec. 8, Algorithm 2 and Step 5: fixed threshold tau = 1/2 on A_ij")}, slip=("hypothesis-does-not-cover", "remark", "Sec. 1 calls the softmax budget sufficient for RGR, whose contexts have every length, but Theorem 8.1 covers only ell >= C_ell max{h, log m} and its construction fails on the length-2 contexts Sec. 9 works with; Theorem 8.1 stands as stated, and Sec. 1's sufficiency lacks a construction for short contexts rather than being shown false.")),
     Claim(id="lem93-lipschitz-max", ref="Lemma 9.3",
           statement="Under (26) the max-over-heads decision function S - tau is {lipschitz}-Lipschitz in (U, V, tau) (Eq. (27))",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_max,

@@ -48,7 +48,7 @@ from .cells import (
     threshold_table,
     thresholds_plot,
 )
-from .readings import (FAILS, HOLDS, NOT_TESTED, outcome, reading_record, recorded, refutation_scope, verdict_over_readings,
+from .readings import (FAILS, HOLDS, NOT_TESTED, outcome, outcome_word, reading_record, recorded, refutation_scope, verdict_over_readings,
                        with_readings)
 from .sweeps import exponent_verdict, fit_exponent, full_tier, onehot_montecarlo, whp_constant_sweep
 from .verdicts import (
@@ -73,6 +73,7 @@ __all__ = [
     "with_readings",
     "verdict_over_readings",
     "outcome",
+    "outcome_word",
     "recorded",
     "refutation_scope",
     "HOLDS",

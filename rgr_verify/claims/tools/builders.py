@@ -21,13 +21,13 @@ VAR_ELL = Var(F.ell, 2, 1e5, integer=True, log=True)  # context length ell
 
 
 def symbolic_claim(id_: str, ref: str, statement: str, check, notes: str = "", expects: dict | None = None, *,
-                   role: str = "", supports: tuple = (), provenance: str = "paper", severity=None) -> Claim:
+                   role: str = "", supports: tuple = (), provenance: str = "paper", slip=None) -> Claim:
     """A quick-tier symbolic claim (kind ``symbolic``): ``Claim(id_, ref, statement, symbolic, quick, check, notes,
     expects)``; ``expects`` the values the paper states (see :attr:`~rgr_verify.claims.base.Claim.expects`).
-    ``role``, ``supports``, ``provenance`` and ``severity`` are :class:`~rgr_verify.claims.base.Claim`'s.
+    ``role``, ``supports``, ``provenance`` and ``slip`` are :class:`~rgr_verify.claims.base.Claim`'s.
 
     Validation is :class:`~rgr_verify.claims.base.Claim`'s (id, reference, callable check).
     """
     return Claim(id=id_, ref=ref, statement=statement, kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=check, notes=notes,
                  expects=expects or {}, role=role, supports=tuple(supports), provenance=provenance,
-                 severity=severity)
+                 slip=slip)

@@ -8,7 +8,7 @@ import functools
 
 from ..base import Status, Verdict
 
-__all__ = ["reading_record", "with_readings", "refutation_scope", "outcome", "recorded", "verdict_over_readings", "HOLDS",
+__all__ = ["reading_record", "with_readings", "refutation_scope", "outcome", "outcome_word", "recorded", "verdict_over_readings", "HOLDS",
            "FAILS", "NOT_TESTED"]
 
 
@@ -69,6 +69,17 @@ def outcome(v: Verdict, fails: str, holds: str = "no witness found") -> str:
     if v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY):
         return f"holds: {holds}"
     return f"not tested: verdict {v.status}"
+
+
+def outcome_word(v: Verdict) -> str:
+    """The outcome word of a reading whose verdict is ``v``: :data:`HOLDS` when it holds (verified or holds
+    empirically), :data:`FAILS` when it is refuted or contradicted, :data:`NOT_TESTED` when it is inconclusive. The
+    one mapping from a sub-verdict to a reading's outcome: a sub-verdict that holds empirically holds."""
+    if v.status in (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY):
+        return FAILS
+    if v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY):
+        return HOLDS
+    return NOT_TESTED
 
 
 def recorded(check, hypotheses, readings):
