@@ -140,17 +140,19 @@ def test_verdicts_reproducible_in_process_and_across_processes():
     assert here == _statuses_in_subprocess(7) == _statuses_in_subprocess(7)
 
 
-def test_monte_carlo_verdict_exact_bars_and_clean_runs():
-    # Exact Clopper-Pearson decisions: a clean run cannot certify a tiny rate (inconclusive, or holds-empirically
-    # with clean_holds, reporting the draws it would take); failures far above the rate refute; a loose rate verifies.
+def test_monte_carlo_verdict_holds_passing_to_the_failing_standard():
+    # Exact Clopper-Pearson decisions under one standard: a clean run that cannot certify a tiny rate is inconclusive
+    # with its resolution (the rate it does certify, the draws the claimed one would take), never a pass; failures
+    # far above the rate refute; a loose rate verifies.
     from rgr_verify.claims.tools import monte_carlo_verdict
 
     clean = lambda i: (True, {"draw": i})  # noqa: E731
-    assert monte_carlo_verdict(clean, n_trials=20, claimed_failure_rate=1e-6).status is Status.INCONCLUSIVE
-    v = monte_carlo_verdict(clean, n_trials=20, claimed_failure_rate=1e-6, clean_holds=True)
-    assert v.status is Status.HOLDS_EMPIRICALLY and v.params["draws_needed_to_certify"] > 1e6
+    v = monte_carlo_verdict(clean, n_trials=20, claimed_failure_rate=1e-6)
+    assert v.status is Status.INCONCLUSIVE and v.evidence_level == "sampled"
+    res = v.params["resolution"]
+    assert res["draws_needed_to_certify"] > 1e6 and res["band"] == [0.0, 1e-6] and res["interval"][1] > 0.4
     bad = lambda i: (i % 2 == 0, {"draw": i})  # noqa: E731
-    v = monte_carlo_verdict(bad, n_trials=40, claimed_failure_rate=1e-6, clean_holds=True)
+    v = monte_carlo_verdict(bad, n_trials=40, claimed_failure_rate=1e-6)
     assert v.status is Status.REFUTED and v.witness[0] == 1
     assert monte_carlo_verdict(clean, n_trials=40, claimed_failure_rate=0.5).status is Status.VERIFIED
 

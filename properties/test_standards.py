@@ -94,3 +94,22 @@ def test_no_reading_outcome_is_written_by_hand_from_verified_alone():
     pattern = re.compile(r"HOLDS if \w+\.status is Status\.VERIFIED else FAILS")
     hits = [str(p.relative_to(_ROOT)) for p in (_ROOT / "rgr_verify").rglob("*.py") if pattern.search(p.read_text())]
     assert hits == []
+
+
+def test_the_probability_standard_passes_and_fails_alike():
+    from rgr_verify.claims.standards.probability import decide_failure_rate
+
+    # 0 of 20 cannot certify m^-3 at m = 512: inconclusive with the rate it does certify (~0.5), not a pass
+    d = decide_failure_rate(0, 20, 512.0 ** -3)
+    assert d["status"] == "inconclusive" and 0.4 < d["upper"] < 0.6 and d["resolution"]["certified_rate"] == d["upper"]
+    assert decide_failure_rate(0, 3000, 1e-2)["status"] == "verified"  # inside: certified
+    assert decide_failure_rate(3, 3, 1e-6)["status"] == "refuted"  # wholly outside
+    assert decide_failure_rate(1, 20, 1e-2)["status"] == "inconclusive"  # straddles
+    with pytest.raises(ValueError, match="rate must be in"):
+        decide_failure_rate(0, 20, 0.0)
+
+
+def test_no_monte_carlo_pass_on_a_sample_that_cannot_resolve_it():
+    """No check may pass a probability bound on zero failures alone (the removed clean_holds route)."""
+    hits = [str(p.relative_to(_ROOT)) for p in (_ROOT / "rgr_verify").rglob("*.py") if "clean_holds" in p.read_text()]
+    assert hits == []

@@ -26,7 +26,6 @@ from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, json
 from .symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
 from .tools import (
     FAILS,
-    HOLDS,
     outcome_word,
     VAR_D_MODEL,
     VAR_M,
@@ -247,12 +246,13 @@ _N_DRAWS = 20  # fixed in advance; certifying m^-3 would need zero_failure_sampl
 def _whp_verdict(oks, infos, *, m: int, paper_value: str, params: dict) -> Verdict:
     """Exact binomial verdict against the statement's own failure rate m^-3 at a false alarm fixed in advance.
 
-    Refuted when the exact lower bound on the failure rate exceeds m^-3; with zero failures the rate cannot be
-    certified at a feasible number of draws, so the verdict is holds-empirically (the exact upper bound is reported).
+    The probability-bound standard (:mod:`rgr_verify.claims.standards.probability`): refuted when the exact lower
+    bound on the failure rate exceeds m^-3; with zero failures the rate cannot be certified at a feasible number of
+    draws, so the verdict is inconclusive with the resolution reached (the rate the sample certifies).
     """
     rate = float(m) ** -_WHP_EXPONENT
     v = monte_carlo_verdict(lambda i: (oks[i], infos[i]), n_trials=len(oks), claimed_failure_rate=rate,
-                            false_alarm=_FALSE_ALARM, paper_value=paper_value, params=params, clean_holds=True)
+                            false_alarm=_FALSE_ALARM, paper_value=paper_value, params=params)
     return v
 
 
@@ -435,7 +435,8 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_n3_dominant, role="proof-step", supports=("Theorem 4.1",),
           notes="Pass bar: the statement's own probability 1 - m^-3 (the w.h.p. of Theorem 4.1 / App. B.2 that Sec. 5 "
                 "sketches), exact Clopper-Pearson at false alarm 1e-6 fixed in advance, 20 draws fixed in advance: "
-                "refuted from 2 failures; with 0 failures holds-empirically (certifying m^-3 needs about 2e8 draws). "
+                "refuted from 2 failures; 0 failures are inconclusive at the resolution they reach (certifying m^-3 "
+                "needs about 2e8 draws; holds-empirically on 0 failures until 2026-11-28). "
                 "Was verified against a bar 0.5 we chose; the m^-3 probability is not declared for mutation: no "
                 "feasible sample tells m^-2 from m^-4. The direction (N3 >= the others) is declared.",
           expects={"dominance": Stated(">=", "relation", "Sec. 5: the dominant component of this noise, N_3")}),
@@ -445,7 +446,8 @@ CLAIMS = (
           kind=Kind.HIGH_PROBABILITY, tier=Tier.QUICK, check=_check_blocks, role="result",
           notes="Blocks smaller than d_model (h > m / d_model) are the block_size parameter of Algorithm 1. Pass bar "
                 "as sec5-n3-dominant: failure rate m^-3 (exact binomial, false alarm 1e-6, 20 draws, both fixed in "
-                "advance); 0 failures give holds-empirically (was verified against a bar 0.5 we chose).",
+                "advance); 0 failures are inconclusive at the resolution they reach (holds-empirically on 0 failures "
+                "until 2026-11-28; verified against a bar 0.5 we chose before that).",
           expects={"smaller_block_margin": Stated(">", "relation", "Sec. 5: heads localise de-embedding noise by "
                                                   "reducing block size B")}),
     _role(symbolic_claim("sec5-sym-single-head-budget", "Sec. 5", "With one head (B = m, D_K = d_k), Eq. (2) gives D_K = "

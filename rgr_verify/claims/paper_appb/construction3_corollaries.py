@@ -19,7 +19,7 @@ from ...measurements import restricted_self_incoherence
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import outcome, recorded
-from ..tools import (FAILS, HOLDS, outcome_word, VAR_D_MODEL, VAR_M, exponent_verdict, full_tier, relation_holds, symbolic_claim,
+from ..tools import (FAILS, outcome_word, VAR_D_MODEL, VAR_M, exponent_verdict, full_tier, relation_holds, symbolic_claim,
                      with_readings)
 from .common import along_each_variable, bound_verdict
 

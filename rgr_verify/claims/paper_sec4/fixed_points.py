@@ -216,7 +216,7 @@ def _self_pairs_reading(ctx, perm_of, blocks_of) -> Verdict:
     for (m, d), rows in zip(_SIZES, _self_pair_draws(int(ctx.seed), perm_of, blocks_of)):
         v = monte_carlo_verdict(
             lambda i, rows=rows: (all(relation_holds(thr, rel, s) for _, s in rows[i]["self"]), rows[i]),
-            n_trials=len(rows), claimed_failure_rate=float(m) ** -3, false_alarm=_FALSE_ALARM, clean_holds=True)
+            n_trials=len(rows), claimed_failure_rate=float(m) ** -3, false_alarm=_FALSE_ALARM)
         per.append(v)
         worst.append({"m": m, "d_model": d, "c0": rows[0]["c0"], "status": v.status.value,
                       "worst self-pair limit per draw": [round(max(s for _, s in r_["self"]), 3) for r_ in rows],
@@ -245,7 +245,7 @@ def _loop_free_reading(ctx, perm_of, blocks_of) -> Verdict:
     large, mid = ([_margin(x, thr) for x in res[key]] for key in (_LARGE_C0, _SEARCH))
     m, d = _LARGE_C0
     v = monte_carlo_verdict(lambda i: (relation_holds(large[i], rel, 0.0), res[_LARGE_C0][i]), n_trials=len(large),
-                            claimed_failure_rate=float(m) ** -3, clean_holds=True)
+                            claimed_failure_rate=float(m) ** -3)
     measured = (f"loop-free limit margins {[round(x, 3) for x in large]} at c0 = {d / math.log(m):.1f} "
                 f"({m}, {d}); {[round(x, 3) for x in mid]} at c0 = {_SEARCH[1] / math.log(_SEARCH[0]):.1f} "
                 f"{_SEARCH} (a smaller c0 may fail: the constant is larger than for a uniform pi)")

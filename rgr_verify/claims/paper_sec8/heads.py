@@ -10,7 +10,7 @@ from ... import formulas as F
 from ...softmax_analysis import all_head_logits, scores_from_logits
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
-from ..tools import FAILS, HOLDS, outcome_word, VAR_D_MODEL, VAR_ELL, VAR_M, symbolic_claim, with_readings
+from ..tools import FAILS, outcome_word, VAR_D_MODEL, VAR_ELL, VAR_M, symbolic_claim, with_readings
 from .common import algorithm2_instance, proof_step, with_role
 
 __all__ = ["CLAIMS", "ORDER"]

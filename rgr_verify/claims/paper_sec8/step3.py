@@ -24,7 +24,6 @@ from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict, prove_nonnegative
 from ..tools import (
     FAILS,
-    HOLDS,
     outcome_word,
     NOT_TESTED,
     VAR_ELL,

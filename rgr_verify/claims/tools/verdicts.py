@@ -12,7 +12,6 @@ from typing import Any, Callable
 
 from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings, strategies as st
 
-from ...stats import failure_rate_upper_bound, zero_failure_sample_size
 from ..base import CheckContext, Status, Verdict, jsonable
 
 __all__ = ["property_verdict", "monte_carlo_verdict", "relation_holds", "DEFAULT_MAX_EXAMPLES", "profile_scale", "register_profiles",
@@ -125,44 +124,33 @@ def monte_carlo_verdict(
     false_alarm: float = 1e-6,
     paper_value: Any = None,
     params: dict | None = None,
-    clean_holds: bool = False,
 ) -> Verdict:
-    """Certify P(failure) <= claimed_failure_rate by Monte Carlo with an exact bound.
+    """A failure probability <= ``claimed_failure_rate`` judged by Monte Carlo under the probability-bound standard
+    (:func:`rgr_verify.claims.standards.probability.decide_failure_rate`: verified when the exact upper bound is inside
+    the claim, refuted when the exact lower bound is outside, inconclusive with the resolution reached otherwise).
 
-    ``trial(i)`` runs the i-th independent draw and returns ``(ok, info)``. With k failures in n trials:
-    - verified when the one-sided upper bound at ``false_alarm`` is <= the claimed rate (level ``certified``);
-    - refuted when the lower bound (k >= 1, one-sided at ``false_alarm``) exceeds the claimed rate, with the
-      first failing draw as witness (level ``certified``);
-    - inconclusive otherwise (n too small to decide at this false-alarm level); with ``clean_holds``, a run with
-      no failure at all is holds-empirically instead: the rate cannot be certified at a feasible n (the draws it
-      would take are reported), but any rate far above the claimed one would have shown failures.
+    ``trial(i)`` runs the i-th independent draw and returns ``(ok, info)``; the first failing draw is the witness.
+    Zero failures in a sample too small to certify the claimed rate is inconclusive, not a pass: the record says the
+    rate the sample does certify and the draws the claimed one would take.
     """
+    from ..standards.probability import decide_failure_rate
+
     failures = []
     for i in range(n_trials):
         ok, info = trial(i)
         if not ok:
             failures.append((i, info))
     k = len(failures)
-    upper = failure_rate_upper_bound(k, n_trials, false_alarm=false_alarm)
-    # lower one-sided bound: P(Binomial(n, p_lo) >= k) = false_alarm
-    from scipy.stats import beta
-
-    lower = 0.0 if k == 0 else float(beta.ppf(false_alarm, k, n_trials - k + 1))
-    if upper <= claimed_failure_rate:
-        status = Status.VERIFIED
-    elif lower > claimed_failure_rate:
-        status = Status.REFUTED
-    else:
-        status = Status.INCONCLUSIVE
-    details, extra = "", {}
-    level = "certified" if status is not Status.INCONCLUSIVE else "sampled"
-    if status is Status.INCONCLUSIVE and clean_holds and k == 0:
-        status = Status.HOLDS_EMPIRICALLY
-        need = zero_failure_sample_size(claimed_failure_rate, false_alarm=false_alarm)
-        extra = {"draws_needed_to_certify": need}
-        details = (f"0 of {n_trials} draws fail; the exact upper bound {upper:.3g} is above the claimed "
-                   f"{claimed_failure_rate:.3g}, which only about {need:.3g} draws could certify; a failure rate well "
-                   f"above it would have been refuted from a few failures, hence holds-empirically.")
+    d = decide_failure_rate(k, n_trials, claimed_failure_rate, false_alarm=false_alarm)
+    status = Status(d["status"])
+    lower, upper = d["lower"], d["upper"]
+    details = ""
+    if status is Status.INCONCLUSIVE:
+        details = (f"{k} of {n_trials} draws fail: the exact interval [{lower:.3g}, {upper:.3g}] on the failure rate "
+                   f"neither lies inside the claimed <= {claimed_failure_rate:.3g} nor wholly above it; the sample "
+                   f"certifies <= {upper:.3g}, and about {d['resolution']['draws_needed_to_certify']:.3g} failure-free "
+                   "draws would certify the claimed rate (the probability-bound standard: inconclusive at this "
+                   "resolution).")
     return Verdict(
         status=status,
         details=details,
@@ -170,9 +158,9 @@ def monte_carlo_verdict(
         measured_value=f"{k}/{n_trials} failures; exact bounds [{lower:.3g}, {upper:.3g}] at false-alarm {false_alarm:g}",
         witness=jsonable(failures[0]) if failures else None,
         params={"n_trials": n_trials, "false_alarm": false_alarm, "claimed_failure_rate": claimed_failure_rate,
-                **extra, **(params or {})},
+                "resolution": d["resolution"], **(params or {})},
         evidence=f"Monte Carlo, {n_trials} independent draws, exact Clopper-Pearson one-sided bounds",
-        evidence_level=level,
+        evidence_level=d["level"],
     )
 
 
