@@ -23,6 +23,7 @@ SAME_SLIP = [
     ("thm81-sym-failure-probability", "thmb1-sym-union-constant"),
     ("sec9-sym-binomial-rate-equivalence", "corb10-sym-theta-log-m-prime"),
     ("def91-constructions-normalised-margin", "constr1-normalised-margin-26"),
+    ("corb7-sym-block-conditions", "corb6-sym-hypotheses"),  # Theorem B.5 applied beyond gamma <= c_3 / log m
 ]
 
 

@@ -466,7 +466,7 @@ CLAIMS = (
                                 v, "gamma / (c_3/log m) along d_model = K log m", "gamma / (c_3/log m)"),
                                 "with an added d_model >= (log m)^2 / c_3": "not tested: an assumption the corollary "
                                 "does not state (details)"}),
-                   notes="The corollary states no lower bound on d_model beyond p_B <= 1.", role="result", slip=("condition-too-weak", "result", "gamma <~ log m / d_model meets Theorem B.5's gamma <= c_3 / log m only when d_model >= (log m)^2 / c_3, which follows from the corollary's own displays but is not assumed (d_model may be of order log m); with that size condition added the block choice and the budget stand as printed.")),
+                   notes="The corollary states no lower bound on d_model beyond p_B <= 1.", role="result", slip=("hypothesis-does-not-cover", "result", "Theorem B.5's condition gamma <= c_3 / log m is not met at the block size the corollary chooses (corb7-gamma-rate: gamma log m grows), the same slip as corb6-sym-hypotheses; the corollary applies B.5 beyond its hypothesis, and a size condition alone does not repair it.")),
     symbolic_claim("corb7-sym-budget", "Corollary B.7", "h = Theta(m log m/d_model) and D_K = Theta(m log^2 m / d_model).",
                    _b7_budget, role="result", expects={
                        "heads_log_power": Stated(1, "exponent", "Corollary B.7: h = Theta(m log m / d_model)"),

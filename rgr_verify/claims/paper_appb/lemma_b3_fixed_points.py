@@ -119,8 +119,8 @@ CLAIMS = (
                 "rate exponent 1/2.",
           expects={"dir": Stated("<=", "relation", "Lemma B.3 item 3: <= C3 sqrt(log m / d_model)"),
                    "rate_exponent": Stated(0.5, "exponent", "Lemma B.3 item 3: the rate sqrt(log m / d_model)")},
-          slip=("condition-too-weak", "result",
-                "At j = i the sum is a leakage mass ||delta_{i,T_k}||^2 (item 2's quantity, about 1), not a "
-                "cross-correlation, whenever T_k holds fixed points; the bound holds for j != i, the loop-free pairs "
-                "the paper counts in Sec. 9, so the slip is 'for all j' not excluding j = i.")),
+          slip=("false-for-every-constant", "result",
+                "At j = i the sum is the leakage mass ||delta_{i,T_k}||^2 (about 1), not O(sqrt(log m / d_model)), "
+                "whenever T_k holds fixed points, for every constant: item 3 as printed ('for all j') is false; "
+                "for j != i it holds, so excluding j = i is the repair, which the lemma does not state.")),
 )

@@ -450,11 +450,12 @@ CLAIMS = (
                 "of fixed points scores every self-pair about 1; blocks of d_model / 4 fixed points repair it "
                 "(params 'repairs'). " + _READ,
           expects=dict(_EXPECTS),
-          slip=("condition-too-weak", "result",
-                "Under the audit's reading (self-pairs tested, fixed points allowed) the conclusion fails for every "
-                "c0 and C, but the statement stands once its pair range is the loop-free one the paper itself uses "
-                "(Sec. 9: N = m(m-1) ordered loop-free pairs, graphs with m' <= m(m-1) edges): there the same pi "
-                "separates at a larger constant, so the slip is the range 'j != pi(i)' not excluding j = i.")),
+          slip=("construction-fails-repairable", "result",
+                "Under the literal pair range (j != pi(i) includes j = i; App. B.1's union bound runs over all m^2 "
+                "pairs) Algorithm 1 fails for every c0 and C on a pi with many fixed points: a head of fixed sources "
+                "scores each self-pair about d_k; blocks of d_model / 4 fixed points (a constant factor more heads) "
+                "separate, so the rate D_K = Theta(m log m / d_model) stands while the printed construction and its "
+                "proof (Lemma B.3(3) at j = i) do not; loop-free, the same pi needs only a larger c0.")),
     Claim(id="thm41-fixed-points-worst-permutation", ref="Theorem 4.1",
           statement="For every pi, not only a random one: over searched permutations (random, derangements, "
                     "identity-heavy, one transposition, cycles, shifts, swaps), the worst loop-free limit margin found "

@@ -35,6 +35,9 @@ SLIP_CLASSES = {
     "proof-step-false": "a step of a proof is false as written",
     "hypothesis-does-not-cover": "a hypothesis does not cover the cases the text applies the result to",
     "tightness-gap": "two bounds are said to match, but the argument that they do does not cover the cases compared",
+    "construction-fails-repairable": "the printed construction fails, for every constant, in cases the statement "
+                                     "covers, and a visible change of the construction at a constant factor of the "
+                                     "budget repairs it: the stated rate stands, the printed construction does not",
 }
 
 # What a slip falls on.
@@ -57,8 +60,8 @@ SEVERITY_TABLE = {
     **{("contradicted-by-experiment", t): s for t, s in _CONCLUSION.items()},
     **{(c, t): s for c in ("constant-bookkeeping", "condition-too-weak", "quantity-swapped-in-corner",
                            "wording-or-count") for t, s in _REPAIRED.items()},
-    **{(c, t): s for c in ("proof-step-false", "hypothesis-does-not-cover", "tightness-gap")
-       for t, s in _ARGUMENT.items()},
+    **{(c, t): s for c in ("proof-step-false", "hypothesis-does-not-cover", "tightness-gap",
+                           "construction-fails-repairable") for t, s in _ARGUMENT.items()},
 }
 
 
