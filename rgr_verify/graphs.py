@@ -19,6 +19,8 @@ __all__ = [
     "Digraph",
     "permutation_graph",
     "random_permutation_graph",
+    "random_derangement",
+    "transposition",
     "random_regular_graph",
     "digraph_from_edges",
 ]
@@ -118,6 +120,24 @@ def random_permutation_graph(m: int, *, rng: np.random.Generator) -> Digraph:
     m = check_int("m", m, min_value=1)
     check_rng(rng)
     return permutation_graph(rng.permutation(m))
+
+
+def random_derangement(m: int, *, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random permutation of 0..m-1 without fixed points (rejection sampling: about e tries); m >= 2."""
+    m = check_int("m", m, min_value=2)
+    check_rng(rng)
+    while True:
+        perm = rng.permutation(m)
+        if not np.any(perm == np.arange(m)):
+            return perm
+
+
+def transposition(m: int) -> np.ndarray:
+    """The permutation (0 1) of 0..m-1: items 0 and 1 swap, every other item is a fixed point; m >= 2."""
+    m = check_int("m", m, min_value=2)
+    perm = np.arange(m)
+    perm[[0, 1]] = [1, 0]
+    return perm
 
 
 def random_regular_graph(m: int, r: int, *, rng: np.random.Generator, greedy_tries: int = 20) -> Digraph:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from ... import formulas as F, minimal_constants as K
 from ...embeddings import gaussian_unit_norm_embeddings
+from ...graphs import random_derangement
 from ...stats import zero_failure_sample_size
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
@@ -94,7 +95,7 @@ def _check_b3_leakage_mc(ctx: CheckContext) -> Verdict:
     reading = {f"c0 = {d_ok / math.log(m):.1f} (d_model = {d_ok}) sufficiently large":
                f"{outcome_word(v)}: {v.measured_value}",
                f"c0 = {d_paper / math.log(m):.1f} (the experiments' (256, 32)) sufficiently large":
-               f"{outcome_word(Verdict(Status(at_paper['status']), evidence_level=at_paper['level']))}: {k_paper}/{n} "
+               f"{outcome_word(Status(at_paper['status']))}: {k_paper}/{n} "
                f"draws exceed C2 (exact interval [{at_paper['lower']:.3g}, {at_paper['upper']:.3g}] against m^-4)"}
     if v.status is Status.REFUTED:
         return with_readings(v, [f"d_model = {d_ok} >= c0 ln m, c0 = {d_ok / math.log(m):.1f}", "C2 = 2 (the lemma's e.g.)",
@@ -180,14 +181,6 @@ def _cross_corr(X, perm, B, *, same: bool):
     return worst
 
 
-def _random_derangement(m: int, r: np.random.Generator) -> np.ndarray:
-    """A uniform random permutation without fixed points (rejection sampling; about e tries)."""
-    while True:
-        perm = r.permutation(m)
-        if not np.any(perm == np.arange(m)):
-            return perm
-
-
 def _cross_corr_sweep(ctx, *, identity: bool, derangement: bool = False, rate_exponent: float = 0.5, rel=None,
                       uniform_self: bool = False):
     h = 4
@@ -198,7 +191,7 @@ def _cross_corr_sweep(ctx, *, identity: bool, derangement: bool = False, rate_ex
         vals = []
         for rep in range(2):
             r = ctx.rng(d, rep, 1) if derangement else (ctx.rng(d, rep, 2) if uniform_self else ctx.rng(d, rep))
-            perm = np.arange(m) if identity else (_random_derangement(m, r) if derangement else r.permutation(m))
+            perm = np.arange(m) if identity else (random_derangement(m, rng=r) if derangement else r.permutation(m))
             X = gaussian_unit_norm_embeddings(m, d, rng=r)
             same = identity or derangement or uniform_self
             vals.append(_cross_corr(X, perm, d, same=same) / (math.log(m) / d) ** rate_exponent)

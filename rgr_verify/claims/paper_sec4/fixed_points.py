@@ -23,6 +23,7 @@ import numpy as np
 
 from ...constructions import algorithm1, default_d_k, weights_from_blocks
 from ...embeddings import gaussian_unit_norm_embeddings
+from ... import graphs
 from ...graphs import permutation_graph
 from ...measurements import aggregated_score_matrix, limit_score_matrix, separation_margins
 from ...minimal_constants import smallest_passing
@@ -60,18 +61,13 @@ _SEARCH_DRAWS = 2
 # --- permutations ---------------------------------------------------------------------------------------------------
 
 def transposition(m: int, r: np.random.Generator | None = None) -> np.ndarray:
-    """pi = (0 1): items 0 and 1 swap, every other item is a fixed point."""
-    p = np.arange(m)
-    p[[0, 1]] = [1, 0]
-    return p
+    """pi = (0 1) plus fixed points (:func:`rgr_verify.graphs.transposition`), as a ``perm_of(m, r)`` family."""
+    return graphs.transposition(m)
 
 
 def random_derangement(m: int, r: np.random.Generator) -> np.ndarray:
-    """A uniform permutation without fixed points (rejection; about e tries)."""
-    while True:
-        p = r.permutation(m)
-        if not np.any(p == np.arange(m)):
-            return p
+    """A uniform derangement (:func:`rgr_verify.graphs.random_derangement`), as a ``perm_of(m, r)`` family."""
+    return graphs.random_derangement(m, rng=r)
 
 
 def identity_heavy(m: int, r: np.random.Generator, n_fixed: int) -> np.ndarray:

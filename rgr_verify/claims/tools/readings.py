@@ -63,21 +63,25 @@ def with_readings(verdict: Verdict, hypotheses: list[str] | tuple[str, ...], rea
 
 
 def outcome(v: Verdict, fails: str, holds: str = "no witness found") -> str:
-    """"fails: ..." when ``v`` refutes (refuted or contradicted), "holds: ..." when it verifies, else "not tested"."""
-    if v.status in (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY):
-        return f"fails: {fails}"
-    if v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY):
-        return f"holds: {holds}"
-    return f"not tested: verdict {v.status}"
+    """"fails: ..." when ``v`` refutes (refuted or contradicted), "holds: ..." when it verifies, else "not tested"
+    (the word from :func:`outcome_word`)."""
+    word = outcome_word(v)
+    if word == FAILS:
+        return f"{FAILS}: {fails}"
+    if word == HOLDS:
+        return f"{HOLDS}: {holds}"
+    return f"{NOT_TESTED}: verdict {v.status}"
 
 
-def outcome_word(v: Verdict) -> str:
-    """The outcome word of a reading whose verdict is ``v``: :data:`HOLDS` when it holds (verified or holds
-    empirically), :data:`FAILS` when it is refuted or contradicted, :data:`NOT_TESTED` when it is inconclusive. The
-    one mapping from a sub-verdict to a reading's outcome: a sub-verdict that holds empirically holds."""
-    if v.status in (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY):
+def outcome_word(v: Verdict | Status) -> str:
+    """The outcome word of a reading whose verdict (or status) is ``v``: :data:`HOLDS` when it holds (verified or
+    holds empirically), :data:`FAILS` when it is refuted or contradicted, :data:`NOT_TESTED` when it is
+    inconclusive. The one mapping from a sub-verdict to a reading's outcome: a sub-verdict that holds empirically
+    holds."""
+    status = v if isinstance(v, Status) else v.status
+    if status in (Status.REFUTED, Status.CONTRADICTED_EMPIRICALLY):
         return FAILS
-    if v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY):
+    if status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY):
         return HOLDS
     return NOT_TESTED
 
