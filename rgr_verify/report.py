@@ -92,6 +92,7 @@ def result_record(result: ClaimResult) -> dict:
         "supports": list(c.supports),
         "provenance": c.provenance,
         "slip": c.slip.as_record() if c.slip else None,
+        "standard": c.standard.as_record() if c.standard else None,
         "robustness": jsonable((v.params or {}).get("robustness")) if isinstance(v.params, dict) else None,
     }
 

@@ -23,6 +23,8 @@ from ..settings import SEED_ENV
 from .levels import bounded_status, level_of
 from .stated import STATED_KINDS, Stated, as_stated, shown_value
 from .standards.severity import as_slip
+from .standards.decide import as_standard
+from .status import Status
 
 __all__ = [
     "Status",
@@ -49,20 +51,6 @@ __all__ = [
 ]
 
 DEFAULT_SEED = 20250926
-
-
-class Status(str, enum.Enum):
-    """Outcome of a check. Only the first four are evidence; ``error`` means the check itself broke."""
-
-    VERIFIED = "verified"
-    REFUTED = "refuted"
-    HOLDS_EMPIRICALLY = "holds-empirically"
-    CONTRADICTED_EMPIRICALLY = "contradicted-empirically"
-    INCONCLUSIVE = "inconclusive"
-    ERROR = "error"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Kind(str, enum.Enum):
@@ -320,6 +308,11 @@ class Claim:
             grid alone (``replays == ("sec6-grid",)``: a claim that compares the base grid with runs trained under
             one reading only, e.g. the softmax sweep, would mix readings), none otherwise. A claim judged under the
             readings replays their sweeps too (:data:`READING_REPLAYS` are added to ``replays``).
+        standard: how the claim is judged, a :class:`~rgr_verify.claims.standards.Standard` (or a dict of its
+            fields): the kind of statement (:data:`~rgr_verify.claims.standards.STANDARD_KINDS`), the estimand, the
+            tolerance and its source, the primary analysis and the dimensions its multiverse varies. None: the
+            default of its Kind where the Kind fixes the standard (symbolic, deterministic, high-probability,
+            asymptotic); an experimental claim (empirical, qualitative) declares its own (a test enforces it).
     """
 
     id: str
@@ -338,6 +331,7 @@ class Claim:
     provenance: str = "paper"
     slip: object = None
     analyses: tuple | None = None
+    standard: object = None
 
     def __post_init__(self):
         if not _ID_RE.match(self.id):
@@ -389,6 +383,7 @@ class Claim:
                                self.replays + tuple(p for p in READING_REPLAYS if p not in self.replays))
         try:
             object.__setattr__(self, "slip", as_slip(self.slip))
+            object.__setattr__(self, "standard", as_standard(self.standard, self.kind.value))
         except ValueError as e:
             raise ValueError(f"claim {self.id}: {e}") from None
 

@@ -54,6 +54,7 @@ def run(args) -> int:
                      "expected": entry.status.value if entry else None, "statement": c.rendered_statement(), "notes": c.notes,
                      "role": c.role or "result", "supports": list(c.supported), "provenance": c.provenance,
                      "slip": c.slip.as_record() if c.slip else None,
+                     "standard": c.standard.as_record() if c.standard else None,
                      "rule_fingerprint": rule_fingerprint(c), "ledger_rule": entry.rule if entry else None})
     if args.json:
         print(json.dumps(rows, indent=2))

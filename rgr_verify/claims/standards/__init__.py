@@ -1,9 +1,16 @@
 """Standards of judgment, declared once (issue: one standard of judgment).
 
+- :mod:`.decide`: the kinds of statement a claim declares (:data:`STANDARD_KINDS`, :class:`Standard`) and the only
+  code that turns measurements into statuses (:func:`decide`, :func:`decide_interval`, :func:`decide_tests`, ...);
+- :mod:`.probability`: the probability-bound standard (``decide_failure_rate``);
 - :mod:`.severity`: the slip classes a finding can declare, the targets it can fall on, and the one table that maps
   (slip class, target) to a severity.
 """
 
+from .decide import (DEFAULT_STANDARD_OF_KIND, STANDARD_KINDS, Standard, agreement, as_standard, conjunction, decide,
+                     decide_interval, decide_tests, decide_witness, failing, holding, undecided)
 from .severity import SLIP_CLASSES, SLIP_TARGETS, SEVERITY_TABLE, Slip, as_slip, severity_for
 
-__all__ = ["SLIP_CLASSES", "SLIP_TARGETS", "SEVERITY_TABLE", "Slip", "as_slip", "severity_for"]
+__all__ = ["SLIP_CLASSES", "SLIP_TARGETS", "SEVERITY_TABLE", "Slip", "as_slip", "severity_for", "STANDARD_KINDS",
+           "DEFAULT_STANDARD_OF_KIND", "Standard", "as_standard", "decide", "decide_interval", "decide_tests",
+           "decide_witness", "conjunction", "agreement", "holding", "failing", "undecided"]
