@@ -13,6 +13,7 @@ import pytest
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_sec6 import diagonal, grid, measure, stated
 from rgr_verify.claims.tools import cells as cells_mod
+from rgr_verify.claims.tools import sharp as sharp_mod
 from rgr_verify.claims.tools import verdict_over_readings
 from rgr_verify.fits import DKInterval
 
@@ -68,32 +69,70 @@ def test_fig3_tolerance_is_the_factor2_rule():
     assert inspect.signature(grid._fig3).parameters["slope_factor"].default == measure.FACTOR2_TOL
 
 
-class _Pt:
-    pass
+def _curve(h, means, n=10, spread=0.0004):
+    """CurvePoints of one head count: ``means`` {D_K: mean F1}, ``n`` seeds spread tightly around each mean."""
+    from rgr_verify.capacity import CurvePoint
+
+    out = []
+    for D, m in sorted(means.items()):
+        vals = tuple(min(1.0, m + spread * (i - (n - 1) / 2) / n) for i in range(n))
+        mu = float(np.mean(vals))
+        out.append(CurvePoint(h, D, tuple(range(n)), vals, mu, mu - 0.01, mu + 0.01))
+    return out
 
 
-@pytest.mark.parametrize("kinds, expected", [
-    (["sharp", "sharp"], Status.HOLDS_EMPIRICALLY),
-    (["sharp", "undecided"], Status.INCONCLUSIVE),      # planted: a dead zone that the earlier rule passed
-    (["sharp", "gradual"], Status.CONTRADICTED_EMPIRICALLY),
-])
-def test_sharp_transition_across_all_needs_every_curve_decided(monkeypatch, kinds, expected):
-    cells = {(64, 16): [_Pt()], (128, 16): [_Pt()]}
+_STEEP_LOW = {8: 0.30, 16: 0.80, 32: 0.999}            # from 0.30 to 0.999 within a factor 4: sharp from 0.5
+_STEEP_HIGH = {16: 0.70, 24: 0.93, 32: 0.999}           # starts above 0.5; from 0.70 to 0.999 in a factor 2
+_NOISY = {8: (0.1, 0.3, 0.5), 16: (0.6, 0.8, 1.0), 32: (0.998, 0.999, 1.0)}  # its start too spread to place
+_RAMP_LOW = {D: min(0.999, 0.12 * math.log2(D)) for D in (4, 8, 16, 32, 64, 128, 256, 384)}  # 0.12 F1 per doubling
+
+
+def _sharp(curves_by_cell):
+    cells = {k: [p for h, c in enumerate(cs, 1) for p in _curve(h, c)] for k, cs in curves_by_cell.items()}
     caps = {k: {"cap-limited": False} for k in cells}
-    it = iter(kinds)
-    monkeypatch.setattr(cells_mod, "transition_windows", lambda pts, factor, alpha: [{"kind": next(it)}])
-    v = cells_mod.sharp_verdict(cells, caps, 4.0, 10, "test grid", require_all=True, evidence_level="experiment")
-    assert v.status is expected and v.evidence_level == "experiment"
-    if expected is Status.INCONCLUSIVE:
-        assert "to_decide" in v.params
+    return sharp_mod.sharp_verdict(cells, caps, 4.0, 10, "test grid", evidence_level="experiment")
 
 
-def test_sharp_transition_default_rule_unchanged(monkeypatch):
-    cells = {(64, 16): [_Pt()], (128, 16): [_Pt()]}
-    caps = {k: {"cap-limited": False} for k in cells}
-    it = iter(["sharp", "undecided"])
-    monkeypatch.setattr(cells_mod, "transition_windows", lambda pts, factor, alpha: [{"kind": next(it)}])
-    assert cells_mod.sharp_verdict(cells, caps, 4.0, 10, "test grid").status is Status.HOLDS_EMPIRICALLY
+def test_sharp_transition_needs_every_curve_decided_in_every_section():
+    """One requirement for every sharp-transition claim (issue 37 item 6): a sharp curve beside an undecided one is
+    inconclusive (App. A.3's earlier rule passed it), beside a gradual one contradicted."""
+    assert _sharp({(64, 16): [_STEEP_LOW], (128, 16): [_STEEP_LOW]}).status is Status.HOLDS_EMPIRICALLY
+    from rgr_verify.capacity import CurvePoint
+
+    noisy = [CurvePoint(1, D, (0, 1, 2), v, float(np.mean(v)), 0.0, 1.0) for D, v in _NOISY.items()]
+    cells = {(64, 16): _curve(1, _STEEP_LOW), (128, 16): noisy}
+    v = sharp_mod.sharp_verdict(cells, {k: {"cap-limited": False} for k in cells}, 4.0, 10, "test grid",
+                                evidence_level="experiment")
+    assert v.status is Status.INCONCLUSIVE and v.measured_value["sharp"] == 1 and "to_decide" in v.params
+    assert "require_all" not in sharp_mod.sharp_verdict.__code__.co_varnames  # no weaker rule to ask for
+    assert _sharp({(64, 16): [_STEEP_LOW], (128, 16): [_RAMP_LOW]}).status is Status.CONTRADICTED_EMPIRICALLY
+
+
+def test_sharp_transition_anchor_where_the_curves_can_decide():
+    """A curve that starts above the old anchor 0.5 is decided from 0.8 (the fixed 0.5 left it undecided)."""
+    v = _sharp({(64, 16): [_STEEP_HIGH]})
+    assert v.status is Status.HOLDS_EMPIRICALLY
+    assert v.measured_value["per curve"][0]["anchor"] == 0.8
+    assert sharp_mod.sharp_anchor(0.45, 0.99) == 0.5 and sharp_mod.sharp_anchor(0.7, 0.99) == 0.8
+    assert sharp_mod.sharp_factor(0.5, 4.0, 0.99) == pytest.approx(4.0)
+    assert sharp_mod.sharp_factor(0.8, 4.0, 0.99) == pytest.approx(2.6328, abs=1e-4)
+
+
+def test_sharp_transition_higher_anchor_is_no_weaker():
+    """Planted: a ramp of 0.12 F1 per doubling of D_K that starts above 0.5 (a factor 17 from 0.5 to 0.99) reaches
+    0.99 within a factor 4 of its 0.8 rung (96 -> 384): a fixed 0.8 anchor with the factor 4 would pass it; the rule
+    (the width scaled to 2.63 from 0.8, and the 0.5 window's evidence kept) does not pass it."""
+    ramp = {96: 0.79, 128: 0.84, 192: 0.91, 256: 0.96, 384: 0.999}
+    from rgr_verify.capacity import transition_windows
+
+    pts = _curve(1, ramp)
+    weak = transition_windows(pts, low=0.8, high=0.99, factor=4.0, alpha=0.05 / len(pts))
+    assert weak[0]["kind"] == "sharp"  # the weak pass: from <= 0.8 to >= 0.99 within a factor 4 (96 -> 384)
+    v = _sharp({(512, 16): [ramp]})
+    assert v.status is Status.INCONCLUSIVE and v.measured_value["sharp"] == 0
+    # rungs at 108 (0.81) and 288 (0.98), a factor 2.67 apart, and its slowness is certified: contradicted
+    v = _sharp({(512, 16): [{**ramp, 108: 0.12 * math.log2(108), 288: 0.12 * math.log2(288)}]})
+    assert v.status is Status.CONTRADICTED_EMPIRICALLY and v.measured_value["per curve"][0]["kind"] == "gradual"
 
 
 def _log_ladder_interval(value):

@@ -73,7 +73,7 @@ def test_decide_plateau_follows_its_stated_centre():
     from rgr_verify.runs.sec73_presets import sec73_preset
     from rgr_verify.runs.sec73_sweep import Sec73Results
 
-    preset = sec73_preset("quick")
+    preset = sec73_preset("full")  # two D_K >= 256: the gain from the first to the last has an interval
     records = tuple({"D_K": D, "h": h, "seed_index": i, "test_acc": 0.81 + 0.001 * i, "test_null_rate": 0.0,
                      "source": preset.source} for D, h in preset.cells() for i in range(preset.seeds))
     res = Sec73Results(preset, "synthetic", "cpu", records)

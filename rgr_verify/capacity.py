@@ -17,6 +17,8 @@
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
@@ -43,7 +45,56 @@ __all__ = [
     "could_pass_with_longer_cap",
     "cap_sensitivity",
     "transition_windows",
+    "F1_TARGET",
+    "THRESHOLD_RULES",
+    "analysis_choices",
+    "analysis_choice",
+    "f1_target",
 ]
+
+# App. A.2's bar: D_K* is the smallest D_K whose mean test micro-F1 is >= 0.99.
+F1_TARGET = 0.99
+# App. A.2's rules for D_K*: the mean at the bar (central), the 95% interval's lower end (conservative) or upper end
+# (optimistic); :func:`threshold`'s central value follows the multiverse's "threshold rule" when an analysis sets one.
+THRESHOLD_RULES = ("central", "conservative", "optimistic")
+
+# The choices of one analysis of the multiverse (:mod:`rgr_verify.claims.tools.multiverse`) in force while a check
+# runs: ``(choices, reads)``, ``choices`` {dimension: value or None (the default)}, ``reads`` {dimension: count} where
+# every read of a choice is counted (so that the runner can tell a dimension the check never reads). None: no
+# analysis is set, every choice is its default.
+_CHOICES: ContextVar = ContextVar("rgr_verify_analysis_choices", default=None)
+
+
+@contextmanager
+def analysis_choices(choices: dict, reads: dict):
+    """Within the block, :func:`analysis_choice` answers from ``choices`` ({dimension: value, None for the default})
+    and counts each read in ``reads`` ({dimension: count}). Set by the runner around one analysis's check
+    (:meth:`rgr_verify.claims.base.CheckContext.applied`)."""
+    if not isinstance(choices, dict) or not isinstance(reads, dict):
+        raise ValueError("choices and reads must be dicts")
+    token = _CHOICES.set((dict(choices), reads))
+    try:
+        yield
+    finally:
+        _CHOICES.reset(token)
+
+
+def analysis_choice(name: str, default):
+    """The value of the analysis choice ``name`` in force (``default`` when no analysis sets it); the read is
+    counted when an analysis is set."""
+    got = _CHOICES.get()
+    if got is None:
+        return default
+    choices, reads = got
+    reads[name] = reads.get(name, 0) + 1
+    value = choices.get(name)
+    return default if value is None else value
+
+
+def f1_target(stated: float | None = None) -> float:
+    """The F1 bar of App. A.2's threshold in force: the multiverse's "F1 target" when an analysis sets one, else
+    ``stated`` (a claim's declared value), else :data:`F1_TARGET`."""
+    return float(analysis_choice("F1 target", F1_TARGET if stated is None else stated))
 
 
 @dataclass(frozen=True)
@@ -109,9 +160,13 @@ def curves(records: Iterable[dict], *, key: Callable[[dict], tuple] | None = Non
     return out
 
 
-def threshold(points: Sequence[CurvePoint], *, target: float = 0.99, pool: float = 0.10, alpha: float = 0.05,
+def threshold(points: Sequence[CurvePoint], *, target: float | None = None, pool: float = 0.10, alpha: float = 0.05,
               higher_is_better: bool = True) -> Threshold:
-    """D_K^* and h^* of one group's curve points (App. A.2). For MSE use ``higher_is_better=False``."""
+    """D_K^* and h^* of one group's curve points (App. A.2). For MSE use ``higher_is_better=False``. ``target``
+    None: the F1 bar in force (:func:`f1_target`). ``central`` is App. A.2's rule (mean F1 >= target), or the
+    conservative / optimistic variant when the analysis in force sets the multiverse's "threshold rule"."""
+    if target is None:
+        target = f1_target()
     check_probability("pool", pool)
     check_probability("alpha", alpha, open_low=True, open_high=True)
     if not points:
@@ -122,13 +177,19 @@ def threshold(points: Sequence[CurvePoint], *, target: float = 0.99, pool: float
         passing = [p for p in points if ok(getattr(p, attr))]
         return min((p.D_K for p in passing), default=None)
 
-    central = first("mean")
     conservative = first("low" if higher_is_better else "high")
     optimistic = first("high" if higher_is_better else "low")
+    # the rule of the central D_K* (App. A.2's mean; the multiverse's "threshold rule" may take the conservative or
+    # the optimistic variant App. A.2 names, and h* is then picked among the h passing by that rule)
+    rule = analysis_choice("threshold rule", "central") if higher_is_better else "central"
+    if rule not in THRESHOLD_RULES:
+        raise ValueError(f"threshold rule must be one of {THRESHOLD_RULES}, got {rule!r}")
+    attr = {"central": "mean", "conservative": "low", "optimistic": "high"}[rule]
+    central = first(attr)
     max_tested = max(p.D_K for p in points)
     if central is None:
         return Threshold(None, conservative, optimistic, None, None, None, None, max_tested)
-    at = [p for p in points if p.D_K == central and ok(p.mean)]
+    at = [p for p in points if p.D_K == central and ok(getattr(p, attr))]
     best = max(at, key=lambda p: p.mean if higher_is_better else -p.mean)
     retained = [best.h]
     for p in points:
@@ -191,7 +252,7 @@ def fit_affine(x, y) -> Fit:
 
 
 def bootstrap_slope(groups: dict[tuple, Sequence[CurvePoint]], xfun: Callable[[tuple], float], *,
-                    rng: np.random.Generator, n_resamples: int = 1000, target: float = 0.99,
+                    rng: np.random.Generator, n_resamples: int = 1000, target: float | None = None,
                     confidence: float = 0.95) -> tuple[float, float, int]:
     """Percentile bootstrap interval of the through-origin slope of D_K^* against ``xfun(group)``.
 
@@ -200,6 +261,7 @@ def bootstrap_slope(groups: dict[tuple, Sequence[CurvePoint]], xfun: Callable[[t
     D_K^*. Returns (low, high, resamples used).
     """
     n_resamples = check_int("n_resamples", n_resamples, min_value=10)
+    target = f1_target() if target is None else target
     prepared = []
     for g, pts in groups.items():
         seeds = sorted({s for p in pts for s in p.seeds})
@@ -235,10 +297,11 @@ def bootstrap_slope(groups: dict[tuple, Sequence[CurvePoint]], xfun: Callable[[t
 # Per-seed thresholds, step-cap sensitivity and the shape of the F1-D_K transition
 
 
-def per_seed_thresholds(records: Sequence[dict], *, target: float = 0.99) -> dict[int, dict]:
+def per_seed_thresholds(records: Sequence[dict], *, target: float | None = None) -> dict[int, dict]:
     """Per seed of one cell: the smallest D_K where some h reaches ``target`` test F1, the h attaining it (ties:
     larger F1, then fewer heads), and whether that run stopped early. ``{seed: {"D_K", "h", "stopped_early"}}``
-    with D_K = inf (h None) when no tested configuration passes for that seed."""
+    with D_K = inf (h None) when no tested configuration passes for that seed. ``target`` None: :func:`f1_target`."""
+    target = f1_target() if target is None else target
     by_seed: dict[int, list] = {}
     for rec in records:
         by_seed.setdefault(int(rec["seed"]), []).append(rec)
@@ -269,12 +332,15 @@ def rising_at_cap(record: dict, *, window: int = 5, min_rise: float = 0.005) -> 
 
 
 
-def could_pass_with_longer_cap(record: dict, *, factor: float = 2.0, target: float = 0.99, window: int = 5) -> bool:
+def could_pass_with_longer_cap(record: dict, *, factor: float = 2.0, target: float | None = None,
+                               window: int = 5) -> bool:
     """True when a run that hit its cap below ``target`` would reach it within a cap ``factor`` times longer if its
     validation F1 kept rising at its current rate (mean of the last ``window`` checks minus the mean of the
     ``window`` before, per check; linear extrapolation, optimistic for saturating curves, so a run it rules out is
-    very unlikely to pass). Runs that stopped early or already reach ``target`` return False."""
+    very unlikely to pass). Runs that stopped early or already reach ``target`` return False. ``target`` None:
+    :func:`f1_target`."""
     window = check_int("window", window, min_value=1)
+    target = f1_target() if target is None else target
     if record["stopped_early"] or float(record["metric"]) >= target:
         return False
     hist = list(record.get("val_history") or [])
@@ -287,7 +353,7 @@ def could_pass_with_longer_cap(record: dict, *, factor: float = 2.0, target: flo
 
 
 def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central: int | None, h_star: int | None, *,
-                    min_early: float = 0.9, near: float = 0.9, target: float = 0.99) -> dict:
+                    min_early: float = 0.9, near: float = 0.9, target: float | None = None) -> dict:
     """Whether a cell's D_K^* is set by the step cap rather than by capacity.
 
     ``runs``: ``{(h, D_K): [records]}`` of the cell; ``points``: its :class:`~rgr_verify.capacity.CurvePoint` list.
@@ -298,6 +364,7 @@ def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central
     at their current rate (:func:`could_pass_with_longer_cap`): such an h could pass, so D_K^* could move down.
     """
     check_probability("min_early", min_early)
+    target = f1_target() if target is None else target
     if central is None:
         return {"stopped early at (h*, D_K*)": None, "below 90%": None, "cap-limited": None,
                 "any threshold run hit the cap": None, "could move down with a longer cap": None, "candidates": []}
@@ -321,7 +388,7 @@ def cap_sensitivity(runs: dict[tuple, Sequence[dict]], points: Sequence, central
 
 
 
-def transition_windows(points: Sequence, *, low: float = 0.5, high: float = 0.99, factor: float = 4.0,
+def transition_windows(points: Sequence, *, low: float = 0.5, high: float | None = None, factor: float = 4.0,
                        alpha: float = 0.05) -> list[dict]:
     """Classify each head count's F1-D_K curve that reaches mean F1 >= ``high`` as sharp, gradual or undecided.
 
@@ -332,8 +399,10 @@ def transition_windows(points: Sequence, *, low: float = 0.5, high: float = 0.99
       (the rise provably takes more than a factor ``factor``);
     * otherwise **undecided**. Curves that never reach ``high`` (plateaus) are not classified.
     If every bound holds (probability >= 1 - alpha x #points by the union bound), a curve is never misclassified.
+    ``high`` None: App. A.2's F1 bar in force (:func:`f1_target`).
     """
     check_probability("alpha", alpha, open_low=True, open_high=True)
+    high = f1_target() if high is None else high
     out = []
     for h in sorted({p.h for p in points}):
         line = sorted((p for p in points if p.h == h), key=lambda p: p.D_K)

@@ -4,9 +4,10 @@ A check can fail only if its rule rejects the alternative it is there to rule ou
 check reads (engine run records of the RGR sweeps, or facts-model records) to new records on which one alternative
 holds by construction: heads make no difference, the threshold does not move with the cell, the transition is
 gradual, nothing passes, the step caps bind, the facts model's configuration makes no difference, nothing is
-memorised. :data:`ALTERNATIVES` names, for every paper-scale experimental claim, the plant that states its
-alternative and the status the claim must not reach under it; ``empirical/test_planted.py`` runs each claim's check
-on its planted evidence (through :attr:`rgr_verify.claims.base.CheckContext.plant`) and sees it rejected.
+memorised. Every paper-scale experimental claim declares, on its own standard
+(:attr:`rgr_verify.claims.standards.Standard.alternative`), the plant that states its alternative and the status the
+claim must not reach under it; ``empirical/test_planted.py`` runs each claim's check on its planted evidence (through
+:attr:`rgr_verify.claims.base.CheckContext.plant`) and sees it rejected.
 
 Plants never change the stored records (they return new dicts) and draw nothing at random: a small seed-dependent
 offset keeps per-seed statistics non-degenerate.
@@ -18,7 +19,7 @@ import math
 
 from .runs.presets import table2_cap
 
-__all__ = ["PLANTS", "ALTERNATIVES", "EXEMPT", "no_head_effect", "best_head_everywhere", "flat_threshold",
+__all__ = ["PLANTS", "EXEMPT", "no_head_effect", "best_head_everywhere", "flat_threshold",
            "flat_threshold_48", "law_threshold", "single_head_fails", "softmax_no_harder", "protected_nothing_passes",
            "variance_init_nothing_passes",
            "gradual_transition", "nothing_passes", "caps_bind", "doubled_cap_passes", "log_m_threshold", "facts_no_config_effect",
@@ -216,59 +217,6 @@ PLANTS = {f.__name__: f for f in (no_head_effect, best_head_everywhere, flat_thr
                                   gradual_transition,
                                   nothing_passes, caps_bind, doubled_cap_passes, log_m_threshold, facts_no_config_effect,
                                   facts_nothing_memorised)}
-
-_H, _C = "holds-empirically", "contradicted-empirically"
-
-# claim id -> (the plant that makes its alternative true, the status the claim must not reach on it)
-ALTERNATIVES = {
-    "fig3-dkstar-scaling-slope": ("flat_threshold", _H),
-    "sec61-dkstar-scaling-slope-excluding-small-dmodel": ("flat_threshold", _H),
-    "fig3-capacity-law-form": ("flat_threshold", _H),
-    "sec61-single-head-fails-at-scanned-dk": ("best_head_everywhere", _H),
-    "sec61-multihead-advantage-full-grid": ("no_head_effect", _H),
-    "sec61-sharp-transition-full-grid": ("gradual_transition", _H),
-    "fig4-diagonal-logarithmic-growth": ("flat_threshold_48", _H),
-    "fig4-diagonal-hstar-proportional-to-compression": ("no_head_effect", _H),
-    "sec71-softmax-shifts-threshold-right": ("softmax_no_harder", _H),
-    "sec71-softmax-shift-size": ("softmax_no_harder", _H),
-    "fig5-softmax-multihead-advantage": ("no_head_effect", _H),
-    "fig5-softmax-no-advantage-uncompressed": ("single_head_fails", _H),
-    "fig6-value-multihead-advantage": ("no_head_effect", _H),
-    "sec72-value-dmodel32-best-intermediate-heads": ("no_head_effect", _H),
-    "sec72-value-gap-narrows-at-dmodel32": ("no_head_effect", _H),
-    "sec72-value-single-head-beats-h16-at-low-dk": ("no_head_effect", _H),
-    "table1-per-head-width-at-threshold": ("best_head_everywhere", _H),
-    "table1-per-head-width-cell-by-cell": ("best_head_everywhere", _H),
-    "table1-per-head-width-adaptive": ("best_head_everywhere", _H),
-    "table2-step-caps-sufficient": ("caps_bind", _H),
-    "table2-doubled-cap-keeps-base-thresholds": ("doubled_cap_passes", _H),
-    "fig10-hstar-linear-in-compression": ("no_head_effect", _H),
-    "sec61-dkstar-grows-with-compression": ("flat_threshold", _H),
-    "fig2-hstar-grows-with-compression": ("no_head_effect", _H),
-    "fig3-small-dmodel-points-above-line": ("flat_threshold", _H),
-    "sec61-excluding-small-dmodel-raises-r2": ("law_threshold", _H),
-    "fig4-first-diagonal-points-conservative": ("log_m_threshold", _H),
-    "sec7-softmax-keeps-sharp-transition": ("gradual_transition", _H),
-    "appa3-edges-not-vertices-set-threshold": ("flat_threshold", _H),
-    "eq32-dkstar-one-constant-every-degree": ("flat_threshold", _H),
-    "appa3-heads-grow-with-degree": ("no_head_effect", _H),
-    "appa3-hstar-near-edge-ratio": ("no_head_effect", _H),
-    "appa3-thresholds-below-construction-r16": ("nothing_passes", _H),
-    "appa3-sharp-transition-persists": ("gradual_transition", _H),
-    "appa3-hstar-roughly-linear-in-degree": ("no_head_effect", _H),
-    "xpaper-regular-dkstar-follows-edges": ("flat_threshold", _H),
-    "appa1-sampler-reading-moves-no-threshold": ("protected_nothing_passes", _H),
-    "appa1-init-reading-moves-no-threshold": ("variance_init_nothing_passes", _H),
-    "facts-rank10-layer-memorises-rank80": ("facts_nothing_memorised", _H),
-    "facts-fig4-vo-beats-qk": ("facts_no_config_effect", _H),
-    "facts-fig4-min-dqk-at-small-dvo": ("facts_no_config_effect", _H),
-    "facts-fig4-fixed-params-grows-with-dvo": ("facts_no_config_effect", _H),
-    "facts-fig3-tau095-best": ("facts_no_config_effect", _H),
-    "facts-rank-criterion-under-tau": ("facts_nothing_memorised", _H),
-    "facts-dqk-neutral-at-large-dvo": ("facts_no_config_effect", _C),
-    "facts-accuracy-grows-with-dmodel-plus-dvo": ("facts_no_config_effect", _H),
-    "facts-higher-tau-tightens-correspondence": ("facts_no_config_effect", _H),
-}
 
 # paper-scale experimental claims whose records do not pass through the record readers, with where their rule's
 # alternative is planted instead

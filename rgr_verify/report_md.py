@@ -182,8 +182,8 @@ def render_markdown(doc: dict, ledger: dict | None = None) -> str:
     out += section(2, "Summary")
     if roll.get("contributions"):
         out += section(3, "The paper's contributions")
-        out += ["| contribution | where | verdict | what breaks it (strongest evidence first) | findings | "
-                "evidence of what holds |", "| --- | --- | --- | --- | --- | --- |"]
+        out += ["| contribution | where | verdict | in plain words | what breaks it (strongest evidence first) | "
+                "findings | evidence of what holds |", "| --- | --- | --- | --- | --- | --- | --- |"]
         for cid, c in roll["contributions"].items():
             f = c["findings"]
             counts = ", ".join(f"{len(f[sv])} {sv}" for sv in SEVERITIES if f.get(sv)) or "none"
@@ -192,11 +192,15 @@ def render_markdown(doc: dict, ledger: dict | None = None) -> str:
                                for i in (c.get("breaking") or [])[:3] if i in by_id) or "nothing"
             more = len(c.get("breaking") or []) - 3
             breaks += f" and {more} more" if more > 0 else ""
-            out.append(f"| **{cid}**: {_md_cell(c['title'], 160)} | {c['where']} | **{c['status']}** | {breaks} | "
-                       f"{counts} | {levels} |")
+            at = f" ({', '.join(c['at'])})" if c.get("at") else ""
+            out.append(f"| **{cid}**: {_md_cell(c['title'], 160)} | {c['where']}{at} | **{c['status']}** | "
+                       f"{_md_cell(c.get('sentence') or '', 700)} | {breaks} | {counts} | {levels} |")
         out += ["", "*broken*: refuted by proof, exhaustive check, certificate or witness; *contradicted*: only by a "
-                "fit or an experiment; *partly-broken*: the core theorem stands, another result of it fails; "
-                "*stands-on-analogues*: holds only in analogues of ours."]
+                "fit or an experiment; both only through a finding that breaks one of its core results; "
+                "*partly-broken*: the core theorem stands, another result of it fails; *stands-with-gaps*: an "
+                "argument for it or around it fails (a proof step, a hypothesis, a matching-bounds argument) while no "
+                "finding shows its conclusion false; *stands-on-analogues*: holds only in analogues of ours. Where a "
+                "finding counts is one rule (rgr_verify.claims.structure.ROLLUP_RULE)."]
         out.append("")
     if doc.get("findings"):
         out += section(3, "Findings, ranked")
@@ -314,9 +318,16 @@ def _claim_section(r: dict, ledger: dict | None) -> list[str]:
             for name, st in r["stated"].items()))
     if r.get("severity_reason"):
         out.append(f"- **Severity:** {r['severity']}: {r['severity_reason']}")
+    if r.get("supports"):
+        at = r.get("supports_at") or {}
+        out.append("- **Bears on:** " + "; ".join(f"{s} (the paper makes the edge at {at[s]})" if s in at else s
+                                                 for s in r["supports"]))
     if r.get("robustness"):
-        out.append(f"- **Robustness:** {r['robustness']['summary']} (dimensions: "
-                   + "; ".join(f"{d}: {len(v)}" for d, v in r["robustness"]["dimensions"].items()) + ")")
+        rob = r["robustness"]
+        counts = ", ".join(f"{n} {s}" for s, n in (rob.get("by_status") or {}).items() if n)
+        out.append(f"- **Robustness:** {rob['summary']} (dimensions: "
+                   + "; ".join(f"{d}: {len(v)}" for d, v in rob["dimensions"].items()) + ")"
+                   + (f"; by status: {counts}" if counts else ""))
     if r.get("post_hoc"):
         ph = r["post_hoc"]
         out.append(f"- **Rule post hoc:** {ph['reason']} (evidence `{ph['evidence']}` of "

@@ -85,9 +85,16 @@ class Tier(str, enum.Enum):
 TIERS = ("quick", "full", "gpu")
 # The runner's multiverse dimensions a claim may name in Claim.analyses (described in
 # rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS).
-RUNNER_ANALYSES = ("leave one seed out", "readings of App. A.1")
+RUNNER_ANALYSES = ("leave one seed out", "readings of App. A.1", "F1 target", "threshold rule", "tolerance", "test level",
+                   "seed batch")
 # The presets a claim judged under "readings of App. A.1" also replays (rgr_verify.runs.presets.READING_PRESETS' values).
 READING_REPLAYS = ("sec6-grid-init-variance", "sec6-grid-protected")
+# The presets whose records are judged at App. A.2's F1 bar: a claim replaying one is judged under "F1 target" too.
+F1_REPLAYS = ("sec6-grid", "sec6-diagonal", "sec71-softmax", "a3-regular", "table2-cap2x", "sec6-grid-protected",
+              "sec6-grid-init-variance")
+# The presets whose committed evidence was trained in seed batches (rgr_verify.runs.replay.SEED_BATCHES): a claim
+# replaying one is judged under "seed batch" too.
+BATCHED_REPLAYS = ("sec72-value",)
 
 _ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _REF_RE = re.compile(
@@ -169,6 +176,20 @@ class CheckContext:
             :data:`rgr_verify.runs.presets.READING_PRESETS`); the sec6-grid (full) records of the cells trained under it
             are replaced by those runs wherever the check reads them (the count lands in ``seeds_read["replaced"]``).
             None: the engine's readings.
+        f1_target: one analysis of the multiverse: App. A.2's F1 bar (None: 0.99, or the claim's stated bar), read
+            by the threshold code (:func:`rgr_verify.capacity.f1_target`) while :meth:`applied` is in force.
+        threshold_rule: one analysis of the multiverse: App. A.2's conservative or optimistic D_K* rule in place of
+            its central one (None), read by :func:`rgr_verify.capacity.threshold` while :meth:`applied` is in force.
+        tolerance_scale: one analysis of the multiverse: the factor on the half-width of every tolerance band of our
+            own the check judges (None: 1; read by :func:`rgr_verify.claims.tools.multiverse.tolerance`, on the log
+            scale for a factor band).
+        level_scale: one analysis of the multiverse: the factor on the significance level of every test the check
+            makes (None: 1; read by :func:`rgr_verify.claims.tools.multiverse.significance`).
+        seed_batch: one analysis of the multiverse: "first batch" keeps only the records of the first training
+            batch of evidence that came in batches (:data:`rgr_verify.runs.replay.SEED_BATCHES`) wherever the check
+            reads them (the count left out lands in ``seeds_read["batch left out"]``); None keeps every batch.
+        The reads of ``f1_target``, ``threshold_rule``, ``tolerance_scale`` and ``level_scale`` are counted in
+        ``seeds_read["reads"]`` ({dimension: count}), so that the runner can tell a dimension the check never reads.
     """
 
     seed: int
@@ -182,21 +203,64 @@ class CheckContext:
     provenance: list = field(default_factory=list, compare=False)
     expects: dict = field(default_factory=dict, compare=False)
     leave_out_seed: int | None = None
-    seeds_read: dict = field(default_factory=lambda: {"seeds": set(), "left out": 0, "replaced": 0}, compare=False)
+    seeds_read: dict = field(default_factory=lambda: _fresh_reads(), compare=False)
     plant: Callable | None = field(default=None, compare=False)
     reading: str | None = None
+    f1_target: float | None = None
+    threshold_rule: str | None = None
+    tolerance_scale: float | None = None
+    level_scale: float | None = None
+    seed_batch: str | None = None
+
+    def __post_init__(self):
+        if self.f1_target is not None and not (isinstance(self.f1_target, (int, float)) and 0 < self.f1_target < 1):
+            raise ValueError(f"f1_target must be a number in (0, 1) or None, got {self.f1_target!r}")
+        if self.threshold_rule not in (None, "central", "conservative", "optimistic"):
+            raise ValueError(f"threshold_rule must be None, 'central', 'conservative' or 'optimistic', got "
+                             f"{self.threshold_rule!r}")
+        for name in ("tolerance_scale", "level_scale"):
+            v = getattr(self, name)
+            if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf):
+                raise ValueError(f"{name} must be a positive number or None, got {v!r}")
+        if self.seed_batch not in (None, "first batch"):
+            raise ValueError(f"seed_batch must be None or 'first batch', got {self.seed_batch!r}")
+
+    @property
+    def default_analysis(self) -> bool:
+        """Whether this context is the multiverse's default analysis (no seed left out, the engine's readings, every
+        choice at its default)."""
+        return (self.leave_out_seed is None and self.reading is None and self.f1_target is None
+                and self.threshold_rule is None and self.tolerance_scale is None and self.level_scale is None
+                and self.seed_batch is None)
+
+    def applied(self):
+        """A context manager in force while a check runs: the threshold, tolerance and test code reads this
+        analysis's choices (:attr:`f1_target`, :attr:`tolerance_scale`, :attr:`level_scale`) and counts the reads in
+        ``seeds_read["reads"]``."""
+        from ..capacity import analysis_choices
+
+        return analysis_choices({"F1 target": self.f1_target, "threshold rule": self.threshold_rule,
+                                 "tolerance": self.tolerance_scale, "test level": self.level_scale},
+                                self.seeds_read.setdefault("reads", {}))
 
     def variant(self, **changes) -> "CheckContext":
         """A copy for one analysis of the multiverse (or a nested read): ``changes`` applied, nothing written
         (``out_dir`` None) and its own, empty provenance and read bookkeeping."""
-        return dataclasses.replace(self, **{"out_dir": None, "provenance": [],
-                                            "seeds_read": {"seeds": set(), "left out": 0, "replaced": 0}, **changes})
+        return dataclasses.replace(self, **{"out_dir": None, "provenance": [], "seeds_read": _fresh_reads(),
+                                            **changes})
 
-    def keep_records(self, records: list) -> list:
-        """``records`` (through :attr:`plant` when one is set) without those of :attr:`leave_out_seed`; notes their
-        seeds and the count left out."""
+    def keep_records(self, records: list, first_batch=None) -> list:
+        """``records`` (through :attr:`plant` when one is set) without those of :attr:`leave_out_seed`, and, when
+        :attr:`seed_batch` is "first batch" and ``first_batch`` (the seeds of the first training batch of these
+        records' evidence) is given, without the records of later batches; notes their seeds and the counts left
+        out."""
         if self.plant is not None:
             records = list(self.plant(list(records)))
+        if self.seed_batch is not None and first_batch is not None:
+            first = {int(s) for s in first_batch}
+            kept = [r for r in records if r.get("seed") is None or int(r["seed"]) in first]
+            self.seeds_read["batch left out"] = self.seeds_read.get("batch left out", 0) + len(records) - len(kept)
+            records = kept
         self.seeds_read["seeds"].update(int(r["seed"]) for r in records if r.get("seed") is not None)
         if self.leave_out_seed is None:
             return records
@@ -306,8 +370,11 @@ class Claim:
             itself (:data:`rgr_verify.claims.tools.multiverse.RUNNER_DIMENSIONS`); None: "leave one seed out" for
             a full-tier empirical or qualitative claim, and "readings of App. A.1" too when it replays the base
             grid alone (``replays == ("sec6-grid",)``: a claim that compares the base grid with runs trained under
-            one reading only, e.g. the softmax sweep, would mix readings), none otherwise. A claim judged under the
-            readings replays their sweeps too (:data:`READING_REPLAYS` are added to ``replays``).
+            one reading only, e.g. the softmax sweep, would mix readings), "F1 target" and "threshold rule" when
+            it replays a sweep of :data:`F1_REPLAYS`, "seed batch" when it replays one of :data:`BATCHED_REPLAYS`,
+            none otherwise ("tolerance" and "test level" are declared by the claims that judge a tolerance band of
+            ours or make tests). A claim judged under the readings replays their sweeps too (:data:`READING_REPLAYS`
+            are added to ``replays``).
         standard: how the claim is judged, a :class:`~rgr_verify.claims.standards.Standard` (or a dict of its
             fields): the kind of statement (:data:`~rgr_verify.claims.standards.STANDARD_KINDS`), the estimand, the
             tolerance and its source, the primary analysis and the dimensions its multiverse varies. None: the
@@ -371,8 +438,11 @@ class Claim:
             raise ValueError(f"claim {self.id}: a proof-step claim must name the result it serves in supports")
         if self.analyses is None:
             experimental = self.tier is Tier.FULL and self.kind in (Kind.EMPIRICAL, Kind.QUALITATIVE)
-            # a claim on the base grid alone is also judged on the cells trained under App. A.1's other readings
-            default = RUNNER_ANALYSES if self.replays == ("sec6-grid",) else RUNNER_ANALYSES[:1]
+            # a claim on the base grid alone is also judged on the cells trained under App. A.1's other readings; one
+            # that replays F1 sweeps under other F1 bars; one that replays batched evidence on its first batch alone
+            default = (RUNNER_ANALYSES[0],) + ((RUNNER_ANALYSES[1],) if self.replays == ("sec6-grid",) else ()) + (
+                ("F1 target", "threshold rule") if set(self.replays) & set(F1_REPLAYS) else ()) + (
+                ("seed batch",) if set(self.replays) & set(BATCHED_REPLAYS) else ())
             object.__setattr__(self, "analyses", default if experimental else ())
         if (isinstance(self.analyses, str) or not isinstance(self.analyses, tuple)
                 or any(a not in RUNNER_ANALYSES for a in self.analyses)):
@@ -417,6 +487,11 @@ class Claim:
         if self.kind in (Kind.EMPIRICAL, Kind.QUALITATIVE):
             return "empirical"
         return "property"
+
+
+def _fresh_reads() -> dict:
+    """The read bookkeeping of a fresh :class:`CheckContext` (see its ``seeds_read``)."""
+    return {"seeds": set(), "left out": 0, "replaced": 0, "batch left out": 0, "reads": {}}
 
 
 def claim_seed(root_seed: int, claim_id: str) -> int:

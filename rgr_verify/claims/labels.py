@@ -3,6 +3,9 @@
 Every claim lives in the part of the paper its ``ref`` names (``paper_<part>.py``, or a ``paper_<part>/`` package
 split by topic) and its id starts with the one prefix its label implies. The rule, in :data:`PREFIX_RULE` and in
 ``docs/claims-index.md``, is checked for every claim by ``properties/test_claims_layout.py``.
+
+Where the paper makes each ``supports`` edge of a claim (the sentence that relates the claim's statement to the
+label it supports) is :data:`SUPPORTS_AT`: a line of the v3 text, never the paper's words.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import re
 from ..paper_versions import CANONICAL_VERSION, label_set
 from .base import FACTS_PAPER, RGR_PAPER, Claim, paper_parts
 
-__all__ = ["label_prefix", "label_part", "module_part", "placement_errors", "PART_TITLES", "PREFIX_RULE"]
+__all__ = ["label_prefix", "label_part", "module_part", "placement_errors", "PART_TITLES", "PREFIX_RULE",
+           "SUPPORTS_AT", "OTHER_PLACES", "check_place", "place_lines", "place_within", "supports_at"]
 
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8}
 _KINDS = {"Theorem": "thm", "Lemma": "lem", "Corollary": "cor", "Proposition": "prop", "Definition": "def",
@@ -162,3 +166,98 @@ def placement_errors(claims) -> list[str]:
             errors.append(f"{c.id}: ref {c.ref!r} belongs to part {part!r}, but its check is in "
                           f"{getattr(c.check, '__module__', '?')}")
     return errors
+
+
+# --- where the paper makes each supports edge -------------------------------------------------------------------
+
+_PLACE = re.compile(r"^L(\d+)(?:-L(\d+))?$")
+# Places in the other texts of shared/paper, named by their label (they have no line numbers of the v3 text).
+OTHER_PLACES = ("OpenReview abstract", "Summary")
+
+# claim id -> {label it supports: the place of the paper that makes the edge}. A place is a line of the v3 text
+# ("L528") or a range ("L995-L999"), never the paper's words. Filled for every supports edge of a finding and of the
+# claims whose edges the review of 2026-11-28 questioned; properties/test_rollups.py checks each place against the
+# text (inside the label, its section, or the claim's own label, or mentioning the label).
+SUPPORTS_AT = {
+    # findings
+    "sec1-sym-intro-general-graphs-log": {"Theorem B.9": "L37"},  # Sec. 1's constructions paragraph restates B.9
+    "sec1-softmax-length2-construction": {"Theorem 8.1": "L37"},  # Sec. 1 calls Sec. 8's budget sufficient for RGR
+    "constr1-normalised-margin-26": {"Definition 9.1": "L528", "Theorem 9.2": "L528"},  # "upper bounds ... constant
+    # margins, so the comparison is like for like"
+    "def91-constructions-normalised-margin": {"Theorem 9.2": "L528"},
+    "thm41-hypotheses-at-paper-sizes": {"Theorem 4.1": "L110", "Sec. 6.1": "L190"},  # Sec. 6.1 explains its
+    # deviations by the constructions' precondition d_model >~ c0 log m
+    "thm41-fixed-points-self-pair": {"Theorem B.2": "L946"},  # App. B.2 restates Theorem 4.1 as Theorem B.2
+    "eq1-n3-sqrt-dk": {"Sec. 5": "L150", "Proposition 8.4": "L508"},  # Sec. 5 plugs B = d_model into (1);
+    # Proposition 8.4's sketch takes N_3 from (1)
+    "sec5-sym-multi-head-c3-condition": {"Theorem 4.1": "L150"},
+    "thm81-eq11-target-absent": {"Theorem 8.1": "L388"},  # Step 2, Eq. (11)
+    "eq11-sym-target-absent": {"Theorem 8.1": "L388"},
+    "thm81-step3-exchangeability": {"Theorem 8.1": "L404"},  # Step 3(i), Eq. (14)
+    "lem83-application-exp-logits": {"Theorem 8.1": "L424"},  # Step 3 applies Lemma 8.3 to exp(L)
+    "thm81-step3-background-concentration": {"Theorem 8.1": "L436"},  # Eq. (16)
+    "thm81-sym-failure-probability": {"Theorem 8.1": "L434"},  # Step 3's union bound to 1 - m^-3
+    "prop84-sym-uniform-over-contexts": {"Proposition 8.4": "L490"},  # "uniformly over all contexts"
+    "eq22-sym-single-larger-compressive": {"Proposition 8.4": "L504-L506"},
+    "sec9-sym-binomial-rate-equivalence": {"Theorem 9.2": "L544"},  # Eq. (24)'s rewrite
+    "sec9-sym-regime-dense": {"Theorem 9.2": "L603"},  # the dense-regime bullet
+    "thmb1-sym-union-constant": {"Theorem B.1": "L940"},
+    "thmb2-n1-mean-zero": {"Theorem B.2": "L999"},
+    "thmb2-n2-mean-zero": {"Theorem B.2": "L1003"},
+    "thmb2-sym-n1-n2-means": {"Theorem B.2": "L999-L1003"},
+    "lemb3-sym-leakage-identity": {"Lemma B.3": "L971"},
+    "lemb3-fixed-points-self-correlation": {"Theorem B.2": "L995"},  # B.2's proof applies Lemma B.3 to the noise
+    "corb7-sym-square-le-sum": {"Corollary B.7": "L1132"},
+    "corb7-sym-expectations": {"Corollary B.7": "L1136"},
+    "corb10-sym-heads-from-theorem-b9": {"Corollary B.10": "L1201"},  # "immediate from Theorem B.9"
+    "thmb9-sym-union-event-count": {"Theorem B.9": "L1191"},
+    "appc-softmax-threshold-identical": {"App. B.1": "L942"},  # App. B.1 points to App. C for softmax
+    # formula comparisons that the paper states as tightness (what def91 undercuts)
+    "thmb2-sym-budget-matches-lower-bound": {"Theorem 9.2": "L1047"},
+    "corb10-sym-matches-lower-bound": {"Theorem 9.2": "L1201"},
+    "openreview-sym-theta": {"Theorem 9.2": "OpenReview abstract"},
+}
+
+
+def check_place(place: str) -> str:
+    """``place`` when it names a place of the paper: a line of the v3 text ("L528"), a range of lines ("L995-L999",
+    first < last) or the label of another text (:data:`OTHER_PLACES`); ValueError otherwise."""
+    if not isinstance(place, str):
+        raise ValueError(f"a place must be a v3 line such as 'L528', got {place!r}")
+    if place in OTHER_PLACES:
+        return place
+    m = _PLACE.match(place)
+    if m is None or int(m[1]) < 1 or (m[2] is not None and int(m[2]) <= int(m[1])):
+        raise ValueError(f"a place must be a v3 line 'L<n>' (n >= 1), a range 'L<a>-L<b>' (a < b) or one of "
+                         f"{', '.join(OTHER_PLACES)}, got {place!r}")
+    return place
+
+
+def place_lines(place: str) -> tuple | None:
+    """The first and last v3 line of a place (:func:`check_place`); None for a place in another text."""
+    check_place(place)
+    m = _PLACE.match(place)
+    return None if m is None else (int(m[1]), int(m[2] or m[1]))
+
+
+def supports_at(record) -> dict:
+    """{label: place} for the ``supports`` edges of a claim or claim record that cite their place (a label without one
+    is left out). ValueError for a place that is not one, or for an edge to a label the claim does not support."""
+    cid = record["id"] if isinstance(record, dict) else record.id
+    supports = (record.get("supports") or ()) if isinstance(record, dict) else record.supports
+    out = {}
+    for label, place in SUPPORTS_AT.get(cid, {}).items():
+        if label not in supports:
+            raise ValueError(f"{cid}: SUPPORTS_AT cites a place for {label!r}, which it does not support "
+                             f"({', '.join(supports) or 'nothing'})")
+        out[label] = check_place(place)
+    return out
+
+
+def place_within(place: str, label: str, *, version: str = CANONICAL_VERSION) -> bool:
+    """Whether ``place`` (:func:`check_place`) lies inside the text of ``label`` in ``version``'s label file (the
+    label's statement, its proof, or a section's lines): False for a place in another text or a label the version
+    does not number."""
+    lines = place_lines(place)
+    rng = label_set(version).lines.get(label) if lines is not None else None
+    return bool(rng) and rng[0] <= lines[0] and lines[1] <= rng[1]

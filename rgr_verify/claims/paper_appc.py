@@ -8,7 +8,6 @@ D_K up to 512) plus Sec. 7.3's (ell = 18 positions, d_model = 768). The cost mod
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import sympy as sp
@@ -18,8 +17,11 @@ from torch.utils.flop_counter import FlopCounterMode
 from .. import formulas as F
 from ..scoring import head_scores
 from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
+from .standards.decide import decide, decide_witness
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
 from .tools import FAILS, HOLDS, VAR_D_MODEL, symbolic_claim, with_readings
+
+from .tools.builders import with_role
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -59,10 +61,10 @@ def _check_params(ctx: CheckContext) -> Verdict:
             got = _measure(ell, d_model, h, D_K // h)["params"]
             table.append((d_model, D_K, h, got))
             if got != matrices * d_model * D_K:
-                return Verdict(Status.REFUTED, paper_value="2 d_model D_K parameters for every split",
+                return Verdict(decide_witness(True, exact=True), paper_value="2 d_model D_K parameters for every split",
                                measured_value=got, witness={"d_model": d_model, "D_K": D_K, "h": h},
                                evidence_level="witness")
-    return Verdict(Status.VERIFIED, paper_value="O(d_model h d_k) = O(d_model D_K) parameters for W_Q, W_K",
+    return Verdict(decide_witness(False, exact=True), paper_value="O(d_model h d_k) = O(d_model D_K) parameters for W_Q, W_K",
                    measured_value="exactly 2 d_model D_K for every split of every size",
                    params={"sizes_(ell,d_model,D_K)": _SIZES, "splits_checked": len(table)}, evidence_level="grid",
                    evidence="exact count of the weight tensors' entries")
@@ -95,7 +97,7 @@ def _softmax_threshold(ctx: CheckContext) -> Verdict:
     # a pair context (i, j) gives p_ij = sigmoid((s_ij - s_ii) / sqrt(d_k)) >= 1/2 whenever s_ij >= s_ii: for a source
     # with s_ii <= 0 (probability >= 1/2) each of the m - 2 independent symmetric s_ij does so with probability >= 1/2.
     refuted = diverges.status is Status.VERIFIED
-    v = Verdict(status=Status.REFUTED if refuted else Status.INCONCLUSIVE,
+    v = Verdict(status=decide(False, refuted, exact=True),
                 paper_value="App. B.1: 'the threshold proof is identical if softmax is used; see Appendix C'",
                 measured_value=f"{diverges.measured_value}: for every C, once ln m >= about 4C the true edge's softmax "
                                "probability in the full context is <= 1/2 in every draw, while a pair context puts a "
@@ -116,10 +118,6 @@ def _softmax_threshold(ctx: CheckContext) -> Verdict:
                           "proof applies verbatim", "C allowed to grow with m": f"{HOLDS}: C ~ log m is Theorem 8.1's budget"})
 
 
-def _role(claim: Claim, role: str, *supports: str) -> Claim:
-    """``claim`` with its role and the labels it supports."""
-    return dataclasses.replace(claim, role=role, supports=tuple(supports))
-
 
 CLAIMS = (
     Claim(
@@ -128,7 +126,7 @@ CLAIMS = (
         statement="W_Q and W_K hold 2 d_model D_K parameters whatever the split of D_K into h heads of width d_k.",
         kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_params, role="result",
         expects={"matrices": Stated(2, "value", "App. C: W_Q and W_K hold 2 d_model D_K parameters")}),
-    _role(symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
+    with_role(symbolic_claim("appc-sym-cost-model", "App. C", "Projection flops, parameters and score flops depend on (h, d_k) only "
                    "through D_K = h d_k.", _cost_model, expects={
                        "projection_ell_power": Stated(1, "exponent", "App. C: O(ell d_model D_K) projection flops"),
                        "score_ell_power": Stated(2, "exponent", "App. C: O(ell^2 D_K) score flops"),

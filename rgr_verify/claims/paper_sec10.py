@@ -25,6 +25,7 @@ from scipy.stats import t as tdist
 
 from ..graphs import random_permutation_graph
 from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from .standards.decide import decide
 from .tools import with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -83,7 +84,7 @@ def _check_trend(ctx: CheckContext) -> Verdict:
     resid = y - (slope * x + icpt)
     se = math.sqrt(float(resid @ resid) / (len(x) - 2) / float(np.sum((x - x.mean()) ** 2)))
     half = float(tdist.ppf(0.995, len(x) - 2)) * se
-    status = Status.CONTRADICTED_EMPIRICALLY if slope + half < 0 else Status.INCONCLUSIVE
+    status = decide(False, slope + half < 0)
     below = [r["m"] for r in rows if r["ratio"] < 1]
     hyps = [f"m in {list(sizes)}, random permutation graphs; one head, D_K = d = ceil({_CODE_FACTOR:g} ln m), "
             "d_model = 2d",
@@ -130,7 +131,7 @@ def _check_violation(ctx: CheckContext) -> Verdict:
                 "learned embeddings counted as parameters, or graph-independent": "not tested: the witness's "
                 "embedding depends on the graph and is not counted; Theorem 9.2's counting stands there"}
     return with_readings(Verdict(
-        status=Status.REFUTED if violated else Status.INCONCLUSIVE,
+        status=decide(False, violated, exact=True),
         paper_value="Sec. 10: the lower bounds still apply with learned embeddings: (2 d_model D_K + 1) log(C'/gamma) "
                     ">= log m! for a setting recovering every permutation graph",
         measured_value=row,

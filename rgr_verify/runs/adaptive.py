@@ -243,11 +243,15 @@ def _outcome(raw, n: int) -> ProbeOutcome:
 
 
 def adaptive_thresholds(cells: Sequence[tuple], probe: Callable, *, bracket: str = "scan",
-                        target: float = 0.99) -> list[AdaptiveResult]:
+                        target: float | None = None) -> list[AdaptiveResult]:
     """:func:`adaptive_threshold` for many ``(cell, ladder, seeds)`` triples in lockstep: each call of ``probe``
-    gets one request per unfinished cell (so a training probe trains them as one batch). Results in input order."""
+    gets one request per unfinished cell (so a training probe trains them as one batch). Results in input order.
+    ``target`` None: App. A.2's F1 bar in force (:func:`rgr_verify.capacity.f1_target`: the multiverse's "F1 target"
+    when an analysis sets one)."""
+    from ..capacity import f1_target
+
     check_choice("bracket", bracket, BRACKETS)
-    target = check_probability("target", target)
+    target = check_probability("target", f1_target() if target is None else target)
     if not callable(probe):
         raise ValueError(f"probe must be callable, got {type(probe).__name__}")
     if isinstance(cells, (str, bytes)) or not isinstance(cells, Iterable):
@@ -285,7 +289,7 @@ def adaptive_thresholds(cells: Sequence[tuple], probe: Callable, *, bracket: str
 
 
 def adaptive_threshold(cell: RunConfig, ladder: Sequence[int], seeds: Sequence[int], probe: Callable, *,
-                       bracket: str = "scan", target: float = 0.99) -> AdaptiveResult:
+                       bracket: str = "scan", target: float | None = None) -> AdaptiveResult:
     """Adaptive D_K* of one (m, d_model, h) cell: bracket on ``ladder``, then bisect on multiples of h.
 
     ``cell``: any run of the cell (its ``d_k`` is ignored); ``ladder``: the D_K values of the full ladder

@@ -6,9 +6,22 @@ from __future__ import annotations
 from .store import ResultStore, default_results_dir
 from .sweeps.worker import ensure_runs
 
-__all__ = ["claim_records", "NEEDS_GPU"]
+__all__ = ["claim_records", "NEEDS_GPU", "SEED_BATCHES", "first_batch"]
 
 NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
+
+# The presets whose committed full-tier evidence was trained in seed batches, and the seeds of the first batch (the
+# batch the claims' rules were first judged on; later batches added seeds after an inconclusive result). Read off the
+# manifests: evidence/sec72-value-full.json ("Seeds 0-2 (144 runs): trained 2026-11-23 ... Seeds 3-9 (336 runs)") and
+# evidence/facts-full.json (facts-fig3: seeds 0-9 on 2026-11-23, seeds 10-29 on 2026-11-26). The multiverse's "seed
+# batch" dimension judges a claim on the first batch alone (:meth:`rgr_verify.claims.base.CheckContext.keep_records`).
+SEED_BATCHES = {"sec72-value": (0, 1, 2), "facts-fig3": tuple(range(10))}
+
+
+def first_batch(preset: str, tier: str):
+    """The seeds of the first training batch of ``preset``'s committed evidence at ``tier`` (:data:`SEED_BATCHES`),
+    or None when it came in one batch (or the tier replays none)."""
+    return SEED_BATCHES.get(preset) if tier == "full" else None
 
 
 def _other_reading(recs: list[dict], ctx) -> tuple[list[dict], str]:
@@ -69,7 +82,7 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
             recs, swapped = _other_reading(recs, ctx)
             note += f"; {swapped}"
         ctx.provenance.append(note)
-        return ctx.keep_records(recs), note
+        return ctx.keep_records(recs, first_batch(preset, tier)), note
     recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
                           threads=1 if ctx.device == "cpu" else None)  # restores the thread count after
     return ctx.keep_records(recs), ""

@@ -113,6 +113,7 @@ def _robustness(record: dict) -> tuple[str, str]:
 def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
     status = shown_status(r)
     rob, dims = _robustness(r)
+    lean = ((r.get("robustness") or {}).get("lean") or {}).get("text") if isinstance(r.get("robustness"), dict) else None
     params = r.get("params") or {}
     readings = []
     for key in ("readings", "refuted_under", "per_reading", "hypotheses_checked"):
@@ -120,8 +121,8 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
             readings.append(f"{key.replace('_', ' ')}: {value_in_words(params[key])}")
     post = r.get("post_hoc")
     stores = sorted(set(re.findall(r"evidence/[\w.+-]+", r.get("evidence") or "")))
-    labels = [{"label": n, "slug": slug(n), "lines": _label_lines(n)} for n in (r.get("nodes") or [])
-              if n not in doc["_ids"]]
+    labels = [{"label": n, "slug": slug(n), "lines": _label_lines(n), "at": (r.get("supports_at") or {}).get(n, "")}
+              for n in (r.get("nodes") or []) if n not in doc["_ids"]]
     return {
         "id": r["id"], "ref": r["ref"], "paper": r.get("paper") or RGR_PAPER, "statement": r["statement"],
         "status": status, "status_class": _status_class(r), "severity": r.get("severity"),
@@ -141,7 +142,7 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
                     "unmutated": st.get("unmutated") or "", "bound": st.get("bound") or ""}
                    for n, st in (r.get("stated") or {}).items()],
         "plots": [a for a in r.get("artefacts") or [] if a.lower().endswith((".png", ".svg"))],
-        "robustness_short": rob.split(":")[0] if rob else "",
+        "robustness_short": (rob.split(":")[0] + (f", {lean}" if lean else "")) if rob else "",
         "data": _data(r),
     }
 
@@ -186,6 +187,7 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     parts = sorted({part_of_label((r.get("nodes") or [r["ref"]])[0]) for r in records}, key=list(PART_TITLES).index)
     contrib_rows = [{"id": cid, "slug": slug(f"contribution:{cid}"), "short": c["title"].split(":")[0],
                      "where": c["where"], "status": c["status"], "summary": c["summary"].split(": ", 1)[-1],
+                     "sentence": c.get("sentence") or "", "at": ", ".join(c.get("at") or []),
                      "core": ", ".join(c.get("core", {}).get("labels", [])[:4]),
                      "breaking": [{"id": i, "level": by_id[i].get("evidence_level") or "none",
                                    "status": by_id[i]["status"], "ref": by_id[i]["ref"]}
@@ -222,7 +224,8 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
             subs = [{"label": lab, "slug": slug(lab), "status": labels[lab]["status"]} for lab in c["labels"]]
             atomic_write_text(staging / "labels" / f"{slug(f'contribution:{cid}')}.html", tpl.render(
                 title=c["title"].split(":")[0], root="../", label=c["title"].split(":")[0], status=c["status"],
-                summary=c["summary"], lines=None, title_text=c["where"], sublabels=subs,
+                summary=(f"{c['sentence']} In detail: {c['summary']}" if c.get("sentence") else c["summary"]),
+                lines=None, title_text=c["where"], sublabels=subs,
                 claims=[views[i] for i in c["claims"] if i in by_id], **common))
         for sub in ("claims", "labels"):
             dest = out / sub

@@ -16,11 +16,13 @@ The decision, per (cell, h) at the rung, by one-sided t-bounds over the seeds (:
 
 from __future__ import annotations
 
-from ...capacity import threshold
+from ...capacity import f1_target, threshold
 from ...runs.presets import CAP2X_RUNGS, table2_cap
 from ...stats import t_interval
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards import Standard
 from ..tools import FAMILY_ALPHA, permutation_cells, runs_by_config, sweep_records
+from ..tools.multiverse import significance
 
 __all__ = ["CLAIMS", "ORDER", "doubled_cap_cells", "doubled_cap_cell", "TARGET"]
 
@@ -78,7 +80,8 @@ def doubled_cap_cells(base_recs, doubled_recs, target: float = TARGET) -> dict:
             out[f"({m},{d})"] = {"kind": "not covered", "why": "no base-grid record of the cell"}
             continue
         row = doubled_cap_cell(cells[(m, d)], runs.get((m, d), {}), rung,
-                               alpha_moves=FAMILY_ALPHA / max(n_points, 1), alpha_stays=FAMILY_ALPHA, target=target)
+                               alpha_moves=significance(FAMILY_ALPHA) / max(n_points, 1),
+                               alpha_stays=significance(FAMILY_ALPHA), target=target)
         out[f"({m},{d})"] = {"Table 2 cap": table2_cap(m, d), **row}
     return out
 
@@ -90,7 +93,7 @@ def _check_doubled_cap(ctx):
     dbl, why = sweep_records("table2-cap2x", "full", ctx)
     if dbl is None:
         return Verdict.not_run(why)
-    target = ctx.expect("target")
+    target = f1_target(ctx.expect("target"))  # the stated bar, or the multiverse's "F1 target" in an analysis
     rows = doubled_cap_cells(base, dbl, target)
     moved = [k for k, v in rows.items() if v["kind"] == "moves"]
     stays = [k for k, v in rows.items() if v["kind"] == "stays"]
@@ -111,6 +114,7 @@ def _check_doubled_cap(ctx):
 
 CLAIMS = (
     Claim(id="table2-doubled-cap-keeps-base-thresholds", ref="Table 2",
+          analyses=("leave one seed out", "F1 target", "threshold rule", "test level"),
           statement="(ours) On the 10 base-grid cells with a lower ladder rung and a doubled cap of at most 60,000 "
                     "steps, training with twice the Table 2 step cap moves no cell's D_K* down a rung",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_doubled_cap, role="detail", provenance="ours",
@@ -131,5 +135,12 @@ CLAIMS = (
           slip=("condition-too-weak", "experiment",
                 "Twice the Table 2 cap moves D_K* down a rung in 5 of 10 cells, so the caps are too short there and "
                 "the reported thresholds are upper bounds; the repair is a longer cap, and the effect on the scaling "
-                "laws is decided by the claims that fit them.")),
+                "laws is decided by the claims that fit them."),
+          standard=Standard("threshold", "per covered cell, mean test F1 of each h at the rung just below D_K* when "
+                                         "trained with twice the Table 2 cap",
+                            tolerance="stays: every h's one-sided upper t-bound < 0.99 at 0.05; moves "
+                                      "(contradicts): some h's lower t-bound >= 0.99 at 0.05 / #points",
+                            source="paper: App. A.2's bar 0.99; ours: the levels",
+                            primary="one-sided t-bounds, intersection-union for staying, Bonferroni for moving",
+                            dimensions=(), alternative=("doubled_cap_passes", "holds-empirically"))),
 )

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from ...contexts import context_labels, sample_context, sample_contexts
 from ...graphs import random_permutation_graph, random_regular_graph
 from ...strategies import seeds
-from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Tier, Verdict
+from ..standards.decide import decide
 from ..tools import property_verdict, with_readings
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -66,7 +67,7 @@ def _check_positive_rate(ctx: CheckContext) -> Verdict:
                                       else "fails" if any(v == "fails" for v in verdicts) else "undecided")
     # The paper's procedure is the literal one; the verdict is about it. The protected reading is reported beside it.
     lit = status_by_reading["literal"]
-    status = {"holds": Status.VERIFIED, "fails": Status.REFUTED, "undecided": Status.INCONCLUSIVE}[lit]
+    status = decide(lit == "holds", lit == "fails", exact=True)  # "undecided": inconclusive
 
     def _outcome(reading: str) -> str:
         word = {"holds": "holds", "fails": "fails", "undecided": "not tested"}[status_by_reading[reading]]

@@ -23,6 +23,7 @@ from ...graphs import random_permutation_graph
 from ...measurements import noise_terms
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, prove_by_monotonicity
 from ..tools import outcome, recorded
 from ..tools import VAR_D_MODEL, VAR_M, exponent_verdict, property_verdict, symbolic_claim
@@ -140,7 +141,8 @@ def _mean_zero_verdict(term: str, ctx: CheckContext) -> Verdict:
         if abs(E[idx]) > worst:
             worst, arg = float(abs(E[idx])), {"head": k, "i": int(idx[0]), "j": int(idx[1]), f"E[{term} | X]": float(E[idx])}
     scale = math.sqrt(math.log(m) / d)
-    status = Status.REFUTED if worst > 1e-9 and gap <= 1e-12 else (Status.VERIFIED if gap <= 1e-12 else Status.ERROR)
+    linear, leaks = gap <= 1e-12, worst > 1e-9  # linearity formula off the enumeration: the check itself is broken
+    status = decide(not leaks, leaks, exact=True) if linear else Status.ERROR
     return Verdict(status=status, paper_value=f"{term} is a sum of d_k i.i.d. mean-zero terms given X",
                    measured_value=f"max over non-edges of |E[{term} | X]| = {worst:.4g} = {worst / d_k:.3g} d_k "
                                   f"(leakage scale sqrt(ln m / d_model) = {scale:.3g}) at (m, d_model, d_k) = "
@@ -305,7 +307,7 @@ def _b2_decomposition(ctx: CheckContext) -> Verdict:
             n3 = dot(src, [sum(delta[j][t] * w[t][r] for t in Tk) for r in range(dk)])
             if sp.expand(S - (sig + n1 + n2 + n3)) != 0:
                 fails.append({"i": i, "j": j})
-    return Verdict(Status.REFUTED if fails else Status.VERIFIED,
+    return Verdict(decide(not fails, bool(fails), exact=True),
                    paper_value="S_ij^(k) = Signal + N_1 + N_2 + N_3", measured_value=f"{len(Vk) * mm - len(fails)} of {len(Vk) * mm} (i, j) expand exactly",
                    witness=fails[0] if fails else None, params={"instance": "m=4, d_k=2, |V_k|=2"}, evidence_level="proved",
                    evidence="sympy expand on a symbolic instance (all leakage and signature entries symbols)")
@@ -328,7 +330,7 @@ def _b2_n3_mean(ctx: CheckContext) -> Verdict:
             n += 1
             if sp.expand(mean - formula) != 0:
                 fails.append({"i": i, "j": j, "mean": str(mean)})
-    return Verdict(Status.REFUTED if fails else Status.VERIFIED,
+    return Verdict(decide(not fails, bool(fails), exact=True),
                    paper_value="E[N_3 | X] = d_k <delta_{i, pi^-1(T_k)}, delta_{j, T_k}>",
                    measured_value=f"per-column mean equals the formula for {n - len(fails)} of {n} (i, j)",
                    witness=fails[0] if fails else None, evidence_level="proved",
@@ -353,8 +355,10 @@ def _b2_n1_n2_means(ctx: CheckContext) -> Verdict:
             if n1 != 0 or n2 != 0:
                 nonzero.append({"i": i, "j": j, "E[N_1]/d_k": str(n1), "E[N_2]/d_k": str(n2)})
     formula_ok = all(rows)
+    mean_zero = formula_ok and not nonzero
+    status = decide(mean_zero, not mean_zero, exact=True)
     if formula_ok and nonzero:
-        return Verdict(Status.REFUTED, paper_value="N_1 (and N_2) is a sum of d_k i.i.d. mean-zero sub-Gaussian variables",
+        return Verdict(status, paper_value="N_1 (and N_2) is a sum of d_k i.i.d. mean-zero sub-Gaussian variables",
                        measured_value={"E[N_1 | X]": "d_k delta_{j, pi(i)}", "E[N_2 | X]": "d_k delta_{i, pi^-1(j)} [j in T_k]",
                                        "non-edges with a nonzero mean": len(nonzero)},
                        witness=nonzero[0], evidence_level="proved",
@@ -363,7 +367,7 @@ def _b2_n1_n2_means(ctx: CheckContext) -> Verdict:
                                "delta_{j,pi(i)}, deterministic. The mean d_k <x_j, x_pi(i)> is of the same order as "
                                "E[N_3 | X] and is absorbed by the same choice of c_0 (|<x_j, x_pi(i)>| <~ "
                                "sqrt(log m / d_model)), but the proof's 'mean-zero' bound does not cover it.")
-    return Verdict(Status.VERIFIED if formula_ok else Status.REFUTED, paper_value="N_1, N_2 mean-zero",
+    return Verdict(status, paper_value="N_1, N_2 mean-zero",
                    measured_value=f"{len(nonzero)} non-edges with a nonzero mean", evidence_level="proved",
                    evidence="exact enumeration")
 
@@ -492,8 +496,11 @@ CLAIMS = (
                                                     bound="lower"),
                             "nonedge_fraction": Stated(0.25, "constant", "Theorem B.2 proof: |S_ij| < 1/4 d_k",
                                                        bound="upper")}),
-    symbolic_claim("thmb2-sym-budget-matches-lower-bound", "Theorem B.2", "D_K = O(m log m / d_model) is within a constant of "
-                   "the lower bound for permutation graphs.", _b2_budget, role="result",
+    symbolic_claim("thmb2-sym-budget-matches-lower-bound", "Theorem B.2", "As formulas, the budget D_K = O(m log m / "
+                   "d_model) and Sec. 9's lower-bound rate at m' = m are within a constant of each other (a comparison "
+                   "of two rates: that the lower bound's margin hypothesis covers the construction, which the "
+                   "paper's 'matching' also needs, is def91-constructions-normalised-margin's question).", _b2_budget,
+                   role="detail", supports=("Theorem 9.2",),
                    expects={"compression_power": Stated(1, "exponent", "Theorem B.2: D_K = O(m log m / d_model)"),
                             "log_power": Stated(1, "exponent", "Theorem B.2: D_K = O(m log m / d_model)")}),
 )

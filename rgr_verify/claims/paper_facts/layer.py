@@ -20,7 +20,8 @@ from ...facts_inflation import (
     softmax_rank1_exact,
 )
 from ...strategies import seeds
-from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Tier, Verdict
+from ..standards.decide import decide
 from ..tools import property_verdict
 
 __all__ = ["CLAIMS", "ORDER", "random_layer", "certified_matrix_rank"]
@@ -138,7 +139,7 @@ def _check_prop35_attained(ctx: CheckContext) -> Verdict:
             rows.append({"d_model": d, "H": H, "d_vo": dvo, "|Q|": nq, "d_qk": dqk,
                          "certified": f"{lower} <= rank(L) <= {upper}" if lower_ok and upper_ok else "failed"})
             ok &= lower_ok and upper_ok
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED, evidence_level="sampled",
+    return Verdict(decide(ok, not ok, exact=True), evidence_level="sampled",
                    paper_value="the rank bound depends on d_model, heads, d_k,vo and |Q| but not on d_k,qk",
                    measured_value=rows,
                    evidence="for every d_qk in {1, 2, 4, 8}: key-flattening rank >= 1 + |Q| H d_vo (sigma gap 1e-8 "
@@ -183,7 +184,7 @@ def _check_prop37(ctx: CheckContext) -> Verdict:
     for n in (2, 3, 5, 8, 12):
         ranks[n] = softmax_rank1_exact(n).rank()
     ok = all(r == n for n, r in ranks.items())
-    return Verdict(Status.VERIFIED if ok else Status.INCONCLUSIVE, evidence_level="proved",
+    return Verdict(decide(ok, False, exact=True), evidence_level="proved",
                    paper_value="softmax of a rank-1 matrix can have full rank",
                    measured_value={"n": list(ranks), "exact rank of softmax((ln 2) u u^T)": list(ranks.values())},
                    evidence="sympy, exact rational rank; in general S = diag(1/Z) W with W Vandermonde on 2^0..2^(n-1)",
@@ -215,7 +216,7 @@ def _check_precision_argmax(ctx: CheckContext) -> Verdict:
         ok &= within
         out[name] = {"first failing m": first, "predicted pi sqrt(2 / eps)": round(pred), "last passing m":
                      max((m for m, f in seen if f == 0), default=None), "rows checked": "all" if sample is None else sample}
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED, evidence_level="grid",
+    return Verdict(decide(ok, not ok, exact=True), evidence_level="grid",
                    paper_value="limited machine precision bounds practical rank inflation",
                    measured_value=out,
                    evidence="the rank-2 argmax construction evaluated in float32 (every row) and float64 (sampled rows) "
@@ -259,14 +260,14 @@ def precision_softmax_verdict(ranks: dict, *, max_growth: float = 1.25, scale_gr
     sat = all(g <= max_growth and ranks[(b, hi)] <= hi / 8 for b, g in growth.items())
     runaway = any(g > 2.0 for g in growth.values())
     table = {f"beta={b:g}": {f"n={n}": ranks[(b, n)] for n in ns} for b in betas}
-    fixed = Verdict(Status.HOLDS_EMPIRICALLY if sat else Status.CONTRADICTED_EMPIRICALLY if runaway
-                    else Status.INCONCLUSIVE, evidence_level="grid",
+    fixed = Verdict(decide(sat, runaway and not sat), evidence_level="grid",
                     paper_value="at a fixed logit scale the numerical rank of softmax of a rank-1 matrix saturates in n",
                     measured_value={"growth n/4 -> n by beta": {f"beta={b:g}": round(g, 3) for b, g in growth.items()},
                                     "ranks": table},
                     evidence="float64 SVD counts on a grid of (beta, n)")
     across = ranks[(betas[-1], hi)] / max(1, ranks[(betas[0], hi)])
-    anyscale = Verdict(Status.HOLDS_EMPIRICALLY if across < scale_growth else Status.CONTRADICTED_EMPIRICALLY,
+    bounded = across < scale_growth
+    anyscale = Verdict(decide(bounded, not bounded),
                        evidence_level="grid",
                        paper_value="precision alone bounds the numerical rank, whatever the logit scale",
                        measured_value={f"rank at n={hi}: beta={betas[-1]:g} / beta={betas[0]:g}": round(across, 3),

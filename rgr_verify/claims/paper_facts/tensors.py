@@ -27,6 +27,7 @@ from ...facts_tensors import (
 from ...facts_inflation import circle_rank2_factors, fibre_argmax_accuracy, hyperdeterminant, pencil_polynomial
 from ...strategies import seeds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
+from ..standards.decide import decide
 from ..tools import property_verdict
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -125,7 +126,7 @@ def _check_tighter_than_size(ctx: CheckContext) -> Verdict:
         rows.append({"m": m, "|Q|": nq, "|D|": db.size, "sum_k |V_k|": b["sum_k |V_k|"], "sum_q |V_q|": b["sum_q |V_q|"],
                      "certified rank": rb.upper if rb.exact else [rb.lower, rb.upper]})
     ok = all(r["certified rank"] == r["sum_k |V_k|"] < r["|D|"] for r in rows)
-    return Verdict(Status.VERIFIED if ok else Status.INCONCLUSIVE,
+    return Verdict(decide(ok, False, exact=True),
                    paper_value="min(sum_k |V_k|, sum_q |V_q|) can be strictly below |D| (the bound is tighter than |D|)",
                    measured_value=rows, witness=rows[0] if ok else None,
                    evidence="exact: decomposition with sum_k |V_k| terms and flattening rank over GF(p)",
@@ -152,7 +153,7 @@ def _check_2x2x2_real_rank3(ctx: CheckContext) -> Verdict:
     irreducible = any(sp.Poly(f, x, y).total_degree() == 2 for f, _ in real_factors)
     det = hyperdeterminant(T.tolist())
     ok = slice_ranks == [2, 2] and upper3 and irreducible and disc < 0 and det < 0
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED,
+    return Verdict(decide(ok, not ok, exact=True),
                    paper_value="a 3-tensor whose two slices have rank 2 can have tensor rank 3",
                    measured_value={"slice ranks": slice_ranks, "flattening ranks": flat, "real rank": 3 if ok else None,
                                    "pencil det(x S0 + y S1)": str(pencil), "discriminant": int(disc),
@@ -181,7 +182,7 @@ def _check_2x2x2_complex_rank2(ctx: CheckContext) -> Verdict:
     exact = all(sp.simplify(recon[k] - (S0 if k == 0 else S1)) == sp.zeros(2, 2) for k in range(2))
     complex_needed = any(sp.im(v) != 0 for v in d1)
     ok = exact and complex_needed and flattening_lower_bound(_T_IJ) == 2
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED,
+    return Verdict(decide(ok, not ok, exact=True),
                    paper_value="over C the same tensor has rank 2 (real rank 3 vs complex rank 2)",
                    measured_value={"complex rank": 2 if ok else None, "pencil eigenvalues": [str(v) for v in d1]},
                    witness={"terms (a, b, c)": [[str(list(a)), str(list(b)), str(list(c))] for a, b, c in terms]},
@@ -249,7 +250,7 @@ def _check_w_border_rank(ctx: CheckContext) -> Verdict:
         errs[eps] = float(np.abs(R - W).max())
     shrinking = errs[1e-6] < errs[1e-4] < errs[1e-2] and errs[1e-6] < 1e-5
     ok = bool(nilpotent and upper3 and shrinking and int(hyperdeterminant(W.tolist())) == 0)
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED,
+    return Verdict(decide(ok, not ok, exact=True),
                    paper_value="tensor rank is hard to estimate; a CP fit 'with tolerance' bounds only the border rank",
                    measured_value={"rank": 3 if ok else None, "rank-2 approximation error by eps": errs},
                    witness={"W": "e0e0e1 + e0e1e0 + e1e0e0"},
@@ -305,7 +306,7 @@ def _check_effective_rank(ctx: CheckContext) -> Verdict:
     # permutation database with m >= 3 is exactly 2
     distinct = max(_rank1_argmax_values(int(s), 6, 5, 7) for s in ctx.rng(1).integers(0, 2**32, size=200))
     ok &= distinct <= 2
-    return Verdict(Status.VERIFIED if ok else Status.INCONCLUSIVE,
+    return Verdict(decide(ok, False, exact=True),
                    paper_value="effective rank can be much lower than rank (Example 2.4: rank 5, effective rank 1)",
                    measured_value={"cases": rows, "max distinct fibre argmaxes of 200 random rank-1 tensors": distinct},
                    witness=rows[0] if ok else None,
@@ -328,7 +329,7 @@ def _check_example_rank_below_bound(ctx: CheckContext) -> Verdict:
     D = db.tensor()
     exact_cert = rb.factors is not None and np.array_equal(cp_tensor(*rb.factors), rb.denominator * D)
     ok = rb.exact and exact_cert and rb.upper < b["bound"]
-    return Verdict(Status.VERIFIED if ok else Status.INCONCLUSIVE,
+    return Verdict(decide(ok, False, exact=True),
                    paper_value="rank(D) <= min(sum_k |V_k|, sum_q |V_q|) (Proposition 2.1), an upper bound only",
                    measured_value={"|D|": db.size, "Proposition 2.1 bound": b["bound"], "certified rank": rb.upper
                                    if rb.exact else [rb.lower, rb.upper], "without the search": [plain.lower, plain.upper]},

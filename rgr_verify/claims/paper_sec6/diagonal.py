@@ -12,6 +12,7 @@ import numpy as np
 
 from ...capacity import threshold
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards import Standard, conjunction, decide_interval, holding
 from ..tools import (
     cap_choices,
     cap_table,
@@ -25,8 +26,9 @@ from ..tools import (
     sweep_records,
 )
 from ...fits import interval_regression, profile_interval
-from .measure import equivalence_status, ladder_sigma_floor, memo
-from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve
+from .measure import LOADER_FREE, equivalence_status, ladder_sigma_floor, memo
+from ..tools.cells import h_star_tie_break
+from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve, tolerance
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -44,7 +46,7 @@ def _diag(ctx):
 
 def _cached_diag(ctx):
     """:func:`_diag`, cached per process (it draws nothing from the claim's rng)."""
-    return memo("sec6-diagonal:full", ctx, lambda: _diag(ctx), with_seed=False)
+    return memo("sec6-diagonal:full", ctx, lambda: _diag(ctx), with_seed=False, free_of=LOADER_FREE)
 
 
 def growth_exponent(ivs, keys, *, cap_limited=()) -> dict:
@@ -70,6 +72,7 @@ def growth_exponent(ivs, keys, *, cap_limited=()) -> dict:
 
 def _check_fig4(ctx, tol=0.5):
     expo = ctx.expect("log_exponent")
+    tol = tolerance(tol)  # ours: closer to logarithmic growth than to none or to (ln m)^2
     got, why = _cached_diag(ctx)
     if got is None:
         return Verdict.not_run(why)
@@ -81,7 +84,8 @@ def _check_fig4(ctx, tol=0.5):
         return Verdict(Status.INCONCLUSIVE, details="fewer than 3 diagonal cells with m >= 512",
                        evidence_level="fitted")
     capped = {k for k in late if caps[k]["cap-limited"]}
-    fit = memo("fig4-growth", ctx, lambda: growth_exponent(allivs, late, cap_limited=capped), with_seed=False)
+    fit = memo("fig4-growth", ctx, lambda: growth_exponent(allivs, late, cap_limited=capped), with_seed=False,
+               free_of=LOADER_FREE)
     band = (expo - tol, expo + tol)
     _, res = equivalence_status(fit["95% profile"], band)
 
@@ -96,11 +100,13 @@ def _check_fig4(ctx, tol=0.5):
                      growth_exponent(allivs, use, cap_limited=bounds[cap_choice] & set(use)))
                 out.append({"choices": {"cap-limited cells": cap_choice,
                                         "leave one cell out": "none" if drop is None else f"({drop[0]},{drop[1]})"},
-                            "estimate": f["p"], "interval": list(f["95% profile"]),
-                            "status": equivalence_status(f["95% profile"], band)[0]})
+                            "estimate": f["p"], "interval": list(f["95% profile"])})
         return out
 
-    status, robustness = multiverse_status(memo("fig4-multiverse", ctx, analyses, with_seed=False, extra=(band,)))
+    # the fits read no tolerance (shared by the tolerance analyses); each is judged against this analysis's band
+    fits = memo("fig4-multiverse", ctx, analyses, with_seed=False, free_of=LOADER_FREE)
+    status, robustness = multiverse_status([{**a, "status": equivalence_status(a["interval"], band)[0]}
+                                            for a in fits])
 
     def designs(use):
         m = np.array([k[0] for k in use], dtype=float)
@@ -147,7 +153,24 @@ def _check_fig4(ctx, tol=0.5):
                             "upper bounds), 95% profile interval of p against the band (equivalence test)")
 
 
+def diagonal_heads_status(ths, diag, factor: float, lam_ratio: float):
+    """The rule of fig4-diagonal-hstar-proportional-to-compression on thresholds ``ths`` (h* and its paired-t pool):
+    (status, diagonal median h*, cells not inside the band, (1024,32) ratio interval, whether it lies inside its
+    band). One standard (issue 37, :func:`decide_interval`): every diagonal h* interval against [median / factor,
+    median x factor] and the (1024,32) ratio interval against [ratio / factor, ratio x factor]; all inside holds,
+    any wholly outside contradicts, an interval that merely meets its band leaves it inconclusive."""
+    med = float(np.median([ths[k].h_star for k in diag]))
+    per_cell = {k: decide_interval((ths[k].h_low, ths[k].h_high), (med / factor, med * factor))[0] for k in diag}
+    off = [k for k in diag if not holding(per_cell[k])]
+    t = ths[(1024, 32)]
+    r_lo, r_hi = t.h_low / med, t.h_high / med
+    ratio_status, _ = decide_interval((r_lo, r_hi), (lam_ratio / factor, lam_ratio * factor))
+    status = conjunction([*per_cell.values(), ratio_status])
+    return status, med, off, (r_lo, r_hi), holding(ratio_status)
+
+
 def _check_diagonal_heads(ctx, factor=2.0):
+    factor = tolerance(factor, kind="factor")  # ours: 'about constant' read as within a factor 2
     got, why = _cached_diag(ctx)
     if got is None:
         return Verdict.not_run(why)
@@ -156,35 +179,40 @@ def _check_diagonal_heads(ctx, factor=2.0):
     if len(diag) < 3 or (1024, 32) not in ths or ths[(1024, 32)].h_star is None:
         return Verdict(Status.INCONCLUSIVE, details="fewer than 3 diagonal cells with h*, or no h* at (1024, 32)",
                        evidence_level="experiment")
-    med = float(np.median([ths[k].h_star for k in diag]))
-    off = [k for k in diag if ths[k].h_high < med / factor or ths[k].h_low > med * factor]
-    far = [k for k in diag if ths[k].h_high < med / factor**2 or ths[k].h_low > med * factor**2]
-    t = ths[(1024, 32)]
     lam_ratio = (32 / 8) ** ctx.expect("lambda_exponent")
-    r_lo, r_hi = t.h_low / med, t.h_high / med
-    ratio_ok = r_hi >= lam_ratio / factor and r_lo <= lam_ratio * factor
-    ratio_far = r_hi < lam_ratio / factor**2 or r_lo > lam_ratio * factor**2
-    status = (Status.HOLDS_EMPIRICALLY if not off and ratio_ok else Status.CONTRADICTED_EMPIRICALLY
-              if far or ratio_far else Status.INCONCLUSIVE)
+    by_tie = {}  # the multiverse: App. A.2's h* tie-break, or the fewest / most heads among those tied at D_K*
+    for tie in DIMENSIONS["h* tie-break"]:
+        tths = {k: h_star_tie_break(ths[k], cells[k], tie) for k in [*diag, (1024, 32)]}
+        by_tie[tie] = (diagonal_heads_status(tths, diag, factor, lam_ratio), tths)
+    (status0, med, off, (r_lo, r_hi), ratio_ok), _ = by_tie[DIMENSIONS["h* tie-break"][0]]
+    status, robustness = multiverse_status([{"choices": {"h* tie-break": tie}, "estimate": got[0][1],
+                                             "interval": None, "status": got[0][0]} for tie, got in by_tie.items()])
+    t = ths[(1024, 32)]
     return Verdict(status,
                    paper_value="the optimal head count is proportional to lambda = m/d_model: about constant along "
                                f"lambda = 8 and about {lam_ratio:g}x larger at (1024, 32), lambda = 32 (tolerance: "
                                "every diagonal "
-                               f"h* interval within a factor {factor:g} of the diagonal median, and the (1024,32) "
-                               f"ratio interval meeting [{lam_ratio / factor:g}, {lam_ratio * factor:g}]; contradicted "
-                               f"beyond a factor {factor**2:g})",
+                               f"h* interval inside [median / {factor:.3g}, {factor:.3g} median], and the (1024,32) "
+                               f"ratio interval inside [{lam_ratio / factor:.3g}, {lam_ratio * factor:.3g}]; any "
+                               "interval wholly outside its band contradicts, one merely meeting it is inconclusive)",
                    measured_value={"diagonal median h*": med,
                                    "diagonal h* (interval)": {f"({k[0]},{k[1]})": [ths[k].h_star, ths[k].h_low,
                                                                                    ths[k].h_high] for k in diag},
                                    "(1024,32) h* (interval)": [t.h_star, t.h_low, t.h_high],
-                                   "(1024,32) / diagonal median": [r_lo, r_hi]},
+                                   "(1024,32) / diagonal median": [r_lo, r_hi],
+                                   "by h* tie-break": {tie: {"status": got[0][0].value, "diagonal median h*": got[0][1],
+                                                             "h*": {f"({k[0]},{k[1]})": th.h_star
+                                                                    for k, th in got[1].items()}}
+                                                       for tie, got in by_tie.items()}},
                    witness=[f"({k[0]},{k[1]})" for k in off] or (None if ratio_ok else {"ratio": [r_lo, r_hi]}),
+                   params={"robustness": robustness, "factor": factor},
                    evidence=f"full sweep ({len(recs)} runs); h* intervals from App. A.2's paired-t pools",
                    evidence_level="experiment")
 
 
 CLAIMS = (
     Claim(id="fig4-diagonal-logarithmic-growth", ref="Figure 4",
+          analyses=("leave one seed out", "F1 target", "threshold rule", "tolerance"),
           statement="Along m/d_model = 8, D_K* grows only logarithmically in m from m >= 512",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_fig4,
           replays=("sec6-diagonal",),
@@ -200,8 +228,16 @@ CLAIMS = (
                 "fitted): the 95% profile interval of p wholly inside [p0 - 0.5, p0 + 0.5] (p0 = 1: closer to "
                 "logarithmic growth than to none or to (ln m)^2) holds, wholly outside is contradicted, otherwise "
                 "inconclusive with the resolution reached and what would decide. The endpoint ratio D_K*(4096) / "
-                "D_K*(512) and an AIC comparison of ln m, m and m^gamma (ours) are reported only."),
+                "D_K*(512) and an AIC comparison of ln m, m and m^gamma (ours) are reported only.",
+          standard=Standard("rate", "exponent p of D_K* ~ (ln m)^p along m / d_model = 8 over the cells with m >= "
+                                    "512",
+                            tolerance="95% profile interval of p inside [p0 - 0.5, p0 + 0.5], p0 = 1",
+                            source="ours: closer to logarithmic growth than to none or to (ln m)^2",
+                            primary="censored-Gaussian interval regression on log ln m, sigma held at the ladder's "
+                                    "resolution, cap-limited cells as upper bounds",
+                            dimensions=("cap-limited cells", "leave one cell out"), alternative=("flat_threshold_48", "holds-empirically"))),
     Claim(id="fig4-diagonal-hstar-proportional-to-compression", ref="Figure 4",
+          analyses=("leave one seed out", "F1 target", "threshold rule", "tolerance"),
           statement="The optimal head count is proportional to lambda = m / d_model: about constant along lambda = 8, "
                     "about 4x larger at (1024, 32)",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_diagonal_heads,
@@ -209,12 +245,26 @@ CLAIMS = (
           expects={"lambda_exponent": Stated(1, "exponent", "Sec. 6.1 'We also expect the optimal head count to be "
                                                             "proportional to lambda'")},
           notes="Full tier (sec6-diagonal full, 10 seeds; 3 for m >= 2048). h* intervals from App. A.2's paired-t "
-                "pools. Holds when every diagonal h* interval meets [median/2, 2 median] and the (1024,32) h* interval "
-                "over the diagonal median meets [2, 8]; contradicted beyond a factor 4; inconclusive otherwise. "
+                "pools. One standard (issue 37): holds when every diagonal h* interval lies inside [median/2, 2 "
+                "median] and the (1024,32) h* interval over the diagonal median lies inside [2, 8]; contradicted "
+                "when any of them lies wholly outside its band; inconclusive otherwise (an interval that merely meets "
+                "its band). Until 2026-11-28 meeting the bands passed and only a factor 4 failed; on the committed "
+                "evidence the ratio interval [8, 16] meets [2, 8] without lying inside it, so the primary analysis "
+                "is inconclusive (the diagonal intervals all lie inside [2, 8] around the median 4). "
                 "'Proportional' is declared as the exponent 1 of lambda (predicted ratio (32/8)^1 = 4). Known "
-                "mutation survivor (exponent 2, predicted 16): the measured (1024,32) ratio interval [8, 16] (h* = 32 "
-                "against the diagonal median 4) meets both [2, 8] and [8, 32]: 8 is the geometric midpoint of the "
-                "lambda^1 and lambda^2 predictions, so with two lambda values on the grid the data cannot tell "
-                "h* ~ lambda from h* ~ lambda^2 (exponent 0 is refuted). 'Holds' here means consistent with "
-                "proportionality within a factor 2, not that proportionality is singled out."),
+                "mutation (exponent 2, predicted 16): the measured (1024,32) ratio interval [8, 16] (h* = 32 "
+                "against the diagonal median 4) only meets [2, 8] but lies inside [8, 32]: its lower end 8 is the "
+                "geometric midpoint of the lambda^1 and lambda^2 predictions, so with two lambda values on the grid "
+                "the data do not single out h* ~ lambda (exponent 0 is refuted; exponent 2 passes the ratio band "
+                "while exponent 1 only meets it).",
+          standard=Standard("band", "diagonal h* intervals over the diagonal median h*, and the (1024, 32) h* "
+                                    "interval over that median",
+                            tolerance="every diagonal interval inside [median / 2, 2 median] and the ratio "
+                                      "interval inside [2, 8] hold; any wholly outside its band contradicts; "
+                                      "merely meeting a band is inconclusive",
+                            source="paper: h* proportional to lambda (Sec. 6.1); ours: factor 2, the ratio 4 = (32 "
+                                   "/ 8)^1",
+                            primary="App. A.2 paired-t h* pools, no fit; decide_interval per interval, all "
+                                    "combined by conjunction",
+                            dimensions=("h* tie-break",), alternative=("no_head_effect", "holds-empirically"))),
 )

@@ -17,7 +17,7 @@ from ...fits import interval_regression, profile_interval, r2_range_through_orig
 from ..base import Status, Verdict
 from ..tools import full_grid, slope_reading
 
-__all__ = ["memo", "cached_full_grid", "exponent_fit", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
+__all__ = ["memo", "LOADER_FREE", "cached_full_grid", "exponent_fit", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
            "equivalence_status", "reading_verdict", "ladder_sigma_floor", "r2_status", "conjunction_status",
            "R2_RANGE", "R2_RANGE_CAPPED", "R2_RANGE_ANY_HIT"]
 
@@ -30,44 +30,76 @@ _MEMO: dict = {}
 
 def _ctx_key(ctx, with_seed: bool) -> tuple:
     return ((ctx.seed if with_seed else None), ctx.tier, ctx.device, str(ctx.results_dir), str(ctx.evidence_dir),
-            bool(ctx.replay_only), ctx.leave_out_seed, getattr(ctx.plant, "__qualname__", ctx.plant), ctx.reading)
+            bool(ctx.replay_only), ctx.leave_out_seed, getattr(ctx.plant, "__qualname__", ctx.plant), ctx.reading,
+            ctx.seed_batch)
 
 
-def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = ()):
-    """``compute()`` once per (``name``, the context's seed/tier/device/stores, ``extra``) in this process.
+# The analysis choices a measurement may read through the threshold, tolerance and test code (the multiverse's
+# dimensions, :meth:`rgr_verify.claims.base.CheckContext.applied`) and the context field that holds each.
+_CHOICE_FIELDS = {"F1 target": "f1_target", "threshold rule": "threshold_rule", "tolerance": "tolerance_scale",
+                  "test level": "level_scale"}
+
+
+def _counters(reads: dict) -> dict:
+    return {k: v for k, v in reads.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def memo(name: str, ctx, compute, *, with_seed: bool = True, extra: tuple = (), free_of: tuple = ()):
+    """``compute()`` once per (``name``, the context's seed/tier/device/stores, the analysis choices in force,
+    ``extra``) in this process.
 
     What ``compute`` appended to ``ctx.provenance`` is replayed into the provenance of later contexts that hit the
     cache, so a verdict's evidence is the same on a hit, and so are the training seeds the records it read had (and
-    how many a left-out seed removed, and how many records another reading replaced: see :func:`rgr_verify.claims.tools.multiverse.run_analyses`). ``with_seed=False`` shares the value among claims (use it
-    only when ``compute`` draws nothing from ``ctx.rng``)."""
+    how many a left-out seed, or a seed batch, removed, how many records another reading replaced, and how often it
+    read each analysis choice: see :func:`rgr_verify.claims.tools.multiverse.run_analyses`). Every analysis choice
+    (F1 target, threshold rule, tolerance, test level) keys the cache, whether the computation reads it or its inputs
+    were computed under it, except those named in ``free_of`` (a measurement that reads no tolerance is shared by the
+    tolerance analyses): reading one of those is a ValueError. ``with_seed=False`` shares the value among claims (use
+    it only when ``compute`` draws nothing from ``ctx.rng``)."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     if not callable(compute):
         raise ValueError(f"compute must be callable, got {compute!r}")
-    key = (name, *_ctx_key(ctx, with_seed), *extra)
+    unknown = [c for c in free_of if c not in _CHOICE_FIELDS]
+    if unknown:
+        raise ValueError(f"free_of must name analysis choices of {sorted(_CHOICE_FIELDS)}, got {unknown}")
+    key = (name, *_ctx_key(ctx, with_seed), *extra,
+           tuple((c, getattr(ctx, f)) for c, f in _CHOICE_FIELDS.items() if c not in free_of))
     hit = _MEMO.get(key)
+    book = ctx.seeds_read
+    book.setdefault("reads", {})
     if hit is None:
         n = len(ctx.provenance)
-        seeds, left = set(ctx.seeds_read["seeds"]), ctx.seeds_read["left out"]
-        replaced = ctx.seeds_read.get("replaced", 0)
-        ctx.seeds_read["seeds"] = set()
+        seeds, counts, reads = set(book["seeds"]), _counters(book), dict(book["reads"])
+        book["seeds"] = set()
         value = compute()
-        read = (set(ctx.seeds_read["seeds"]), ctx.seeds_read["left out"] - left,
-                ctx.seeds_read.get("replaced", 0) - replaced)
-        ctx.seeds_read["seeds"] = seeds | read[0]
-        hit = (value, list(ctx.provenance[n:]), read)
+        delta = ({k: v - counts.get(k, 0) for k, v in _counters(book).items()},
+                 {k: v - reads.get(k, 0) for k, v in book["reads"].items()})
+        wrong = [c for c in free_of if delta[1].get(c, 0) > 0]
+        if wrong:
+            raise ValueError(f"memo {name!r}: the computation read {wrong}, which free_of says it does not")
+        read = set(book["seeds"])
+        book["seeds"] = seeds | read
+        hit = (value, list(ctx.provenance[n:]), (read, delta))
         _MEMO[key] = hit
     else:
         ctx.provenance.extend(hit[1])
-        ctx.seeds_read["seeds"] |= hit[2][0]
-        ctx.seeds_read["left out"] += hit[2][1]
-        ctx.seeds_read["replaced"] = ctx.seeds_read.get("replaced", 0) + hit[2][2]
+        read, (counts, reads) = hit[2]
+        book["seeds"] |= read
+        for k, v in counts.items():
+            book[k] = book.get(k, 0) + v
+        for k, v in reads.items():
+            book["reads"][k] = book["reads"].get(k, 0) + v
     return hit[0]
+
+
+# a sweep's records and App. A.2 thresholds read no tolerance and no test
+LOADER_FREE = _LOADER_FREE = ("tolerance", "test level")
 
 
 def cached_full_grid(ctx, preset: str = "sec6-grid"):
     """:func:`rgr_verify.claims.tools.full_grid`, cached per process (it draws nothing from the claim's rng)."""
-    return memo(f"full_grid:{preset}", ctx, lambda: full_grid(ctx, preset), with_seed=False)
+    return memo(f"full_grid:{preset}", ctx, lambda: full_grid(ctx, preset), with_seed=False, free_of=_LOADER_FREE)
 
 
 def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:

@@ -41,11 +41,12 @@ and confirmed on the remaining ones, so picking does not inflate the null pass p
   acc(64, 8), h = 4 being the next smaller partition, fixed in advance (no winner is picked); holds when
   confirmed, contradicted when the interval lies below 0, else inconclusive. Null: 0.025.
 - partial-solution plateau near 0.81 (GPT-2 source only; the value belongs to the paper's m, l and embeddings):
-  non-collapsed h = 1 runs at D_K >= 256 have mean accuracy in [0.76, 0.86] and gain less than 0.03 from 256 to
-  512; contradicted when the interval of their mean misses [0.76, 0.86] or the gain's interval is above 0.03.
+  non-collapsed h = 1 runs at D_K >= 256: holds when the 95% t-interval of their mean lies inside [0.76, 0.86]
+  and the 95% interval of the gain from 256 to 512 lies below 0.03; contradicted when either interval lies wholly
+  outside; else inconclusive (one standard, never a point estimate inside).
 - near-perfect multi-head retrieval at D_K = 512 (GPT-2 source only): h* = the h >= 2 of best mean on the
-  selection seeds; holds when its mean on the confirmation seeds is >= 0.95, contradicted when the upper end of
-  their interval is below 0.9, else inconclusive.
+  selection seeds; holds when the 95% t-interval of its mean on the confirmation seeds lies at or above 0.95,
+  contradicted when it lies wholly below 0.95, else inconclusive.
 """
 
 from __future__ import annotations
@@ -96,8 +97,10 @@ def analogue_text(preset) -> str:
             f"{preset.train.steps}, {preset.seeds} seeds, {src}")
 
 
-def _iv(values) -> list:
-    mean, lo, hi = t_interval(values)
+def _iv(values, alpha: float | None = None) -> list:
+    """[mean, lo, hi] of ``values``: the two-sided 95% t-interval, or the one whose ends are one-sided tests at
+    ``alpha``."""
+    mean, lo, hi = t_interval(values) if alpha is None else t_interval(values, confidence=1 - 2 * alpha)
     return [round(mean, 4), round(lo, 4), round(hi, 4)]
 
 
@@ -145,15 +148,18 @@ def decide_advantage(res) -> dict:
     if why:
         return {"status": Status.INCONCLUSIVE, "null_pass_probability": 0.0, "null": "the rule cannot pass",
                 "measured": None, "details": why + "."}
+    from ..tools.multiverse import significance, tolerance
+
     per_D, established, absent = {}, [], []
+    alpha, margin = significance(ALPHA), tolerance(MARGIN)  # the multiverse's test level and tolerance (ours)
     for D in p.D_Ks:
         sel = _means(res, D, [h for h in p.heads if h >= 2], seeds="selection")
         best = max(sel, key=sel.get)
-        iv = _iv(res.values(D, best, seeds="confirmation") - res.values(D, 1, seeds="confirmation"))
+        iv = _iv(res.values(D, best, seeds="confirmation") - res.values(D, 1, seeds="confirmation"), alpha)
         per_D[f"D_K={D}"] = {"best_h_on_selection_seeds": best, "confirmation_diff_mean_lo_hi": iv,
                              "mean_acc_all_seeds": {f"h={h}": round(v, 4) for h, v in _means(res, D).items()}}
         established += [D] if iv[1] > 0 else []
-        absent += [D] if iv[2] < MARGIN else []
+        absent += [D] if iv[2] < margin else []
     status = (Status.CONTRADICTED_EMPIRICALLY if absent else Status.HOLDS_EMPIRICALLY
               if len(established) == len(p.D_Ks) else Status.INCONCLUSIVE)
     return {"status": status, "null_pass_probability": ALPHA,
@@ -298,17 +304,19 @@ def decide_plateau(res, center: float = 0.81) -> dict:
         diff = kept[b].mean() - kept[a].mean()
         se = math.sqrt(kept[a].var(ddof=1) / kept[a].size + kept[b].var(ddof=1) / kept[b].size)
         gain = [round(float(diff), 4), round(float(diff - 1.96 * se), 4), round(float(diff + 1.96 * se), 4)]
-    in_band = band[0] <= mean <= band[1]
-    flat = gain is None or gain[0] < PLATEAU_GAIN
-    if in_band and flat:
-        status = Status.HOLDS_EMPIRICALLY
-    elif hi < band[0] or lo > band[1] or (gain is not None and gain[1] > PLATEAU_GAIN):
-        status = Status.CONTRADICTED_EMPIRICALLY
-    else:
-        status = Status.INCONCLUSIVE
+    # One standard to pass and to fail (issue 37): the mean's 95% t-interval inside the band, and the gain's 95%
+    # interval inside (-inf, PLATEAU_GAIN]; either wholly outside fails; a point inside never passes on its own, and
+    # no gain interval (one upper D_K, or < 2 runs at an end) leaves "does not improve" undecided.
+    from ..standards import conjunction, decide_interval
+
+    mean_status, _ = decide_interval((lo, hi), band)
+    gain_status = decide_interval(gain[1:], (-math.inf, PLATEAU_GAIN))[0] if gain is not None else Status.INCONCLUSIVE
+    status = conjunction((mean_status, gain_status))
     return {**base, "status": status,
             "measured": {"non_collapsed_mean_lo_hi": [round(mean, 4), round(lo, 4), round(hi, 4)],
-                         f"gain_{a}_to_{b}": gain, "band": [round(band[0], 4), round(band[1], 4)]},
+                         f"gain_{a}_to_{b}": gain, "band": [round(band[0], 4), round(band[1], 4)],
+                         "mean interval against the band": mean_status.value,
+                         f"gain interval against (-inf, {PLATEAU_GAIN}]": gain_status.value},
             "witness": {f"D_K={D}": [round(float(x), 4) for x in v] for D, v in kept.items()},
             "details": "A band check on a measured value (no null hypothesis). Gain interval: Welch normal "
                        "approximation (unpaired: collapsed runs are dropped)."}
@@ -325,8 +333,15 @@ def decide_near_perfect(res) -> dict:
     sel = _means(res, D, [h for h in p.heads if h >= 2], seeds="selection")
     best = max(sel, key=sel.get)
     iv = _iv(res.values(D, best, seeds="confirmation"))
-    status = (Status.HOLDS_EMPIRICALLY if iv[0] >= NEAR_PERFECT else Status.CONTRADICTED_EMPIRICALLY
-              if iv[2] < 0.9 else Status.INCONCLUSIVE)
+    # One standard to pass and to fail (issue 37): the mean's 95% t-interval on the confirmation seeds inside
+    # [NEAR_PERFECT, inf) passes, wholly below NEAR_PERFECT fails, straddling it is inconclusive (a mean >= 0.95 whose
+    # interval reaches below no longer passes; the old fail bar 0.9 was a second standard).
+    from ..standards import decide_interval
+
+    status, _ = decide_interval(iv[1:], (NEAR_PERFECT, math.inf))
     return {**base, "status": status,
-            "measured": {"D_K": D, "best_h_on_selection_seeds": best, "confirmation_acc_mean_lo_hi": iv},
-            "details": f"Near-perfect read as mean test accuracy >= {NEAR_PERFECT} (a band check, no null hypothesis)."}
+            "measured": {"D_K": D, "best_h_on_selection_seeds": best, "confirmation_acc_mean_lo_hi": iv,
+                         "band": [NEAR_PERFECT, None]},
+            "details": f"Near-perfect read as mean test accuracy >= {NEAR_PERFECT}: the 95% t-interval of the "
+                       "confirmation-seed mean inside [0.95, 1] holds, wholly below 0.95 contradicts, else "
+                       "inconclusive (a band check, no null hypothesis)."}

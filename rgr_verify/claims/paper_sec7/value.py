@@ -15,7 +15,9 @@ from ...capacity import curves
 from ...fits import permutation_pvalue
 from ...stats import paired_t_pvalue
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards import Standard
 from ..tools import FAMILY_ALPHA, quick_sizes, sweep_records, verdict_over_readings, with_readings
+from ..tools.multiverse import DIMENSIONS, multiverse_status, significance
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -27,7 +29,7 @@ def _level(tier: str) -> str:
     return "experiment" if tier == "full" else "analogue"
 
 
-def _value_advantage(ctx, tier: str, d_model: int, multi_min_h: int, alpha=0.05):
+def _value_advantage(ctx, tier: str, d_model: int, multi_min_h: int, alpha=0.05, dk_max=None):
     recs, why = sweep_records("sec72-value", tier, ctx)
     if recs is None:
         return Verdict.not_run(why)
@@ -35,6 +37,8 @@ def _value_advantage(ctx, tier: str, d_model: int, multi_min_h: int, alpha=0.05)
     cell = next((pts for g, pts in groups.items() if g[4] == d_model), None)
     if cell is None:
         return Verdict(Status.INCONCLUSIVE, details=f"no d_model = {d_model} cell", evidence_level=_level(tier))
+    cell = [p for p in cell if dk_max is None or p.D_K <= dk_max]  # the multiverse's "D_K range"
+    alpha = significance(alpha)
     single = min((p for p in cell if p.h == 1), key=lambda p: p.mean)
     multi = min((p for p in cell if p.h >= multi_min_h), key=lambda p: p.mean)
     paired = next((p for p in cell if p.h == 1 and p.D_K == multi.D_K), None)
@@ -70,7 +74,20 @@ def _check_value_quick(ctx):
 
 
 def _check_value_full(ctx):
-    return _value_advantage(ctx, "full", 16, ctx.expect("multi_min_h"))
+    import dataclasses
+
+    h = ctx.expect("multi_min_h")
+    every, upto = DIMENSIONS["D_K range"]
+    by = {every: _value_advantage(ctx, "full", 16, h),
+          upto: _value_advantage(dataclasses.replace(ctx, out_dir=None), "full", 16, h, dk_max=64)}
+    v = by[every]
+    if v.unavailable:
+        return v
+    status, robustness = multiverse_status([{"choices": {"D_K range": c}, "estimate": None, "interval": None,
+                                             "status": x.status} for c, x in by.items()])
+    return dataclasses.replace(v, status=status, params={**v.params, "robustness": robustness},
+                               measured_value={**v.measured_value, "by D_K range": {c: x.status.value
+                                                                                    for c, x in by.items()}})
 
 
 def _value_cells(ctx):
@@ -123,25 +140,41 @@ def _check_value_d32_best_heads(ctx, d_model=32, winners=None):
             for r in recs if r["config"]["variant"] == "value" and r["config"]["d_model"] == d_model}
     pts = cells[d_model]
     seeds = sorted({s for p in pts for s in p.seeds})
-    folds = []
-    for held in seeds:
-        train = set(seeds) - {held}
-        chosen, picked = {}, {}
-        for h in sorted({p.h for p in pts}):
-            line = [p for p in pts if p.h == h and held in p.seeds]
-            best = min(line, key=lambda p: _mse(p, train))  # D_K picked on the other seeds
-            picked[h] = best
-            chosen[h] = {"D_K": best.D_K, "held-out MSE": _mse(best, {held}),
-                         "runs at the cap (all seeds)": _capped(best, runs, seeds)}
-        win = min(chosen, key=lambda h: chosen[h]["held-out MSE"])
-        mid = [h for h in chosen if h in winners]
-        best_mid = min(mid, key=lambda h: chosen[h]["held-out MSE"]) if mid else None
-        censored = chosen[win]["runs at the cap (all seeds)"] or (
-            best_mid is not None and chosen[best_mid]["runs at the cap (all seeds)"])
-        folds.append({"held-out seed": held, "per h (D_K picked on the other seeds)": chosen, "held-out winner h": win,
-                      "best of the intermediate h": best_mid, "censored": censored})
+
+    def folds_of(use, cap_counts: bool):
+        folds = []
+        for held in seeds:
+            train = set(seeds) - {held}
+            chosen = {}
+            for h in sorted({p.h for p in use}):
+                line = [p for p in use if p.h == h and held in p.seeds]
+                best = min(line, key=lambda p: _mse(p, train))  # D_K picked on the other seeds
+                chosen[h] = {"D_K": best.D_K, "held-out MSE": _mse(best, {held}),
+                             "runs at the cap (all seeds)": _capped(best, runs, seeds)}
+            win = min(chosen, key=lambda h: chosen[h]["held-out MSE"])
+            mid = [h for h in chosen if h in winners]
+            best_mid = min(mid, key=lambda h: chosen[h]["held-out MSE"]) if mid else None
+            censored = cap_counts and (chosen[win]["runs at the cap (all seeds)"] or (
+                best_mid is not None and chosen[best_mid]["runs at the cap (all seeds)"]))
+            folds.append({"held-out seed": held, "per h (D_K picked on the other seeds)": chosen,
+                          "held-out winner h": win, "best of the intermediate h": best_mid, "censored": censored})
+        return folds
+
+    # the multiverse: the D_K range the lowest MSE is sought over (the paper states none), x the runs that hit the
+    # step cap read as censored (their final MSE still falling) or as measured
+    every, upto = DIMENSIONS["D_K range"]
+    most, _, none = DIMENSIONS["cap-limited cells"]
+    ranges = {every: pts, upto: [p for p in pts if p.D_K <= 64]}
+    analyses = []
+    for rng_choice, use in ranges.items():
+        for cap_choice in (most, none):
+            fs = folds_of(use, cap_choice == most)
+            analyses.append({"choices": {"D_K range": rng_choice, "cap-limited cells": cap_choice}, "estimate": None,
+                             "interval": None, "status": d32_fold_decision(fs, winners),
+                             "held-out winners": [f["held-out winner h"] for f in fs]})
+    status, robustness = multiverse_status(analyses)
+    folds = folds_of(pts, True)
     wins = [f["held-out winner h"] for f in folds]
-    status = d32_fold_decision(folds, winners)
     low = min(p.D_K for p in pts if p.h == 16) if any(p.h == 16 for p in pts) else None
     at_low = {}
     if low is not None:
@@ -174,9 +207,12 @@ def _check_value_d32_best_heads(ctx, d_model=32, winners=None):
                    paper_value=f"at d_model = {d_model} (m = 64) intermediate head counts h in {set(winners)} attain the "
                                "lowest ultimate MSE (Figure 6, bottom)",
                    measured_value={"held-out winners": wins, "folds decided on capped runs": n_cens, "folds": folds,
+                                   "by analysis": [{**a["choices"], "status": a["status"].value,
+                                                    "held-out winners": a["held-out winners"]} for a in analyses],
                                    "h=1 vs h=16 at the smallest D_K with h=16 (the paper: h=1 can beat it)": at_low},
                    witness=wins if status is Status.CONTRADICTED_EMPIRICALLY else None,
-                   params={"selection": "leave one seed out: each h's D_K and the winner picked on the other seeds",
+                   params={"robustness": robustness,
+                           "selection": "leave one seed out: each h's D_K and the winner picked on the other seeds",
                            "censoring": "a fold whose winner or best intermediate h sits on runs that mostly hit "
                                         "the cap is undecided"},
                    evidence=f"full sweep ({n} runs, 3 seeds)", evidence_level="experiment"), hyps, readings)
@@ -186,8 +222,9 @@ def gap_reading_verdict(g16, g32, reading: str, n: int) -> Verdict:
     """The verdict under one reading of 'the gap': exact one-sided permutation tests, d_model 16 vs 32."""
     p_narrow = permutation_pvalue(g16, g32, alternative="less")
     p_wide = permutation_pvalue(g16, g32, alternative="greater")
-    status = (Status.HOLDS_EMPIRICALLY if p_narrow <= FAMILY_ALPHA else Status.CONTRADICTED_EMPIRICALLY
-              if p_wide <= FAMILY_ALPHA else Status.INCONCLUSIVE)
+    level = significance(FAMILY_ALPHA)
+    status = (Status.HOLDS_EMPIRICALLY if p_narrow <= level else Status.CONTRADICTED_EMPIRICALLY
+              if p_wide <= level else Status.INCONCLUSIVE)
     return Verdict(status, paper_value=f"the single-head gap ({reading}) is smaller at d_model = 32 than at 16",
                    measured_value={"per-seed gap d_model=16": [round(v, 4) for v in g16],
                                    "per-seed gap d_model=32": [round(v, 4) for v in g32],
@@ -216,20 +253,28 @@ def _check_value_gap_narrows(ctx):
             out["ratio of MSE"].append(one / best)
         return out
 
-    g16, g32 = gaps(cells[16]), gaps(cells[32])
-    per = {reading: gap_reading_verdict(g16[reading], g32[reading], reading, n) for reading in g16}
-    v = verdict_over_readings(per, printed=GAP_PRINTED, hypotheses=[
+    def over_readings(dk_max):
+        g16, g32 = (gaps([p for p in cells[d] if dk_max is None or p.D_K <= dk_max]) for d in (16, 32))
+        per = {reading: gap_reading_verdict(g16[reading], g32[reading], reading, n) for reading in g16}
+        return per, verdict_over_readings(per, printed=GAP_PRINTED, hypotheses=hyps)
+
+    hyps = [
         "m = 64, d_model in {16, 32}, h in {1, 2, 4, 8, 16}, 3 seeds (committed sec72-value full sweep)",
         "per seed, gap = best h = 1 test MSE against the best test MSE of any h (both minimised over D_K)",
         f"the printed 'gap' of two MSE values read as their {GAP_PRINTED}; the ratio (a gap on Figure 6's log "
-        "axis) is the other reading"])
+        "axis) is the other reading"]
     import dataclasses
 
+    every, upto = DIMENSIONS["D_K range"]  # the multiverse: the D_K range each h's best MSE is sought over
+    by = {every: over_readings(None), upto: over_readings(64)}
+    per, v = by[every]
+    status, robustness = multiverse_status([{"choices": {"D_K range": c}, "estimate": None, "interval": None,
+                                             "status": x[1].status} for c, x in by.items()])
     return dataclasses.replace(
-        v, paper_value="with less compression (d_model = 32 vs 16) the gap between h = 1 and the best model narrows "
+        v, status=status, paper_value="with less compression (d_model = 32 vs 16) the gap between h = 1 and the best model narrows "
                        "and a single head is competitive (Figure 6)",
         witness={k: x.status.value for k, x in per.items()} if v.status is Status.CONTRADICTED_EMPIRICALLY else None,
-        params={**v.params, "alpha": FAMILY_ALPHA, "printed reading": GAP_PRINTED},
+        params={**v.params, "alpha": FAMILY_ALPHA, "printed reading": GAP_PRINTED, "robustness": robustness},
         evidence=f"full sweep ({n} runs); per-seed gap per reading; exact one-sided permutation test, d_model 16 "
                  "vs 32; readings combined by verdict_over_readings", evidence_level="experiment")
 
@@ -243,8 +288,16 @@ CLAIMS = (
                 "when the best h >= 4 mean MSE is below the best h = 1 mean MSE and, at its D_K, a paired t-test "
                 "against h = 1 gives p < 0.05 / k (k = the D_K values the best was picked from; Bonferroni). Chance "
                 "of passing under the null (no multi-head effect): <= 5% (paired t model). W_V: d_msg = d_model, "
-                "entries N(0, 1/d_model) (our reading)."),
+                "entries N(0, 1/d_model) (our reading).",
+          standard=Standard("comparison", "value retrieval (sec72-value quick, d_model 8): best mean test MSE of h "
+                                          ">= 4 against best h = 1, and the paired difference at the chosen D_K",
+                            tolerance="best h >= 4 mean below best h = 1 with paired t p < 0.05 / k (k = the D_K it "
+                                      "was picked from); best h >= 4 not below contradicts",
+                            source="ours: conventional level 0.05, Bonferroni over the picked D_K",
+                            primary="paired t-test over seeds at the best multi-head D_K",
+                            dimensions=())),
     Claim(id="fig6-value-multihead-advantage", ref="Figure 6",
+          analyses=("leave one seed out", "test level", "seed batch"),
           statement="At m = 64, d_model = 16, single-head value retrieval plateaus at high MSE while h >= 4 drives it "
                     "down",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_full, role="result",
@@ -252,7 +305,15 @@ CLAIMS = (
           notes="Full tier (sec72-value full). Same decision rule as the quick claim. Stated value: the cut h >= 4; "
                 "the best multi-head model on the evidence is h = 16, so the cuts 2 and 8 give the same verdict (those "
                 "mutants survive).",
-          expects={"multi_min_h": Stated(4, "value", "Sec. 7.2 / Figure 6: models with h >= 4 drive the MSE down")}),
+          expects={"multi_min_h": Stated(4, "value", "Sec. 7.2 / Figure 6: models with h >= 4 drive the MSE down")},
+          standard=Standard("comparison", "value retrieval (sec72-value full, m 64, d_model 16): best mean test MSE "
+                                          "of h >= 4 against best h = 1, and the paired difference at the chosen D_K",
+                            tolerance="best h >= 4 mean below best h = 1 with paired t p < 0.05 / k (k = the D_K it "
+                                      "was picked from); best h >= 4 not below contradicts",
+                            source="paper: the cut h >= 4 (Sec. 7.2, Fig. 6); ours: level 0.05, Bonferroni over the "
+                                   "picked D_K",
+                            primary="paired t-test over seeds at the best multi-head D_K",
+                            dimensions=("D_K range",), alternative=("no_head_effect", "holds-empirically"))),
     Claim(id="sec72-value-dmodel32-best-intermediate-heads", ref="Sec. 7.2",
           statement="At m = 64, d_model = 32, intermediate head counts (h = 4, 8) attain the lowest ultimate test MSE",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_d32_best_heads, role="result",
@@ -269,8 +330,18 @@ CLAIMS = (
                 "low-D_K settings'). Stated values: the intermediate head counts 4 and 8 (the baseline is "
                 "inconclusive, censored, so their mutants survive).",
           expects={"h_low": Stated(4, "value", "Sec. 7.2: at d_model = 32 intermediate head counts (4, 8) do best"),
-                   "h_high": Stated(8, "value", "Sec. 7.2: at d_model = 32 intermediate head counts (4, 8) do best")}),
+                   "h_high": Stated(8, "value", "Sec. 7.2: at d_model = 32 intermediate head counts (4, 8) do best")},
+          standard=Standard("comparison", "held-out winner h of each leave-one-seed-out fold at d_model 32 (each h "
+                                          "at the D_K picked on the other seeds)",
+                            tolerance="every fold uncensored and won by h in {4, 8}; every fold uncensored and won "
+                                      "outside {4, 8} contradicts; a fold resting on runs that mostly hit the cap "
+                                      "is undecided",
+                            source="paper: h = 4, 8 (Sec. 7.2); ours: unanimity over folds and censoring by the "
+                                   "step cap",
+                            primary="leave-one-seed-out selection, held-out comparison of test MSE",
+                            dimensions=("D_K range", "cap-limited cells"), alternative=("no_head_effect", "holds-empirically"))),
     Claim(id="sec72-value-gap-narrows-at-dmodel32", ref="Sec. 7.2",
+          analyses=("leave one seed out", "test level", "seed batch"),
           statement="With less compression (d_model = 32 vs 16) the single-head gap narrows: h = 1 is competitive",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_gap_narrows, role="result",
           replays=("sec72-value",),
@@ -280,5 +351,13 @@ CLAIMS = (
                 "reverse test gives p <= 0.05. The readings are combined by verdict_over_readings with the "
                 "difference as the printed reading (the plain gap of two MSE values): both hold -> holds; both fail "
                 "-> contradicted; mixed -> contradicted only when the difference fails, else inconclusive. Measured: "
-                "the difference narrows (p = 0.05), the ratio widens (p = 0.05): inconclusive."),
+                "the difference narrows (p = 0.05), the ratio widens (p = 0.05): inconclusive.",
+          standard=Standard("comparison", "per-seed gap between the best h = 1 test MSE and the best MSE of any h, "
+                                          "d_model 16 against 32, as a difference and as a ratio",
+                            tolerance="narrower at 32 at exact one-sided p <= 0.05; wider at p <= 0.05 contradicts "
+                                      "(per reading)",
+                            source="ours: conventional level 0.05",
+                            primary="exact one-sided permutation test per reading; readings combined with the "
+                                    "difference as the printed one",
+                            dimensions=("D_K range",), alternative=("no_head_effect", "holds-empirically"))),
 )

@@ -20,7 +20,8 @@ from ...graphs import permutation_graph, random_permutation_graph
 from ...scoring import softmax_sum_scores
 from ...softmax_analysis import all_head_logits, scores_from_logits
 from ...strategies import seeds
-from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..base import CheckContext, Claim, Kind, Stated, Tier, Verdict
+from ..standards.decide import decide
 from ..symbolic import combine_verdicts
 from ..tools import property_verdict
 from .common import softmax_dk
@@ -75,7 +76,7 @@ def _hand_case() -> Verdict:
     q0 = (X[0] @ c.W_Q[0])
     if not np.allclose(q0, c.W_sig[perm[0]]):
         problems.append("q_0 of head 1 is not w_pi(0)")
-    return Verdict(Status.VERIFIED if not problems else Status.REFUTED,
+    return Verdict(decide(not problems, bool(problems), exact=True),
                    measured_value={"problems": problems, "h": c.n_heads, "D_K": c.n_heads * c.d_k},
                    evidence="exact case m = 4, d_model = 2, d_k = 3 (X with exact entries), checked entry by entry",
                    evidence_level="witness" if problems else "proved")
@@ -136,7 +137,8 @@ def _check_budget(ctx: CheckContext) -> Verdict:
     # exact hand case: m = 8, d_model = 4, C = 1: d_k = ceil(ln^2 8) = 5, h = 2, D_K = 10
     c, _ = _instance({"m": 8, "d_model": 4, "d_k": softmax_dk(1.0, 8), "seed": 3})
     spent = int(sum(c.W_K[k].shape[1] for k in range(c.n_heads)))
-    hand = Verdict(Status.VERIFIED if (c.d_k, c.n_heads, spent) == (5, 2, 10) else Status.REFUTED,
+    hand_ok = (c.d_k, c.n_heads, spent) == (5, 2, 10)
+    hand = Verdict(decide(hand_ok, not hand_ok, exact=True),
                    measured_value={"d_k": c.d_k, "h": c.n_heads, "D_K": spent, "expected": [5, 2, 10]},
                    evidence="exact case m = 8, d_model = 4, C = 1", evidence_level="proved")
     return combine_verdicts([hand, gen], paper_value=gen.paper_value)

@@ -5,7 +5,6 @@ Not a claims module (no ``CLAIMS``).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -13,6 +12,8 @@ import numpy as np
 from ...constructions import algorithm2
 from ...embeddings import gaussian_unit_norm_embeddings
 from ...graphs import random_permutation_graph
+
+from ..tools.builders import with_role
 
 __all__ = ["proof_step", "with_role", "theorem81_length", "FALSE_ALARM", "PAPER_DIAGONAL", "PAPER_ELL", "algorithm2_instance", "softmax_dk"]
 
@@ -45,9 +46,6 @@ def softmax_dk(C: float, m: int) -> int:
     return max(1, int(math.ceil(C * math.log(m) ** 2)))
 
 
-def with_role(claim, role: str, *supports: str):
-    """``claim`` with its role (and the labels it supports) declared; validation is the Claim's."""
-    return dataclasses.replace(claim, role=role, supports=tuple(supports))
 
 
 def proof_step(claim, serves: str = "Theorem 8.1"):

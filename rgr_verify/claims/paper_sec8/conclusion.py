@@ -17,6 +17,7 @@ from ...softmax_analysis import (
     rows_on_full_context,
 )
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict, prove_by_monotonicity
 from ..tools import (
     FAILS,
@@ -53,7 +54,7 @@ def _tight(expr, value) -> Verdict:
     """The stated bound is the proof's own worst case: ``expr`` (at the extreme point) equals ``value`` exactly."""
     diff = sp.nsimplify(sp.simplify(sp.nsimplify(expr) - sp.nsimplify(value)))
     ok = diff == 0
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED, measured_value={"extreme_value": str(sp.nsimplify(expr)),
+    return Verdict(decide(ok, not ok, exact=True), measured_value={"extreme_value": str(sp.nsimplify(expr)),
                    "stated": str(sp.nsimplify(value))}, evidence="sympy: exact value at the extreme point",
                    evidence_level="proved")
 
@@ -94,7 +95,8 @@ def _step5_false(ctx: CheckContext) -> Verdict:
     v = inequality_verdict(F.step5_false_upper(), "<=", sp.nsimplify(upper), variables=V, ctx=ctx, constraints=cons,
                            max_points=1500, proof=lambda: prove_by_monotonicity(g, V[:3]))
     tight = _tight(sp.Integer(2) ** -sp.nsimplify(g0) + 1 / sp.nsimplify(factor), upper)
-    below = Verdict(Status.VERIFIED if upper < 0.5 else Status.REFUTED, measured_value={"bound": upper, "tau": 0.5},
+    below_ok = upper < 0.5
+    below = Verdict(decide(below_ok, not below_ok, exact=True), measured_value={"bound": upper, "tau": 0.5},
                     evidence="exact comparison of the stated bound with tau = 1/2", evidence_level="proved")
     return combine_verdicts([v, tight, below],
                             paper_value="C_ell >= 8(1 + 2 C_2), gamma >= 3 => A_ij <= 1/8 + 1/8 < 1/2",
@@ -210,8 +212,7 @@ def _check_large_dk(ctx: CheckContext) -> Verdict:
                                             "C_ell <=": m / max(m // d_model, math.log(m))}},
         ))
     refuted = [v for v in verdicts if v.status is Status.REFUTED]
-    status = Status.REFUTED if refuted else (Status.VERIFIED if all(v.status is Status.VERIFIED for v in verdicts)
-                                             else Status.INCONCLUSIVE)
+    status = decide(not refuted and all(v.status is Status.VERIFIED for v in verdicts), bool(refuted), exact=True)
     hyps, outcomes = [], []
     for v in verdicts:
         p = v.params
@@ -275,12 +276,10 @@ def constants_decision(rows: list) -> tuple:
     Returns (status, the C from which the tail holds or None)."""
     works = [r["draws_ok"] == r["draws"] for r in rows]
     tail_from = next((i for i in range(len(works)) if all(works[i:])), None)
-    if tail_from is not None:
-        return Status.HOLDS_EMPIRICALLY, rows[tail_from]["C"]
+    holds = tail_from is not None
     top = rows[-1]
-    if top["draws_failing_on_a_wrong_item_only"] == top["draws"]:
-        return Status.CONTRADICTED_EMPIRICALLY, None
-    return Status.INCONCLUSIVE, None
+    fails = not holds and top["draws_failing_on_a_wrong_item_only"] == top["draws"]
+    return decide(holds, fails), (rows[tail_from]["C"] if holds else None)
 
 
 _CONSTANTS_DRAWS = 8
@@ -362,12 +361,9 @@ def _check_certificate(ctx: CheckContext) -> Verdict:
         if cert.refuted and witness is None and rows[-1]["meets_step5_C_ell"]:
             witness = {"m": m, "d_model": d_model, "d_k": c.d_k, "ell": ell, "draw_seed_keys": [ctx.seed, ci],
                        **cert.witness}
-    if all(r["certified"] for r in rows):
-        status = Status.HOLDS_EMPIRICALLY
-    elif witness is not None:
-        status = Status.CONTRADICTED_EMPIRICALLY
-    else:
-        status = Status.INCONCLUSIVE  # no witness, or witnesses only below the C_ell the proof needs
+    certified = all(r["certified"] for r in rows)
+    # inconclusive: no witness, or witnesses only below the C_ell the proof needs
+    status = decide(certified, witness is not None and not certified)
     params = {"configs_(m,d_model,C,ell)": configs}
     if witness is not None:
         w = witness

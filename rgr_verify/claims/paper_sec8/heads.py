@@ -9,6 +9,7 @@ import sympy as sp
 from ... import formulas as F
 from ...softmax_analysis import all_head_logits, scores_from_logits
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import FAILS, outcome_word, VAR_D_MODEL, VAR_ELL, VAR_M, symbolic_claim, with_readings
 from .common import algorithm2_instance, proof_step, with_role
@@ -40,10 +41,8 @@ def _check_sec82(ctx: CheckContext) -> Verdict:
         ok = [r["D_K"] for r in rows if r["h"] == h and min(r["row_accuracy_target_present"]) == 1.0]
         success[h] = min(ok) if ok else None
     decided = all(v is not None for v in success.values())
-    if decided:
-        status = Status.HOLDS_EMPIRICALLY if success[m // d_model] < success[1] else Status.CONTRADICTED_EMPIRICALLY
-    else:
-        status = Status.INCONCLUSIVE
+    fewer = decided and success[m // d_model] < success[1]
+    status = decide(fewer, decided and not fewer)
     return Verdict(
         status=status,
         paper_value="Prop. 8.4 / Sec. 8.2: the single head needs a larger D_K than h = m/d_model heads under softmax",

@@ -21,6 +21,7 @@ from ...softmax_analysis import (
     source_owner_heads,
 )
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict, prove_nonnegative
 from ..tools import (
     FAILS,
@@ -74,7 +75,7 @@ def _check_eq14(ctx: CheckContext) -> Verdict:
                     f"{NOT_TESTED}: witness outside hypothesis C >= 64 (C = {C:g}, c0 = d_model / ln m = "
                     f"{d_model / math.log(m):.1f}); Step 3(i)'s symmetry argument does not use C"}
     return with_readings(Verdict(
-        status=Status.REFUTED if refuted else Status.INCONCLUSIVE,
+        status=decide(False, refuted, exact=True),
         paper_value="(14): E[p^(k)_ij | X, C] = 1/ell for every non-owner head k and j in C",
         measured_value={"1/ell": 1.0 / ell, "max |mean - 1/ell|": float(dev[t]), "hoeffding_radius": radius,
                         "mean_masses": np.round(mean, 4).tolist()},
@@ -111,7 +112,7 @@ def _check_lem83_scale(ctx: CheckContext) -> Verdict:
                   and abs(r["fitted_exponent_upper_half"] - e) < 0.1
                   for r in rows.values())
     return Verdict(
-        status=Status.HOLDS_EMPIRICALLY if bounded else Status.CONTRADICTED_EMPIRICALLY,
+        status=decide(bounded, not bounded),
         paper_value="E p = 1/ell and ||p - 1/ell||_psi1 <= K_1/ell",
         measured_value=rows,
         params={"ells": ells},
@@ -141,7 +142,7 @@ def _check_lem83_application(ctx: CheckContext) -> Verdict:
                 (f"{FAILS}: log E exp(e^L / t) >= {worst:.3g} > log 2 for every t in [1e-2, 1e6]" if all_exceed else
                  f"{NOT_TESTED}: the certified lower bound did not exceed log 2 at every t")}
     return with_readings(Verdict(
-        status=Status.REFUTED if all_exceed else Status.INCONCLUSIVE,
+        status=decide(False, all_exceed, exact=True),
         paper_value="Z_t = exp(L_it) has psi_1 norm bounded by an absolute constant since L_it is sub-Gaussian",
         measured_value={"t": ts, "log E exp(e^L/t) >=": [r["log_lower_bound"] for r in results],
                         "non_owner_logit_std_at_(256,32,C=4)": std},
@@ -253,7 +254,7 @@ def _eq16_union(ctx: CheckContext) -> Verdict:
                               proof=lambda: prove_nonnegative(F.m ** e - 2 * F.m ** (2 - t_coeff), [VAR_M]))
     # the stated exponent is the sharpest power bound of 2 m^(2 - t) over m >= 2: equality at m = 2
     sharp = sp.simplify(2 * sp.Integer(2) ** (2 - t_coeff) - sp.Integer(2) ** e) == 0
-    tight = Verdict(Status.VERIFIED if sharp else Status.REFUTED,
+    tight = Verdict(decide(sharp, not sharp, exact=True),
                     measured_value={"2 * 2^(2-t)": str(2 * sp.Integer(2) ** (2 - t_coeff)), "2^e": str(sp.Integer(2) ** e)},
                     evidence="sympy: exact value at m = 2", evidence_level="proved")
     return combine_verdicts([ident, ineq, tight],

@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict
 from .common import FALSE_ALARM, algorithm2_instance, softmax_dk
 
@@ -68,7 +69,8 @@ def _check_independence(ctx: CheckContext) -> Verdict:
     z_bar = float(norm.isf(FALSE_ALARM / (2 * R.size)))
     worst = float(np.abs(R).max() * math.sqrt(n))
     dependent = worst > z_bar
-    status = Status.CONTRADICTED_EMPIRICALLY if (dependent or not r["disjoint_targets"]) else Status.HOLDS_EMPIRICALLY
+    against = dependent or not r["disjoint_targets"]
+    status = decide(not against, against)
     return Verdict(
         status=status,
         paper_value="Step 3(iii): given X and C, {p^(k)_ij}_{k != k*} are independent across k (disjoint T_k)",

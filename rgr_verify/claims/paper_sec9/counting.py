@@ -7,15 +7,17 @@ regime specialisations. Formulas come from :mod:`rgr_verify.formulas`; verdicts 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import sympy as sp
 
 from ... import formulas as F
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import FAILS, NOT_TESTED, symbolic_claim, with_readings
+
+from ..tools.builders import with_role
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -135,7 +137,7 @@ def _eq24_printed(ctx: CheckContext) -> Verdict:
     lo, hi = min(ratios), max(ratios)
     bounded = 0.25 < lo and hi < 4.0 and abs(ratios[-1] - ratios[-2]) < 0.1
     return Verdict(
-        Status.VERIFIED if bounded else Status.REFUTED,
+        decide(bounded, not bounded, exact=True),
         paper_value=paper,
         measured_value=f"binomial reading: rate / (log binom / d_model) along m' = m for m = 16..4096 in "
                        f"[{lo:.4f}, {hi:.4f}], last {ratios[-1]:.4f}; printed reading: {printed_v.status.value}",
@@ -196,10 +198,6 @@ def _regime_sparse(ctx: CheckContext) -> Verdict:
                             details="log(m^2/m') >= eps log m - log K for m' <= K m^(2-eps); the ratio tends to eps.")
 
 
-def _role(claim: Claim, role: str, *supports: str) -> Claim:
-    """``claim`` with its role and the labels it supports."""
-    return dataclasses.replace(claim, role=role, supports=tuple(supports))
-
 
 CLAIMS = (
     Claim(id="sec9-sym-parameter-count", ref="Sec. 9",
@@ -207,11 +205,11 @@ CLAIMS = (
                     "B = b(2 d_model D_K + 1) bits.", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_parameter_count,
           expects={"matrices": Stated(2, "value", "Sec. 9 bit budget: 2 d_model D_K + 1 parameters (W_Q, W_K)"),
                    "scalars": Stated(1, "value", "Sec. 9 bit budget: + 1 (tau)")}, role="proof-step", supports=("Theorem 9.2",)),
-    _role(symbolic_claim("sec9-sym-bit-budget-rearrangement", "Sec. 9", "2^B >= binom(m(m-1), m') rearranges to d_model D_K >= "
+    with_role(symbolic_claim("sec9-sym-bit-budget-rearrangement", "Sec. 9", "2^B >= binom(m(m-1), m') rearranges to d_model D_K >= "
                    "log binom / (2b) - O(1) (exactly -1/2 in base 2).", _bit_rearrangement,
                    notes="Log base: base 2 makes the step exact; the natural-log reading is weaker and also valid.",
                    expects={"matrices": Stated(2, "value", "Sec. 9 bit budget: d_model D_K >= log binom / (2b) - O(1)")}), "proof-step", "Theorem 9.2"),
-    _role(symbolic_claim("sec9-sym-binomial-rate-equivalence", "Sec. 9", "Omega(log binom(m(m-1), m') / d_model) equals "
+    with_role(symbolic_claim("sec9-sym-binomial-rate-equivalence", "Sec. 9", "Omega(log binom(m(m-1), m') / d_model) equals "
                    "Omega((m'/d_model) log(m^2/m')) on the whole stated domain 1 <= m' <= m(m-1).", _rate_equivalence,
                    notes="Theorem 9.2 states m' in {0, ..., m(m-1)}; the equivalence fails near the complete graph.",
                    slip=("quantity-swapped-in-corner", "result",
@@ -219,9 +217,9 @@ CLAIMS = (
                          "graph, where the binomial count collapses (to 0 at m' = m(m-1)) and the rewrite does not; "
                          "(23) stands, and keeping m' a constant fraction below m(m-1), or printing the binomial, "
                          "repairs the rewrite.")), "detail", "Theorem 9.2"),
-    _role(symbolic_claim("sec9-sym-binomial-rate-half-domain", "Sec. 9", "For m' <= m(m-1)/2, log binom(m(m-1), m') is within "
+    with_role(symbolic_claim("sec9-sym-binomial-rate-half-domain", "Sec. 9", "For m' <= m(m-1)/2, log binom(m(m-1), m') is within "
                    "constant factors (1/2 and 1 + 1/ln 2) of m' log(m^2/m').", _rate_half_domain), "proof-step", "Theorem 9.2"),
-    _role(symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
+    with_role(symbolic_claim("eq23-sym-margin-constant", "Eq. (23)", "An eps-net with eps = gamma/4 of size (C/eps)^(2 d D_K + 1) gives "
                    "(23) with c(gamma) = 1/(2 log(C'/gamma)) > 0, C' = 4C.", _margin_constant,
                    notes="Stated value: eps = gamma/4, judged by the radius step 3 eps < gamma (gamma/2 breaks it); a "
                          "smaller radius only renames the absolute constant (C' = C/r for any r < 1/3) and weakens "
@@ -231,21 +229,21 @@ CLAIMS = (
                    expects={"eps_fraction": Stated(0.25, "constant", "Theorem 9.2 proof: an eps-net of radius eps = gamma/4",
                                                    bound="lower")}),
           "proof-step", "Theorem 9.2"),
-    _role(symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
+    with_role(symbolic_claim("eq24-sym-first-member-rate", "Eq. (24)", "The first member of Eq. (24), log binom(m(m-1), m')/d_model, is the "
                    "same order as (m'/d_model) log(m^2/m') along m' = m.", _eq24_printed,
                    notes="Reading: the first member is log binom(m(m-1), m') / d_model, as in (23) which (24) restates "
                          "('or equivalently'); the printed log(m(m-1)/m') is evaluated too and reported in the details."), "result", "Theorem 9.2"),
     Claim(id="sec9-sym-regime-permutation", ref="Sec. 9", statement="With m' = m the bound reads Omega(m' log m / d_model).",
           kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_regime_permutation,
           expects={"log_power": Stated(1, "exponent", "Sec. 9 regimes: D_K = Omega(m' log m / d_model) for m' = m")}, role="result", supports=("Theorem 9.2",)),
-    _role(symbolic_claim("sec9-sym-regime-dense", "Sec. 9", "For every family with m' = Theta(m^2) the bound (23) gives "
+    with_role(symbolic_claim("sec9-sym-regime-dense", "Sec. 9", "For every family with m' = Theta(m^2) the bound (23) gives "
                    "Omega(m'/d_model).", _regime_dense,
                    notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite.",
                    slip=("quantity-swapped-in-corner", "remark",
                          "For m' = Theta(m^2) the bound (23) gives Omega(m'/d_model) only while m' stays a constant "
                          "fraction below m(m-1); next to the complete graph the binomial count collapses, so the "
                          "dense bullet holds once that corner is excluded, and (23) is untouched.")), "detail", "Theorem 9.2"),
-    _role(symbolic_claim("sec9-sym-regime-sparse", "Sec. 9", "For m' = O(m^(2-eps)), log(m^2/m') >= eps log m - O(1), so the bound "
+    with_role(symbolic_claim("sec9-sym-regime-sparse", "Sec. 9", "For m' = O(m^(2-eps)), log(m^2/m') >= eps log m - O(1), so the bound "
                    "is Omega(m' log m / d_model).", _regime_sparse,
                    expects={"log_power": Stated(1, "exponent", "Sec. 9 regimes: m' = O(m^(2-eps)) gives Omega(m' log m / d_model)")}),
           "result", "Theorem 9.2"),

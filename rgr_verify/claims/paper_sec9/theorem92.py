@@ -17,17 +17,20 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from ... import formulas as F
-from ...constructions import algorithm1, algorithm2
+from ...constructions import algorithm1
 from ...embeddings import gaussian_unit_norm_embeddings
 from ...graphs import random_permutation_graph
 from ...lower_bound import steepest_perturbation
 from ...scoring import max_over_heads_scores, softmax_sum_scores, split_heads
-from ...softmax_analysis import all_head_logits, decision_function, nuclear_normalised_margin, two_way_softmax_score
+from ...softmax_analysis import decision_function, nuclear_normalised_margin, two_way_softmax_score
 from ...strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict
-from ..tools import FAILS, HOLDS, NOT_TESTED, property_verdict, symbolic_claim, with_readings
+from ..tools import FAILS, NOT_TESTED, outcome_word, property_verdict, symbolic_claim, with_readings
 from .worstcase import lipschitz_verdict
+
+from ..tools.builders import with_role
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -173,7 +176,7 @@ def _check_homogeneity(ctx: CheckContext) -> Verdict:
     spread = [r[0] for r in rows]
     ok = signs and dev <= 1e-8
     return Verdict(
-        status=Status.VERIFIED if ok else Status.REFUTED,
+        status=decide(ok, not ok, exact=True),
         paper_value="(U, V, tau) -> (U/a, V/b, tau/(ab)) keeps every decision (scale homogeneity) and multiplies the "
                     "margin S - tau by (ab)^-1",
         measured_value={"signs_kept_in_every_case": signs,
@@ -224,7 +227,67 @@ def _check_length2_reduction(ctx: CheckContext) -> Verdict:
                             paper_value="the decision on the length-2 context (u, v) is the decision in every context")
 
 
+def any_scheme_margin_bound(X, perm) -> float:
+    """An upper bound on the Definition 9.1 margin of ANY max-over-heads parameter choice satisfying (26) that
+    recovers the permutation graph of ``perm`` on the embeddings ``X`` (rows x_v), at any tau:
+
+        gamma <= m ||X||_op ||X_c||_op / (2 (m - 2) m_F),   X_c = X - 1 xbar^T, m_F = #{i : pi(i) != i}.
+
+    Proof: for a moved source i (p = pi(i)) take a head k with x_i^T A_k x_p >= tau + gamma; every non-edge j not in
+    {i, p} has x_i^T A_k x_j <= S_ij <= tau - gamma. Averaging over those m - 2 values of j gives
+    x_i^T A_k ((m - 1)(x_p - xbar) + (x_i - xbar)) >= 2 gamma (m - 2). Summing over the moved sources, the left side is
+    sum_k <A_k, (m - 1) M_k + N_k> with M_k, N_k products of row blocks of X and X_c, so it is at most
+    m ||X||_op ||X_c||_op sum_k ||A_k||_*, and sum_k ||A_k||_* <= sum_k ||U_k||_F ||V_k||_F <= ||U||_F ||V||_F <= 1.
+    For one-hot X this is m / (2 (m - 2) m_F), i.e. 1/(2(m - 2)) for a derangement; for Gaussian unit-norm rows about
+    (sqrt(m / d_model) + 1)^2 / (2m), i.e. about 1/(2 d_model) when d_model << m. The operator norms are computed in
+    float64 and inflated by 1e-9 (relative), far above their rounding."""
+    X = np.asarray(X, dtype=np.float64)
+    perm = np.asarray(perm)
+    m = X.shape[0]
+    m_f = int(np.sum(perm != np.arange(m)))
+    if m < 3 or m_f == 0:
+        raise ValueError(f"need m >= 3 and a moved source, got m = {m}, {m_f} moved")
+    a, b = np.linalg.norm(X, 2), np.linalg.norm(X - X.mean(axis=0), 2)
+    return float(m * a * b / (2 * (m - 2) * m_f)) * (1 + 1e-9)
+
+
+_DEF91_C1_MS = (128, 256, 512, 1024)  # Construction I instances (exact integers) beside the compressive sweep
+
+
 def _check_def91(ctx: CheckContext) -> Verdict:
+    """Definition 9.1 on the paper's constructions under (26): Construction I by the exact bound gamma_26 <= 1/m
+    (which decides), Algorithm 1 granted its proof's margin d_k/4 (fitted, supporting) and bounded for any scheme on its
+    drawn X (:func:`any_scheme_margin_bound`, recorded)."""
+    from ..paper_sec4.constructions import construction1_margin_26, margin_bound_verdict
+    from ...constructions import construction1
+    from ...minimal_constants import certified_c_construction1
+
+    fit = _def91_fit(ctx)
+    e = ctx.expect("margin_exponent")
+    rows = [construction1_margin_26(construction1(random_permutation_graph(m, rng=r), rng=r,
+                                                  d_k=certified_c_construction1(m)["d_k"]))
+            for i, m in enumerate(_DEF91_C1_MS) for r in (ctx.rng(100 + i),)]
+    paper = "'All of our upper bounds achieve constant margins under the same model' (normalisation (26))"
+    v = margin_bound_verdict(rows, exponent=e, direction=">=", paper_value=paper)
+    if v is None:  # a claimed decay the exact bound does not exclude (gamma >~ m^e with e <= -1): the fit decides
+        return fit
+    readings = {"'all of our upper bounds', Construction I (Sec. 4, one-hot inputs) among them":
+                    f"{outcome_word(v)}: {v.measured_value}",
+                "Algorithm 1 alone, granted its proof's margin d_k/4":
+                    fit.params["readings"]["'constant margin' = gamma bounded below independently of m under (26)"],
+                "margin as the construction actually separates (not granted)":
+                    fit.params["readings"]["margin as the construction actually separates (not granted)"]}
+    hyps = [f"Construction I at m = {list(_DEF91_C1_MS)} (certified d_k, uniform random pi), one-hot x_v (norm 1), "
+            "every tau and every factorisation of W_Q W_K^T (the best rescaling to ||U||_F, ||V||_F <= 1)",
+            *fit.params["hypotheses_checked"]]
+    supporting = {"status": fit.status.value, "evidence_level": fit.evidence_level,
+                  "fitted_exponent_of_gamma_in_m": fit.measured_value["fitted_exponent_of_gamma_in_m"],
+                  "99%_interval": fit.measured_value["99%_interval"], "table": fit.measured_value["table"]}
+    return with_readings(dataclasses.replace(v, params={**v.params, "fitted (supporting, Algorithm 1 granted d_k/4)":
+                                                        supporting}), hyps, readings)
+
+
+def _def91_fit(ctx: CheckContext) -> Verdict:
     """Definition 9.1 on the paper's compressive construction, granting it the margin its proof gives (d_k/4)."""
     sizes = [(128, 16), (256, 32), (512, 64), (1024, 128), (2048, 256)] + ([(4096, 512)] if ctx.tier != "quick" else [])
     rows = []
@@ -235,9 +298,11 @@ def _check_def91(ctx: CheckContext) -> Verdict:
         c = algorithm1(graph, X, d_k=int(math.ceil(4 * math.log(m))), rng=rng)
         granted = c.d_k / 4  # Theorem 4.1's proof: edges >= 3/4 d_k, non-edges <= 1/4 d_k around tau = d_k/2
         nm = nuclear_normalised_margin(c, granted)
+        bound = any_scheme_margin_bound(X, graph.perm)
         rows.append({"m": m, "d_model": d_model, "h": c.n_heads, "d_k": c.d_k, "sum_nuclear": nm["sum_nuclear_norms"],
                      "gamma_normalised_best": nm["normalised_margin_best"],
-                     "gamma_normalised_frobenius": nm["normalised_margin_frobenius"]})
+                     "gamma_normalised_frobenius": nm["normalised_margin_frobenius"],
+                     "any_scheme_bound_on_X": bound, "any_scheme_bound_times_d_model": bound * d_model})
     ms = np.array([r["m"] for r in rows], dtype=float)
     g = np.array([r["gamma_normalised_best"] for r in rows])
     slope, intercept = np.polyfit(np.log(ms), np.log(g), 1)
@@ -246,7 +311,7 @@ def _check_def91(ctx: CheckContext) -> Verdict:
     from scipy.stats import t as tdist
 
     half = float(tdist.ppf(0.995, len(ms) - 2)) * se
-    status = Status.CONTRADICTED_EMPIRICALLY if slope + half < ctx.expect("margin_exponent") else Status.INCONCLUSIVE
+    status = decide(False, slope + half < ctx.expect("margin_exponent"))
     hyps = [f"Algorithm 1 on the paper's r = m/d_model = 8 diagonal, m = {sizes[0][0]}..{sizes[-1][0]}, "
             "d_k = ceil(4 ln m), h = d_model",
             "margin granted as d_k/4 around tau = d_k/2 (Theorem 4.1's proof), normalised to (26) ||U||_F, ||V||_F <= 1 "
@@ -274,66 +339,12 @@ def _check_def91(ctx: CheckContext) -> Verdict:
     ), hyps, readings)
 
 
-def _check_length2_construction(ctx: CheckContext) -> Verdict:
-    """Sec. 1 calls Theorem 8.1's budget sufficient for softmax RGR, whose contexts have every length 1 <= ell <= m;
-    Theorem 9.2's reduction makes length 2 the decisive case. Does Theorem 8.1's construction recover it?"""
-    # c0 = d_model / ln m = 74 (1024, 512) and 134 (2048, 1024); C = 64 is Step 5's constant (gamma >= 3)
-    configs = [(1024, 512, 64.0)] + ([(2048, 1024, 64.0)] if ctx.tier != "quick" else [])
-    rows, witness = [], None
-    for ci, (m, d_model, C) in enumerate(configs):
-        rng = ctx.rng(ci)
-        graph = random_permutation_graph(m, rng=rng)
-        X = gaussian_unit_norm_embeddings(m, d_model, rng=rng)
-        c = algorithm2(graph, X, d_k=int(math.ceil(C * math.log(m) ** 2)), rng=rng)
-        L = all_head_logits(c)  # [h, m, m]
-        diag = np.diagonal(L, axis1=1, axis2=2)[:, :, None]  # L_ii per head, [h, m, 1]
-        A = (1.0 / (1.0 + np.exp(-(L - diag)))).sum(axis=0)  # Eq. (28): A_ij on C = (i, j), [m, m]
-        off = ~np.eye(m, dtype=bool)
-        edge = graph.adjacency & off
-        non = ~graph.adjacency & off
-        wrong_non = non & (A > ctx.expect("tau"))
-        wrong_edge = edge & (A <= ctx.expect("tau"))
-        rows.append({"m": m, "d_model": d_model, "h": c.n_heads, "d_k": c.d_k,
-                     "fraction_non_edges_declared": float(wrong_non.sum() / non.sum()),
-                     "fraction_edges_missed": float(wrong_edge.sum() / max(1, edge.sum()))})
-        if witness is None and wrong_non.any():
-            i, j = map(int, np.argwhere(wrong_non)[0])
-            witness = {"m": m, "d_model": d_model, "d_k": c.d_k, "pair": [i, j], "target_of_i": int(graph.perm[i]),
-                       "A_ij_on_context_(i,j)": float(A[i, j])}
-    hyps = [f"Algorithm 2 weights (Theorem 8.1's construction), (m, d_model, C) in {configs}, d_k = ceil(C ln^2 m), "
-            "h = m / d_model = 2; c0 = d_model / ln m >= 74 (above the measured minimal c0 of Theorem 4.1) and "
-            "C = 64 (Step 5's gamma >= 3)", "pairs i != j, context C = (i, j) of length 2 (1 <= ell <= m, RGR's "
-            "contexts, Sec. 2); A_ij by Eq. (28), tau = 1/2"]
-    found = (f"{FAILS}: A_ij = {witness['A_ij_on_context_(i,j)']:.3g} > 1/2 on the non-edge {tuple(witness['pair'])} "
-             f"(m = {witness['m']}), non-edges declared: " +
-             ", ".join(f"{r['fraction_non_edges_declared']:.3g} at m = {r['m']}" for r in rows)) if witness else \
-        f"{HOLDS}: no non-edge declared on any length-2 context"
-    readings = {"Sec. 1 as printed: the budget is sufficient for RGR, every context length 1 <= ell <= m": found,
-                "sufficient only on the contexts Theorem 8.1 covers, ell >= C_ell max{h, log m}":
-                    f"{NOT_TESTED}: length 2 is below C_ell max{{h, ln m}} (see thm81-* claims)"}
-    return with_readings(Verdict(
-        status=Status.REFUTED if witness is not None else Status.VERIFIED,
-        paper_value="Sec. 1: D_K = Theta((m/d_model) (log m)^2) is sufficient for softmax RGR (Sec. 8's construction); "
-                    "RGR asks for every context 1 <= ell <= m, so in particular the length-2 context (i, j) that "
-                    "Theorem 9.2's reduction uses",
-        measured_value=rows, witness=witness,
-        params={"configs_(m,d_model,C)": configs},
-        evidence="Eq. (28) evaluated exactly for every ordered pair of V on Algorithm 2's weights",
-        evidence_level="witness",
-        details=("On C = (i, j) with j != pi(i) neither item is the target, so the owner head splits its mass between "
-                 "them and each non-owner head adds sigma(L_ij - L_ii) ~ 1/2: A_ij > 1/2 for a large fraction of "
-                 "non-edges. Theorem 8.1 states its guarantee only for ell >= C_ell max{h, log m} and is not "
-                 "contradicted; Sec. 1's 'sufficient' for RGR (every length) is what fails, and with it the comparison "
-                 "with Sec. 9's lower bound, which is proved through length-2 contexts."),
-    ), hyps, readings)
-
-
 def _lipschitz_split(ctx: CheckContext) -> Verdict:
     n = 2
     U, Ut, V, Vt = (sp.Matrix(n, n, lambda i, j, s=s: sp.Symbol(f"{s}{i}{j}")) for s in ("U", "Ut", "V", "Vt"))
     diff = (U * V.T - Ut * Vt.T) - ((U - Ut) * V.T + Ut * (V - Vt).T)
     ok = all(sp.expand(e) == 0 for e in diff)
-    algebra = Verdict(Status.VERIFIED if ok else Status.REFUTED, measured_value="entrywise expand == 0" if ok else str(diff),
+    algebra = Verdict(decide(ok, not ok, exact=True), measured_value="entrywise expand == 0" if ok else str(diff),
                       params={"evidence_level": "symbolic-proof"}, evidence="sympy: 2x2 symbolic matrices, expand")
     rng = ctx.rng()
     worst_max, worst_sm, n_trials = 0.0, 0.0, 400
@@ -362,7 +373,7 @@ def _lipschitz_split(ctx: CheckContext) -> Verdict:
         worst_max = max(worst_max, dmax / bound)
         worst_sm = max(worst_sm, dsm / (ctx.expect("lipschitz_softmax") * bound))
     ok_num = worst_max <= ctx.expect("lipschitz_max") * (1 + 1e-9) and worst_sm <= 1 + 1e-9
-    numeric = Verdict(Status.VERIFIED if ok_num else Status.REFUTED,
+    numeric = Verdict(decide(ok_num, not ok_num, exact=True),
                       measured_value={"max |dS| / (|dU|+|dV|) over max, sum, log-sum-exp": worst_max, "max |dA| / (0.5(|dU|+|dV|))": worst_sm},
                       params={"evidence_level": "numeric-grid", "trials": n_trials},
                       evidence=f"{n_trials} seeded random parameter pairs in the unit balls of (26)")
@@ -399,21 +410,23 @@ def _check_lipschitz_logsumexp(ctx: CheckContext) -> Verdict:
     return _lipschitz_verdict("logsumexp", ctx)
 
 
-def _role(claim: Claim, role: str, *supports: str) -> Claim:
-    """``claim`` with its role and the labels it supports."""
-    return dataclasses.replace(claim, role=role, supports=tuple(supports))
-
 
 CLAIMS = (
     Claim(id="def91-constructions-normalised-margin", ref="Definition 9.1",
           statement="The paper's constructions recover G with a margin gamma independent of m under normalisation (26) "
                     "(Sec. 9: 'all of our upper bounds achieve constant margins')",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_def91,
-          notes="Compressive Algorithm 1 on the paper's r = 8 diagonal, granted the margin d_k/4 of Theorem 4.1's proof "
-                "(the construction does not separate at these sizes, see thm41 claims); Construction I is "
-                "constr1-normalised-margin-26. Definition 9.1 itself is separation_margins(include_self=False). Stated value: "
-                "the exponent 0, a lower bound on the margin's growth (gamma >~ m^0); the baseline is contradicted, so "
-                "only the weaker m^-1 is mutated, and it survives: gamma decays like m^-1.04, below m^-1 too.",
+          notes="Exact since the review of 2026-11-28 (level proved; was fitted): among 'all of our upper bounds' is "
+                "Construction I, whose margin under (26) is <= 1/m for every draw, d_k, tau and factorisation (edge "
+                "scores d_k, non-edges >= -d_k, nuclear norm m d_k; the premises checked in integers on instances at "
+                "m = 128..1024, the limit by sympy; as constr1-normalised-margin-26). Supporting: compressive "
+                "Algorithm 1 on the paper's r = 8 diagonal, granted the margin d_k/4 of Theorem 4.1's proof (it does "
+                "not separate at these sizes, see thm41 claims), decays like m^-1.05 (fitted); and no scheme at all "
+                "beats m ||X||_op ||X_c||_op / (2 (m - 2) m_F) on a drawn X (any_scheme_margin_bound, about "
+                "0.9 / d_model on these X, recorded per size). Definition 9.1 itself is "
+                "separation_margins(include_self=False). Stated value: the exponent 0, a lower bound on the margin's "
+                "growth (gamma >~ m^0); the exact bound refutes every exponent > -1; the weaker mutant m^-1 is not "
+                "excluded by it and falls back to the fit (gamma ~ m^-1.05).",
           role="result", supports=("Theorem 9.2",),
           expects={"margin_exponent": Stated(0, "exponent", "Sec. 9: the upper bounds achieve constant margins (gamma ~ m^0)",
                                              bound="lower")}, slip=("tightness-gap", "comparison", "Under (26) the paper's constructions have margins decaying like 1/m, so 'all of our upper bounds achieve constant margins' fails and the upper and lower bounds are not compared at the same margin; Theorem 9.2 itself is untouched, and what is missing is the argument that the bounds match.")),
@@ -425,7 +438,7 @@ CLAIMS = (
           notes="Random QK channels (d_model <= 6, h <= 4, d_k <= 3), contexts of distinct vertices, ell in [2, m]; "
                 "float64, relative tolerance 1e-12. The softmax channel's score of the pair is reported for contrast: "
                 "there the reduction rests on the task's requirement (recovery on contexts of every length >= 2), "
-                "not on the model, see thm92-softmax-length2-construction.", role="proof-step", supports=("Theorem 9.2",)),
+                "not on the model, see sec1-softmax-length2-construction.", role="proof-step", supports=("Theorem 9.2",)),
     Claim(id="thm92-normalisation-homogeneity", ref="Theorem 9.2",
           statement="Normalisation (26) is without loss of generality: (U, V, tau) -> (U/a, V/b, tau/(ab)) leaves every "
                     "decision unchanged and divides the margin by ab",
@@ -446,19 +459,6 @@ CLAIMS = (
                 "moved by the full radius): a radius gamma/2 flips a sign only on such worst-case directions.",
           role="proof-step", supports=("Theorem 9.2",),
           expects={"radius": Stated(0.25, "constant", "Theorem 9.2 proof: eps-net of radius eps = gamma/4", bound="lower")}),
-    Claim(id="thm92-softmax-length2-construction", ref="Theorem 9.2",
-          statement="Sec. 1's softmax budget D_K = Theta((m/d_model) (log m)^2), which it calls sufficient for RGR "
-                    "(contexts of every length 1 <= ell <= m), is met by Theorem 8.1's construction on the length-2 "
-                    "contexts (i, j) through which Theorem 9.2's softmax lower bound is proved",
-          kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_length2_construction, role="detail",
-          supports=("Sec. 1", "Theorem 8.1"),
-          notes="The target is Sec. 1's summary (RGR's contexts are every 1 <= ell <= m, Sec. 2), not Theorem 8.1, which "
-                "excludes short contexts (ell >= C_ell max{h, log m}) and is not contradicted. Witness at "
-                "theorem-admissible constants: (m, d_model) = (1024, 512), c0 = 74, C = 64 (full tier adds (2048, "
-                "1024)); pairs u != v (Definition 9.1); A_ij on C = (i, j) is Eq. (28); d_k = ceil(C ln^2 m), h = 2. "
-                "Detail: Sec. 1 omits the theorem's context-length hypothesis. Stated value: tau = 1/2; with h = 2 A_ij "
-                "spans (0, 2) and non-edges also pass 1/4 and 1 (those mutants survive).",
-          expects={"tau": Stated(0.5, "constant", "Sec. 8, Algorithm 2 and Step 5: fixed threshold tau = 1/2 on A_ij")}, slip=("hypothesis-does-not-cover", "remark", "Sec. 1 calls the softmax budget sufficient for RGR, whose contexts have every length, but Theorem 8.1 covers only ell >= C_ell max{h, log m} and its construction fails on the length-2 contexts Sec. 9 works with; Theorem 8.1 stands as stated, and Sec. 1's sufficiency lacks a construction for short contexts rather than being shown false.")),
     Claim(id="lem93-lipschitz-max", ref="Lemma 9.3",
           statement="Under (26) the max-over-heads decision function S - tau is {lipschitz}-Lipschitz in (U, V, tau) (Eq. (27))",
           kind=Kind.DETERMINISTIC, tier=Tier.QUICK, check=_check_lipschitz_max,
@@ -477,14 +477,14 @@ CLAIMS = (
           expects={"lipschitz": Stated(1.0, "constant", "Lemma 9.3, Eq. (27): coefficient 1 on each of ||dU||, ||dV||, "
                                        "|d tau|")},
           notes="Worst case by search: L-BFGS-B over both settings, the perturbation direction and the embeddings, projected into (26); random sampling reached only a fraction of the bound. Verified needs no ratio above the stated constant and a search reaching >= 0.6 of it.", role="result"),
-    _role(symbolic_claim("lem93-sym-lipschitz", "Lemma 9.3", "Under (26), (S - tau) is 1-Lipschitz in (U, V, tau) for max "
+    with_role(symbolic_claim("lem93-sym-lipschitz", "Lemma 9.3", "Under (26), (S - tau) is 1-Lipschitz in (U, V, tau) for max "
                    "aggregation (27), and the two-way softmax sum is 1/2-Lipschitz (29).", _lipschitz_split,
                    notes="Algebraic split proved symbolically; the norm inequalities checked on seeded random pairs (upper "
                          "bounds: the doubled constants hold a fortiori, only the halved ones are mutated).",
                    expects={"lipschitz_max": Stated(1.0, "constant", "Lemma 9.3, Eq. (27): 1-Lipschitz", bound="upper"),
                             "lipschitz_softmax": Stated(0.5, "constant", "Eq. (29): 1/2-Lipschitz",
                                                         bound="upper")}), "result"),
-    _role(symbolic_claim("eq28-sym-two-way-softmax", "Eq. (28)", "A length-2 softmax is sigma(L_ij - L_ii) and |sigma'| <= 1/4.",
+    with_role(symbolic_claim("eq28-sym-two-way-softmax", "Eq. (28)", "A length-2 softmax is sigma(L_ij - L_ii) and |sigma'| <= 1/4.",
                    _sigmoid, expects={"deriv_bound": Stated(0.25, "constant", "Eq. (28): |sigma'| <= 1/4, the constant "
                                                            "behind (29)'s 1/2")},
                    notes="The bound is checked as sharp (1/4 - sigma' is a square vanishing at sigma = 1/2)."),

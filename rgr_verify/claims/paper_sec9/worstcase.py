@@ -19,6 +19,7 @@ from scipy import optimize, special
 
 from ...lower_bound import decision_function, two_way_softmax_score
 from ..base import CheckContext, Status, Verdict
+from ..standards.decide import decide
 
 __all__ = ["MAPS", "TIGHT", "lipschitz_verdict", "worst_ratio"]
 
@@ -142,12 +143,8 @@ def lipschitz_verdict(name: str, ctx: CheckContext, *, paper_value: str) -> Verd
         fb = decision_function(U2, V2, wt["tau~"], xa, xb, d_k=wt["d_k"], aggregation=name)
     den = np.linalg.norm(U - U2) + np.linalg.norm(V - V2) + abs(wt["tau"] - wt["tau~"])
     lib_ratio = float(abs(fa - fb) / den)
-    if worst > L * (1 + 1e-6) and lib_ratio > L * (1 + 1e-6):
-        status = Status.REFUTED
-    elif uv["worst_ratio"] >= TIGHT * L:
-        status = Status.VERIFIED
-    else:
-        status = Status.INCONCLUSIVE
+    exceeds = worst > L * (1 + 1e-6) and lib_ratio > L * (1 + 1e-6)
+    status = decide(not exceeds and uv["worst_ratio"] >= TIGHT * L, exceeds, exact=True)
     return Verdict(
         status=status, paper_value=paper_value,
         measured_value={"worst_ratio_found": worst, "worst_ratio_U_V_only": uv["worst_ratio"],

@@ -72,7 +72,10 @@ class Standard:
     """How a claim is judged, as data: ``kind`` (:data:`STANDARD_KINDS`), the ``estimand`` (what is measured),
     the ``tolerance`` (the band or level it is judged against; "" where the kind has none) and its ``source``
     ("paper: where the paper states it" or "ours: why"), the ``primary`` analysis, and the ``dimensions`` its
-    multiverse varies besides the runner's. ``declared`` is False for a default taken from the claim's Kind."""
+    multiverse varies besides the runner's. ``declared`` is False for a default taken from the claim's Kind.
+    ``alternative``: the planted alternative its rule is there to reject, ``(plant, status)``: the plant of
+    :data:`rgr_verify.plants.PLANTS` that rewrites the evidence so the alternative holds, and the status the claim
+    must not reach on it (``empirical/test_planted.py`` runs it); () where none is declared."""
 
     kind: str
     estimand: str
@@ -81,6 +84,7 @@ class Standard:
     primary: str = ""
     dimensions: tuple = ()
     declared: bool = True
+    alternative: tuple = ()
 
     def __post_init__(self):
         if self.kind not in STANDARD_KINDS:
@@ -93,11 +97,18 @@ class Standard:
         if not all(isinstance(d, str) and d for d in dims):
             raise ValueError(f"dimensions must be names, got {self.dimensions!r}")
         object.__setattr__(self, "dimensions", dims)
+        alt = tuple(self.alternative)
+        if alt and not (len(alt) == 2 and isinstance(alt[0], str) and alt[0]
+                        and alt[1] in {s.value for s in Status if s is not Status.ERROR}):
+            raise ValueError(f"alternative must be (plant name, the status the claim must not reach on it), got "
+                             f"{self.alternative!r}")
+        object.__setattr__(self, "alternative", alt)
 
     def as_record(self) -> dict:
         return {"kind": self.kind, "rule": STANDARD_KINDS[self.kind], "estimand": self.estimand,
                 "tolerance": self.tolerance, "source": self.source, "primary": self.primary,
-                "dimensions": list(self.dimensions), "declared": self.declared}
+                "dimensions": list(self.dimensions), "declared": self.declared,
+                "alternative": list(self.alternative) or None}
 
 
 def as_standard(value, kind: str) -> Standard | None:

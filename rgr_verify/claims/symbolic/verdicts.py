@@ -12,6 +12,7 @@ import sympy as sp
 
 from ..._checks import check_choice, check_int, check_real
 from ..base import CheckContext, Status, Verdict, jsonable
+from ..standards.decide import conjunction, decide
 from .domains import Constraint, Var, grid_points, satisfies
 from .proofs import prove_nonnegative
 
@@ -132,11 +133,12 @@ def identity_verdict(
         return abs(a - b) > rtol * max(1, abs(a), abs(b))
 
     fails = [p for p in pts if bad(p)]
+    status = decide(not fails, bool(fails), exact=True)
     if fails:
         grid_fails = [p for p in grid_points(variables, constraints, max_points=400) if bad(p)]
         w = _smallest(fails + grid_fails)
         return Verdict(
-            Status.REFUTED, paper_value=paper_value if paper_value is not None else f"{lhs} = {rhs}",
+            status, paper_value=paper_value if paper_value is not None else f"{lhs} = {rhs}",
             measured_value={"lhs": float(_num(lhs, variables, w)), "rhs": float(_num(rhs, variables, w))},
             witness=jsonable(w), params={"evidence_level": "witness", "spot_points": len(pts),
                                          **(params or {})},
@@ -145,7 +147,7 @@ def identity_verdict(
     level = PROOF if proved else GRID
     ev = (f"sympy: lhs - rhs reduces to 0 ({how}); agrees at {len(pts)} seeded points (30 digits)" if proved else
           f"no symbolic proof found; lhs = rhs at {len(pts)} seeded points (30 digits)")
-    return Verdict(Status.VERIFIED, paper_value=paper_value if paper_value is not None else f"{lhs} = {rhs}",
+    return Verdict(status, paper_value=paper_value if paper_value is not None else f"{lhs} = {rhs}",
                    measured_value=f"lhs - rhs = 0 ({'proved' if proved else 'numerically'})",
                    params={"evidence_level": level, "spot_points": len(pts), **(params or {})},
                    evidence=ev, details=details)
@@ -196,10 +198,11 @@ def inequality_verdict(
             fails.append((p, float(a), float(b)))
     pv = paper_value if paper_value is not None else f"{lhs} {rel} {rhs}"
     base = {"grid_points": evaluated, **(params or {})}
+    status = decide(not fails and evaluated > 0, bool(fails), exact=True)
     if fails:
         w = _smallest([f[0] for f in fails])
         a, b = next((f[1], f[2]) for f in fails if f[0] is w)
-        return Verdict(Status.REFUTED, paper_value=pv, measured_value={"lhs": a, "rhs": b, "failing_points": len(fails)},
+        return Verdict(status, paper_value=pv, measured_value={"lhs": a, "rhs": b, "failing_points": len(fails)},
                        witness=jsonable(w), params={"evidence_level": "witness", **base},
                        evidence=f"dense grid: {len(fails)} of {evaluated} points fail; smallest failing point",
                        details=details)
@@ -210,7 +213,7 @@ def inequality_verdict(
     level = PROOF if how else GRID
     ev = (f"proved: {how}; and holds at all {evaluated} grid points" if how else
           f"no symbolic proof found; holds at all {evaluated} points of a dense grid over the domain")
-    return Verdict(Status.VERIFIED, paper_value=pv,
+    return Verdict(status, paper_value=pv,
                    measured_value={"min_relative_margin": float(min_margin), "at": jsonable(min_at)},
                    params={"evidence_level": level, **base}, evidence=ev, details=details)
 
@@ -282,7 +285,7 @@ def limit_verdict(
     else:
         ok = lim is sp.oo or (bool(finite) and bool(lim > 0))
     ev = ("sympy limit" if level == PROOF else f"numeric values at {var} = {list(numeric_at)}")
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED, paper_value=paper_value,
+    return Verdict(decide(ok, not ok, exact=True), paper_value=paper_value,
                    measured_value=f"lim_{{{var} -> {point}}} {expr} = {lim}",
                    witness=None if ok else {"limit": str(lim), "expected": expect, "along": str(var)},
                    params={"evidence_level": level, "expect": expect, **(params or {})}, evidence=ev, details=details)
@@ -306,13 +309,14 @@ def exhaustive_verdict(
         n += 1
         if not predicate(case):
             fails.append(case)
+    status = decide(not fails, bool(fails), exact=True)
     if fails:
         w = min(fails, key=lambda c: (sum(abs(x) if isinstance(x, (int, float)) else sum(map(abs, x))
                                           for x in c.values()), str(c)))
-        return Verdict(Status.REFUTED, paper_value=paper_value, measured_value=f"{len(fails)} of {n} cases fail",
+        return Verdict(status, paper_value=paper_value, measured_value=f"{len(fails)} of {n} cases fail",
                        witness=jsonable(w), params={"evidence_level": "exhaustive", "cases": n, **(params or {})},
                        evidence=f"exhaustive over {domain or f'{n} cases'}", details=details)
-    return Verdict(Status.VERIFIED, paper_value=paper_value, measured_value=f"holds in all {n} cases",
+    return Verdict(status, paper_value=paper_value, measured_value=f"holds in all {n} cases",
                    params={"evidence_level": "exhaustive", "cases": n, **(params or {})},
                    evidence=f"exhaustive over {domain or f'{n} cases'}", details=details)
 
@@ -340,7 +344,7 @@ def values_verdict(
         if rel > worst:
             worst, worst_pair = rel, {ka: a, kb: b}
     ok = worst <= rtol
-    return Verdict(Status.VERIFIED if ok else Status.REFUTED, paper_value=paper_value,
+    return Verdict(decide(ok, not ok, exact=True), paper_value=paper_value,
                    measured_value={"values": dict(items), "max_relative_difference": worst},
                    witness=None if ok else jsonable(worst_pair),
                    params={"evidence_level": "proved", "rtol": rtol, **(params or {})},
@@ -365,10 +369,11 @@ def combine_verdicts(verdicts: Sequence[Verdict], *, paper_value: Any = None, de
         return Verdict(w.status, paper_value=paper_value, measured_value=steps, witness=w.witness,
                        params={"steps": len(verdicts)}, evidence_level=w.evidence_level,
                        evidence=w.evidence, details=details)
+    status = conjunction([v.status for v in verdicts], exact=True)  # no step fails here: verified or inconclusive
     if all(v.status in (Status.VERIFIED, Status.HOLDS_EMPIRICALLY) for v in verdicts):
-        return Verdict(Status.VERIFIED, paper_value=paper_value, measured_value=steps,
+        return Verdict(status, paper_value=paper_value, measured_value=steps,
                        params={"steps": len(verdicts)}, evidence_level=weakest,
                        evidence="; ".join(v.evidence for v in verdicts), details=details)
-    return Verdict(Status.INCONCLUSIVE, paper_value=paper_value, measured_value=steps,
+    return Verdict(status, paper_value=paper_value, measured_value=steps,
                    params={"steps": len(verdicts)}, evidence_level=weakest, evidence="some steps undecided",
                    details=details)

@@ -13,7 +13,8 @@ Seed strategies for Hypothesis come from :mod:`rgr_verify.strategies`. Every nam
 ``rgr_verify.claims.tools``.
 """
 
-from .builders import VAR_D_K, VAR_D_MODEL, VAR_ELL, VAR_M, VAR_P, symbolic_claim
+from .builders import VAR_D_K, VAR_D_MODEL, VAR_ELL, VAR_M, VAR_P, symbolic_claim, with_role
+from .sharp import sharp_verdict
 from .cells import (
     BASE_GRID,
     DIAGONAL,
@@ -42,7 +43,6 @@ from .cells import (
     reported_only,
     sampler_rates,
     seed_values,
-    sharp_verdict,
     slope_reading,
     sweep_records,
     threshold_table,
@@ -80,6 +80,7 @@ __all__ = [
     "FAILS",
     "NOT_TESTED",
     "symbolic_claim",
+    "with_role",
     "VAR_M",
     "VAR_D_MODEL",
     "VAR_D_K",

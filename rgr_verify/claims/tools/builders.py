@@ -7,11 +7,13 @@ part's symbolic claims use). The ``VAR_*`` domains are the default boxes of the 
 
 from __future__ import annotations
 
+import dataclasses
+
 from ... import formulas as F
 from ..base import Claim, Kind, Tier
 from ..symbolic import Var
 
-__all__ = ["symbolic_claim", "VAR_M", "VAR_D_MODEL", "VAR_D_K", "VAR_P", "VAR_ELL"]
+__all__ = ["symbolic_claim", "with_role", "VAR_M", "VAR_D_MODEL", "VAR_D_K", "VAR_P", "VAR_ELL"]
 
 VAR_M = Var(F.m, 2, 1e6, integer=True, log=True)  # graph size m
 VAR_D_MODEL = Var(F.d_model, 1, 4096, integer=True, log=True)  # embedding width d_model
@@ -31,3 +33,9 @@ def symbolic_claim(id_: str, ref: str, statement: str, check, notes: str = "", e
     return Claim(id=id_, ref=ref, statement=statement, kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=check, notes=notes,
                  expects=expects or {}, role=role, supports=tuple(supports), provenance=provenance,
                  slip=slip)
+
+
+def with_role(claim: Claim, role: str, *supports: str) -> Claim:
+    """``claim`` with its role and the labels it supports declared (the one helper every part uses; validation is
+    the Claim's)."""
+    return dataclasses.replace(claim, role=role, supports=tuple(supports))

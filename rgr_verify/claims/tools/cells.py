@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..._checks import check_choice
-from ...capacity import compression_x, curves, fit_through_origin, threshold
+from ...capacity import compression_x, curves, f1_target, fit_through_origin, threshold
 from ...contexts import context_labels, sample_contexts
 from ...fits import (
     cap_sensitivity,
@@ -25,18 +25,19 @@ from ...fits import (
     preference,
     profile_interval,
     slope_range_through_origin,
-    transition_windows,
 )
 from ...graphs import random_permutation_graph, random_regular_graph
 from ...stats import paired_t_pvalue, t_interval
 from ..base import TIERS, Status, Verdict
+from .multiverse import significance, tolerance
 
 __all__ = [
     "positive_rates", "TABLE1", "TABLE2", "BASE_GRID", "DIAGONAL", "EXTRA", "sweep_records", "permutation_cells",
     "dk_or_inf", "curve_artefacts", "thresholds_plot", "threshold_table", "runs_by_config", "dk_intervals",
     "cap_table", "cell_rows", "band_text", "slope_reading", "readings_text", "laws_block",
     "sampler_rates", "reported_only", "FAMILY_ALPHA", "quick_sizes", "cap_limited_cells", "multihead_advantage_verdict",
-    "seed_values", "cell_records", "full_grid", "sharp_verdict", "GRID_FULL_NOTES", "cap_choices",
+    "seed_values", "cell_records", "full_grid", "GRID_FULL_NOTES", "cap_choices", "h_star_tie_break",
+    "TIE_F1",
 ]
 
 
@@ -263,7 +264,7 @@ def reported_only(ctx, compute):
     """``compute()``: a number reported next to a verdict but not part of its rule (competing laws, the sampler's
     positive rates), for the analysis on every record; None in the multiverse's variants (a left-out seed, another
     reading of App. A.1), whose verdict alone is kept."""
-    return compute() if ctx.leave_out_seed is None and ctx.reading is None else None
+    return compute() if ctx.default_analysis else None
 
 
 def sampler_rates(ctx, ms):
@@ -331,9 +332,9 @@ def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambd
             if p.h == 1 or s is None or p.seeds != s.seeds:
                 continue
             comps.append((p, s, p.mean - s.mean, paired_t_pvalue(p.values, s.values)))
-        bonf = alpha / max(len(comps), 1)  # Bonferroni over the (h, D_K) comparisons of the cell
+        bonf = significance(alpha) / max(len(comps), 1)  # Bonferroni over the (h, D_K) comparisons of the cell
         best = max(comps, key=lambda c: c[2], default=None)
-        sig = [c for c in comps if c[2] >= min_gap and c[3] < bonf]
+        sig = [c for c in comps if c[2] >= tolerance(min_gap) and c[3] < bonf]
         th = threshold(pts)
         th1 = threshold([p for p in pts if p.h == 1])
         per_cell[f"({m},{d})"] = {
@@ -364,6 +365,30 @@ def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambd
                    evidence_level=evidence_level)
 
 
+TIE_F1 = 0.001  # head counts whose mean F1 at D_K* is within this of the best tie (the "h* tie-break" dimension)
+
+
+def h_star_tie_break(th, points, choice: str):
+    """``th`` (a :class:`~rgr_verify.capacity.Threshold` of ``points``) with h* picked by ``choice``, a value of the
+    multiverse's "h* tie-break" dimension: App. A.2's (the larger mean F1: ``th`` as it is), or the fewest / the most
+    heads among those whose mean F1 at D_K* is within :data:`TIE_F1` of the best (many h tie at F1 ~ 1); the h*
+    interval is widened to hold the pick."""
+    import dataclasses
+
+    from .multiverse import DIMENSIONS
+
+    app, fewest, most = DIMENSIONS["h* tie-break"]
+    if choice not in (app, fewest, most):
+        raise ValueError(f"choice must be a value of the 'h* tie-break' dimension, got {choice!r}")
+    if choice == app or th.central is None:
+        return th
+    at = [p for p in points if p.D_K == th.central]
+    best = max(p.mean for p in at)
+    ties = [p.h for p in at if p.mean >= best - TIE_F1]
+    h = min(ties) if choice == fewest else max(ties)
+    return dataclasses.replace(th, h_star=h, d_k_star=th.central / h, h_low=min(th.h_low, h), h_high=max(th.h_high, h))
+
+
 def seed_values(cell_recs, *, favour: str) -> tuple[list[float], list[float], dict]:
     """Per-seed D_K^* and h^* of one cell, for a claim that needs this cell large (``favour="large"``) or small.
 
@@ -383,7 +408,7 @@ def seed_values(cell_recs, *, favour: str) -> tuple[list[float], list[float], di
             mine = [r for r in cell_recs if int(r["seed"]) == s]
             below = sorted({r["config"]["n_heads"] * r["config"]["d_k"] for r in mine} - {v["D_K"]})
             flat = [D for D in below if D < v["D_K"] and all(
-                float(r["metric"]) < 0.99 and not could_pass_with_longer_cap(r) for r in mine
+                float(r["metric"]) < f1_target() and not could_pass_with_longer_cap(r) for r in mine
                 if r["config"]["n_heads"] * r["config"]["d_k"] == D)]
             dk.append(max(flat) + 1e-6 if flat else 0.0)
         else:
@@ -409,49 +434,6 @@ def full_grid(ctx, preset="sec6-grid"):
     return (recs, cells, ths, dk_intervals(cells, ths), cap_table(cells, ths, runs), runs), ""
 
 
-def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},{k[1]})", *,
-                  require_all: bool = False, evidence_level: str | None = None):
-    """A sharp F1 transition in every curve of ``cells`` that reaches mean F1 0.99: from <= 0.5 to >= 0.99 within a
-    factor ``factor`` of D_K, by one-sided t-bounds at :data:`FAMILY_ALPHA` / #points (union bound). Holds with a
-    sharp curve and no gradual one; contradicted by a gradual curve outside the cap-limited cells of ``caps``
-    (those are reported, not counted). ``where`` names the grid in the verdict; ``n_runs`` is the record count.
-
-    ``require_all=True`` holds a statement about every curve to its decided evidence: it holds only when every curve
-    that reaches 0.99 is decided sharp (no undecided curve, no gradual one in a cap-limited cell), is contradicted by a
-    gradual curve outside the cap-limited cells, and is inconclusive otherwise, with the counts. ``evidence_level``
-    is set on the verdict."""
-    if not factor > 1:
-        raise ValueError(f"factor must be > 1, got {factor!r}")
-    n_points = sum(len(v) for v in cells.values())
-    alpha = FAMILY_ALPHA / n_points
-    rows, sharp, gradual, gradual_capped = [], [], [], []
-    for k in sorted(cells):
-        for row in transition_windows(cells[k], factor=factor, alpha=alpha):
-            row = {"cell": label(k), **row}
-            rows.append(row)
-            if row["kind"] == "sharp":
-                sharp.append(row)
-            elif row["kind"] == "gradual":
-                (gradual_capped if caps[k]["cap-limited"] else gradual).append(row)
-    covered = len(sharp) == len(rows)
-    status = (Status.CONTRADICTED_EMPIRICALLY if gradual else Status.HOLDS_EMPIRICALLY
-              if sharp and (covered or not require_all) else Status.INCONCLUSIVE)
-    extra = {}
-    if require_all and status is Status.INCONCLUSIVE:
-        extra["to_decide"] = (f"{len(rows) - len(sharp)} of {len(rows)} curves are not decided sharp; each needs "
-                              "seeds or ladder points enough for its one-sided bounds to place it")
-    return Verdict(status, evidence_level=evidence_level,
-                   paper_value=f"a sharp F1 transition across {where}: every curve that reaches mean F1 0.99 rises "
-                               f"from <= 0.5 to >= 0.99 within a factor {factor:g} of D_K",
-                   measured_value={"curves": len(rows), "sharp": len(sharp), "gradual": len(gradual),
-                                   "gradual in cap-limited cells (not counted)": len(gradual_capped),
-                                   "undecided": len(rows) - len(sharp) - len(gradual) - len(gradual_capped),
-                                   "per curve": rows},
-                   witness=gradual or None,
-                   params={"factor": factor, "per-point one-sided alpha": alpha, "points": n_points,
-                           "family-wise false alarm": FAMILY_ALPHA, "every curve must be decided": require_all,
-                           **extra},
-                   evidence=f"full sweep ({n_runs} runs); one-sided t-bounds per point, union bound over the points")
 
 
 GRID_FULL_NOTES = ("Full tier (sec6-grid full: m in {64..512} x d_model in {16,32,64}, h in {1..64}, D_K on the 1-2-3 "

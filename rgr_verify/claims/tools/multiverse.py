@@ -7,9 +7,21 @@ N analyses", and the record names the choices that flip it: each pair of analyse
 and disagree. The dimensions and their values are declared once (:data:`DIMENSIONS`) and shared by the claims that
 use them; adding one is one line there and one more loop where the analyses are built.
 
-``robustness = {analyses, agree, robust, dimensions, flips, curve}`` travels in the verdict's params (the report
-lifts it to the record) and :func:`specification_curve` draws the estimates and intervals of all analyses against
-the claim's band, sorted by estimate and coloured by status.
+*The lean.* "All agree, else inconclusive" treats 32 holds of 33 like 0 of 33, so the record also says which way the
+analyses lean: an inconclusive verdict whose analyses disagree *leans* to the side (holds or contradicted) that more
+of its analyses reach than reach the other, "leaning contradicted (k of N)" (with ", holds in j" when some reach the
+other side); no lean when both sides are reached equally often (none included). The lean is a description of the
+analyses, never a verdict: the status stays "all agree, else inconclusive".
+
+``robustness = {analyses, agree, robust, by_status, lean, dimensions, flips, curve}`` travels in the verdict's params
+(the report lifts it to the record) and :func:`specification_curve` draws the estimates and intervals of all analyses
+against the claim's band, sorted by estimate and coloured by status.
+
+*Runner dimensions* (:data:`RUNNER_DIMENSIONS`, named in ``Claim.analyses``) re-run a claim's whole check on a
+context that changes what its record readers and its threshold and tolerance code read; the new ones are varied one
+at a time around the default (each value with every other dimension at its default, not crossed with the left-out
+seeds), which keeps the full-tier audit affordable. A check's own dimensions (params["robustness"]) are declared in
+the claim's standard (``Claim.standard.dimensions``).
 """
 
 from __future__ import annotations
@@ -19,18 +31,49 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from ..base import Status, Verdict
+from ...capacity import analysis_choice
+from ..base import RUNNER_ANALYSES, Status, Verdict
 
-__all__ = ["DIMENSIONS", "RUNNER_DIMENSIONS", "multiverse_status", "specification_curve", "run_analyses"]
+__all__ = ["DIMENSIONS", "RUNNER_DIMENSIONS", "RUNNER_VALUES", "multiverse_status", "specification_curve",
+           "run_analyses", "tolerance", "significance", "lean_of"]
 
 # The dimensions the runner applies to a claim's whole check (a claim names them in ``Claim.analyses``; a full-tier
-# empirical or qualitative claim has "leave one seed out" unless it declares otherwise): each value re-runs the check
-# on a context whose record readers (:meth:`rgr_verify.claims.base.CheckContext.keep_records`) leave records out.
+# empirical or qualitative claim has "leave one seed out" unless it declares otherwise, "F1 target" when it replays an
+# F1 sweep, "seed batch" when it replays batched evidence): each value re-runs the check on a context whose record
+# readers (:meth:`rgr_verify.claims.base.CheckContext.keep_records`) leave records out, or whose threshold and
+# tolerance code (:meth:`~rgr_verify.claims.base.CheckContext.applied`) read another choice.
 RUNNER_DIMENSIONS = {
     "leave one seed out": "none, then each training seed of the records the check read, left out in turn",
     "readings of App. A.1": "the engine's (literal sampler, init std 1/sqrt(d_model)), then each other reading: the "
                             "sec6-grid cells trained under it (m <= 128) replaced by those runs",
+    "F1 target": "App. A.2's bar 0.99, then 0.985 and 0.995 (App. A.2 names optimistic and conservative variants of "
+                 "its threshold; a bar half a point either way is the referee's version): every D_K*, h*, cap "
+                 "sensitivity and transition the check computes is recomputed at that bar",
+    "threshold rule": "App. A.2's central D_K* (mean F1 at the bar), then its conservative and optimistic variants "
+                      "(the 95% t-interval's lower or upper end at the bar): every D_K* and h* the check computes "
+                      "by App. A.2's rule is recomputed under that variant",
+    "tolerance": "each tolerance band of ours the check judges as declared, then with its half-width halved and "
+                 "doubled (on the log scale for a factor band: a factor sqrt(2) becomes 2^(1/4) and 2); a band the "
+                 "paper states is not varied",
+    "test level": "each significance level the check's tests use as declared (0.05, or a family's 0.05 split by "
+                  "Bonferroni), then a fifth of it and twice it (0.01 and 0.10 for a plain 0.05)",
+    "seed batch": "every batch of the evidence, then its first batch alone where the evidence was trained in batches "
+                  "(later batches added seeds after an inconclusive result: rgr_verify.runs.replay.SEED_BATCHES)",
 }
+if tuple(RUNNER_DIMENSIONS) != RUNNER_ANALYSES:  # declared twice (base.py must not import this module): kept equal
+    raise ValueError("RUNNER_DIMENSIONS and rgr_verify.claims.base.RUNNER_ANALYSES name different dimensions")
+
+# The values of the runner's one-at-a-time dimensions: (label, the context's value), the default first (None).
+RUNNER_VALUES = {
+    "F1 target": (("0.99 (App. A.2)", None), ("0.985", 0.985), ("0.995", 0.995)),
+    "threshold rule": (("central", None), ("conservative", "conservative"), ("optimistic", "optimistic")),
+    "tolerance": (("as declared", None), ("half-width x 1/2", 0.5), ("half-width x 2", 2.0)),
+    "test level": (("as declared", None), ("x 1/5", 0.2), ("x 2", 2.0)),
+    "seed batch": (("every batch", None), ("first batch only", "first batch")),
+}
+# The context field each of them sets.
+_FIELDS = {"F1 target": "f1_target", "threshold rule": "threshold_rule", "tolerance": "tolerance_scale",
+           "test level": "level_scale", "seed batch": "seed_batch"}
 
 # At most this many flips are listed in a record (their total is counted).
 MAX_FLIPS = 24
@@ -52,6 +95,29 @@ DIMENSIONS = {
                           "intervals like the others"),
     "leave one cell out": ("none", "each cell in turn"),  # values named at run time: "none", then each cell
     "leave one seed out": ("none", "each seed in turn"),  # values named at run time (RUNNER_DIMENSIONS)
+    # what is compared with the fitted line or the band: the cells' D_K* intervals, or the paper's own point estimate
+    # (the first passing D_K, App. A.2's central rule)
+    "points compared": ("D_K* intervals", "paper's point estimates (first passing D_K)"),
+    # App. A.2's h*: the h attaining D_K* (ties: larger mean F1), or, when several h tie at F1 ~ 1, the smallest or
+    # the largest of them (heads whose mean F1 at D_K* is within 0.001 of the best)
+    "h* tie-break": ("larger mean F1 (App. A.2)", "fewest heads among the ties", "most heads among the ties"),
+    # the D_K range a statement about "the lowest MSE" is judged over, where the paper states none
+    "D_K range": ("every D_K of the sweep", "D_K <= 64"),
+    # "memorised" (2502.05076): every triple right under the run's criterion, or at least 95% of them
+    "memorisation criterion": ("every triple right", "accuracy >= 0.95"),
+    # the accuracy a facts-model comparison reads: argmax, or softmax probability >= 0.95 (the summary's criterion)
+    "accuracy criterion": ("argmax", "softmax >= 0.95"),
+    # "low D_K where d_k becomes very small": the D_K where h = 16 leaves each head d_k = 1, or d_k <= 2
+    "low D_K": ("h = 16 at d_k = 1", "h = 16 at d_k <= 2"),
+    # the contrast of a comparison where the statement leaves it open (values named by the claim)
+    "contrast": ("as declared", "each other contrast"),
+    # the max-over-heads runs a softmax threshold is compared with: every seed of the base grid, or only the seeds the
+    # softmax runs have (like for like)
+    "max-model seeds": ("every seed of sec6-grid", "the softmax runs' seeds only"),
+    # which half of the seeds picks the winner and which tests it
+    "seed split": ("pick on the first half, test on the second", "pick on the second half, test on the first"),
+    # the committed doubled-cap runs (table2-cap2x) in place of the Table 2 cap runs where they cover a cell
+    "cap runs": ("Table 2 caps", "doubled caps where table2-cap2x covers the rung"),
 }
 
 _WORD = {Status.HOLDS_EMPIRICALLY: "holds", Status.CONTRADICTED_EMPIRICALLY: "contradicted",
@@ -83,17 +149,74 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
                               "to": f"{b['choices'][d]}: {_WORD.get(b['status'], b['status'].value)}",
                               "with": {k: v for k, v in a["choices"].items() if k != d}})
     holds = counts.get(Status.HOLDS_EMPIRICALLY, 0)
+    lean = lean_of(counts, len(analyses)) if not robust else None
     summary = (f"robust: {_WORD.get(status, status.value)} in all {len(analyses)} analyses" if robust else
                f"fragile: holds in {holds} of {len(analyses)} analyses ("
-               + ", ".join(f"{n} {_WORD.get(s, s.value)}" for s, n in counts.items()) + ")")
+               + ", ".join(f"{n} {_WORD.get(s, s.value)}" for s, n in counts.items()) + ")"
+               + (f"; {lean['text']}" if lean else ""))
     return status, {
         "analyses": len(analyses), "agree": max(counts.values()), "robust": robust, "summary": summary,
-        "by_status": {s.value: n for s, n in counts.items()}, "dimensions": dims, "flips": flips[:MAX_FLIPS],
+        "by_status": {**{s.value: 0 for s in _WORD}, **{s.value: n for s, n in counts.items()}}, "lean": lean,
+        "dimensions": dims, "flips": flips[:MAX_FLIPS],
         "flips_total": len(flips),
         "curve": [{**{k: v for k, v in a.items() if k not in ("choices", "status")}, "choices": a["choices"],
                    "estimate": a.get("estimate"), "interval": a.get("interval"), "status": a["status"].value}
                   for a in analyses],
     }
+
+
+def lean_of(counts, n: int) -> dict | None:
+    """Which way analyses that disagree lean (the module docstring's rule): ``{"towards": "holds" or "contradicted",
+    "k": analyses on that side, "other": analyses on the other side, "of": n, "text": "leaning contradicted (2 of
+    6)"}``, or None when neither side is reached more often. ``counts``: {Status: analyses}."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive number of analyses, got {n!r}")
+    h = int(counts.get(Status.HOLDS_EMPIRICALLY, 0))
+    c = int(counts.get(Status.CONTRADICTED_EMPIRICALLY, 0))
+    if h + c > n or h < 0 or c < 0:
+        raise ValueError(f"counts {dict(counts)} exceed the {n} analyses")
+    if h == c:
+        return None
+    towards, k, other = ("holds", h, c) if h > c else ("contradicted", c, h)
+    rest = f"; {'contradicted' if towards == 'holds' else 'holds'} in {other}" if other else ""
+    return {"towards": towards, "k": k, "other": other, "of": n, "text": f"leaning {towards} ({k} of {n}{rest})"}
+
+
+def tolerance(value, *, kind: str = "additive", source: str = "ours") -> float:
+    """A tolerance band's half-width as the analysis in force judges it: ``value`` (an additive half-width >= 0, or
+    a factor > 1 for a band [x / f, x f]) times the multiverse's "tolerance" scale (:data:`RUNNER_VALUES`; on the
+    log scale for a factor: f ** scale). A tolerance the paper states (``source="paper"``) is returned as it is and
+    not counted as read: only a band of ours is varied."""
+    if kind not in ("additive", "factor"):
+        raise ValueError(f"kind must be 'additive' or 'factor', got {kind!r}")
+    if source not in ("ours", "paper"):
+        raise ValueError(f"source must be 'ours' or 'paper', got {source!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"tolerance must be a number, got {value!r}") from None
+    if not math.isfinite(v) or (kind == "factor" and not v > 1) or (kind == "additive" and v < 0):
+        raise ValueError(f"a {kind} tolerance must be {'a finite factor > 1' if kind == 'factor' else 'finite and >= 0'}"
+                         f", got {value!r}")
+    if source == "paper":
+        return v
+    scale = float(analysis_choice("tolerance", 1.0))
+    return v * scale if kind == "additive" else v ** scale
+
+
+def significance(alpha: float) -> float:
+    """A test's significance level as the analysis in force reads it: ``alpha`` (in (0, 1)) times the multiverse's
+    "test level" scale (:data:`RUNNER_VALUES`), capped below 1."""
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
+    if not 0 < a < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    return min(a * float(analysis_choice("test level", 1.0)), 0.5)
+
+
+test_level = significance  # its first name, which other modules import
 
 
 def specification_curve(robustness: dict, band, path: Path, *, title: str, what: str = "estimate") -> Path:
@@ -183,13 +306,26 @@ def _estimate(params: dict):
 
 
 def _flip_text(choices: dict, seed_dim: str, read_dim: str) -> str:
-    """'seed 3 left out', 'the protected sampler reading', or both joined by 'with'."""
+    """'seed 3 left out', 'the protected sampler reading', 'F1 target 0.985', or several joined by 'with'."""
     parts = []
     if choices.get(read_dim, "engine's") != "engine's":
         parts.append(f"the {choices[read_dim]} reading")
+    for dim, values in RUNNER_VALUES.items():
+        if choices.get(dim, values[0][0]) != values[0][0]:
+            parts.append(f"{dim} {choices[dim]}")
     if choices.get(seed_dim, "none") != "none":
         parts.append(f"{choices[seed_dim]} left out")
     return " with ".join(parts)
+
+
+def _run(claim, ctx) -> Verdict:
+    """``claim.check(ctx)`` with the context's analysis choices in force (:meth:`CheckContext.applied`)."""
+    with ctx.applied():
+        return claim.check(ctx)
+
+
+def _failed(v: Verdict) -> bool:
+    return bool(v.unavailable) or v.status is Status.ERROR
 
 
 def run_analyses(claim, ctx) -> Verdict:
@@ -201,20 +337,43 @@ def run_analyses(claim, ctx) -> Verdict:
     left-out seed does not touch, is a ValueError (the dimension would be a no-op that passes for robustness).
     "readings of App. A.1": the check runs under the engine's readings, then under each other reading of
     :data:`rgr_verify.runs.presets.READING_PRESETS` (crossed with every left-out seed); a reading that replaces no record
-    the check read is a ValueError. A variant that errors or cannot run makes the claim's verdict an error naming it.
+    the check read is a ValueError. "F1 target", "threshold rule", "tolerance", "test level", "seed batch"
+    (:data:`RUNNER_VALUES`): one at a time around the default, each other value with every other dimension at its
+    default; a check that never reads the F1 target, an App. A.2 threshold, a tolerance of ours or a test level, or
+    whose records no later batch touches, is a ValueError, and so is a check that reads one of the first four without
+    declaring the dimension (its verdict would silently skip it). A check's own dimensions declared in the claim's standard (``Claim.standard.dimensions``)
+    must appear in its robustness.
+    A variant that errors or cannot run makes the claim's verdict an error naming it.
     The default analysis keeps its details, values and artefacts; params["robustness"] is the combined record, and
     the details end with its summary and the choices that flip the verdict."""
     from ...presets import READING_PRESETS
 
     if not claim.analyses:
-        return claim.check(ctx)
+        return _run(claim, ctx)
     unknown = [a for a in claim.analyses if a not in RUNNER_DIMENSIONS]
     if unknown:
         raise ValueError(f"claim {claim.id}: unknown runner dimensions {unknown}; known: {sorted(RUNNER_DIMENSIONS)}")
-    default = claim.check(ctx)
-    if default.unavailable or default.status is Status.ERROR:
+    default = _run(claim, ctx)
+    if _failed(default):
         return default
+    reads = ctx.seeds_read.get("reads", {})
+    what = {"F1 target": "an F1 target", "threshold rule": "an App. A.2 threshold", "tolerance": "a tolerance of ours",
+            "test level": "a test level"}
+    for dim, thing in what.items():
+        if dim in claim.analyses and not reads.get(dim):
+            raise ValueError(f"claim {claim.id}: {dim}: its check never reads {thing}")
+        if dim not in claim.analyses and reads.get(dim):
+            raise ValueError(f"claim {claim.id}: its check reads {thing} but does not declare {dim!r} among its "
+                             "analyses")
+    own = tuple(getattr(getattr(claim, "standard", None), "dimensions", None) or ())
+    named = set(((default.params or {}).get("robustness") or {}).get("dimensions") or ())
+    missing = [d for d in own if d not in named]
+    if missing:
+        raise ValueError(f"claim {claim.id}: its standard declares the dimensions {missing} but its check's "
+                         "robustness varies none of them")
     seed_dim, read_dim = "leave one seed out", "readings of App. A.1"
+    choice_dims = [d for d in RUNNER_VALUES if d in claim.analyses]
+    at_default = {d: RUNNER_VALUES[d][0][0] for d in choice_dims}
     readings = [None] + (sorted(READING_PRESETS) if read_dim in claim.analyses else [])
     runs = []
     for reading in readings:
@@ -223,14 +382,14 @@ def run_analyses(claim, ctx) -> Verdict:
             base, read = default, ctx.seeds_read
         else:
             sub = ctx.variant(reading=reading)
-            base, read = claim.check(sub), sub.seeds_read
+            base, read = _run(claim, sub), sub.seeds_read
             ctx.provenance.extend(p for p in sub.provenance if p not in ctx.provenance)  # the reading's evidence
-            if base.unavailable or base.status is Status.ERROR:
+            if _failed(base):
                 why = base.details or base.unavailable
                 return Verdict(status=Status.ERROR, details=f"{read_dim}, {reading}: {why}", witness=base.witness)
             if read.get("replaced", 0) == 0:
                 raise ValueError(f"claim {claim.id}: {read_dim}: the reading {reading!r} replaced no record it read")
-        runs.append(({**choice, **({seed_dim: "none"} if seed_dim in claim.analyses else {})}, base))
+        runs.append(({**choice, **({seed_dim: "none"} if seed_dim in claim.analyses else {}), **at_default}, base))
         if seed_dim not in claim.analyses:
             continue
         seeds = sorted(read["seeds"])
@@ -239,20 +398,33 @@ def run_analyses(claim, ctx) -> Verdict:
                              "a claim without per-seed records must declare analyses=()")
         for seed in seeds:
             sub = ctx.variant(leave_out_seed=seed, reading=reading)
-            v = claim.check(sub)
-            if v.unavailable or v.status is Status.ERROR:
+            v = _run(claim, sub)
+            if _failed(v):
                 where = f"{choice[read_dim]}, " if choice else ""
                 return Verdict(status=Status.ERROR, details=f"{seed_dim}, {where}seed {seed}: "
                                                             f"{v.details or v.unavailable}", witness=v.witness)
             if sub.seeds_read["left out"] == 0:
                 raise ValueError(f"claim {claim.id}: {seed_dim}: leaving out seed {seed} removed no record it read")
-            runs.append(({**choice, seed_dim: f"seed {seed}"}, v))
+            runs.append(({**choice, seed_dim: f"seed {seed}", **at_default}, v))
+    rest = {**({read_dim: "engine's"} if read_dim in claim.analyses else {}),
+            **({seed_dim: "none"} if seed_dim in claim.analyses else {})}
+    for dim in choice_dims:  # one at a time around the default
+        for label, value in RUNNER_VALUES[dim][1:]:
+            sub = ctx.variant(**{_FIELDS[dim]: value})
+            v = _run(claim, sub)
+            ctx.provenance.extend(p for p in sub.provenance if p not in ctx.provenance)
+            if _failed(v):
+                return Verdict(status=Status.ERROR, details=f"{dim}, {label}: {v.details or v.unavailable}",
+                               witness=v.witness)
+            if dim == "seed batch" and not sub.seeds_read.get("batch left out"):
+                raise ValueError(f"claim {claim.id}: {dim}: its check read no record of a later batch")
+            runs.append(({**rest, **at_default, dim: label}, v))
     analyses = []
     for choices, v in runs:
-        own = (v.params or {}).get("robustness")
-        if own:
+        own_rob = (v.params or {}).get("robustness")
+        if own_rob:
             analyses += [{"choices": {**a["choices"], **choices}, "estimate": a.get("estimate"),
-                          "interval": a.get("interval"), "status": Status(a["status"])} for a in own["curve"]]
+                          "interval": a.get("interval"), "status": Status(a["status"])} for a in own_rob["curve"]]
         else:
             est, iv = _estimate(v.params or {})
             analyses.append({"choices": dict(choices), "estimate": est, "interval": iv, "status": v.status})

@@ -39,7 +39,11 @@ def exponent_verdict(x, y, *, claimed: float, tol: float, paper_value, what: str
     - contradicted-empirically when the whole interval lies outside it;
     - inconclusive otherwise: ``params["resolution"]`` gives the interval's half-width reached and the half-width
       that would decide (and ``params["to_decide"]`` the rough factor of more points or a wider range it takes).
-    A point slope inside the band is never enough: an interval that admits the alternative does not pass."""
+    A point slope inside the band is never enough: an interval that admits the alternative does not pass. ``tol`` is
+    a tolerance of ours: the multiverse's "tolerance" dimension scales it (:func:`.multiverse.tolerance`)."""
+    from .multiverse import tolerance
+
+    tol = tolerance(tol)
     fit = fit_exponent(x, y, level=level)
     band_lo = -math.inf if upper else claimed - tol
     band_hi = claimed + tol

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings, strategies as st
 
 from ..base import CheckContext, Status, Verdict, jsonable
+from ..standards.decide import decide_witness
 
 __all__ = ["property_verdict", "monte_carlo_verdict", "relation_holds", "DEFAULT_MAX_EXAMPLES", "profile_scale", "register_profiles",
            "relative_error"]
@@ -98,7 +99,7 @@ def property_verdict(
         example, message = failures[-1]  # Hypothesis replays the shrunk example last
         witness = describe(example) if describe else example
         return Verdict(
-            status=Status.REFUTED,
+            status=decide_witness(True, exact=True),  # a shrunk counterexample: refuted, at level witness
             paper_value=paper_value,
             measured_value=message,
             witness=jsonable(witness),
@@ -107,7 +108,7 @@ def property_verdict(
             evidence_level="witness",
         )
     return Verdict(
-        status=Status.HOLDS_EMPIRICALLY,
+        status=decide_witness(False),  # no example fails: holds-empirically, at level sampled
         evidence_level="sampled",
         paper_value=paper_value,
         measured_value=jsonable(measured[-1]) if measured else f"held on all {n_examples[0]} examples",
