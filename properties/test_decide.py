@@ -24,8 +24,6 @@ NOT_YET_MIGRATED = frozenset({
     "rgr_verify/claims/paper_facts/training.py",
     "rgr_verify/claims/paper_sec6/grid.py",
     "rgr_verify/claims/paper_sec6/measure.py",
-    "rgr_verify/claims/paper_sec6/quick.py",
-    "rgr_verify/claims/paper_sec6/stated.py",
     "rgr_verify/claims/paper_sec6/trends.py",
     "rgr_verify/claims/paper_sec7/sec73_rules.py",
     "rgr_verify/claims/paper_sec7/softmax.py",

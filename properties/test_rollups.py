@@ -254,7 +254,7 @@ def test_the_sentence_reaches_report_json_md_and_the_site(tmp_path):
     doc = audit_document([run_claim(c, root_seed=1, device="cpu", tier="quick") for c in claims], tier="quick",
                          root_seed=1, device="cpu")
     sentence = doc["rollup"]["contributions"]["softmax-analysis"]["sentence"]
-    assert sentence.startswith("Stands with gaps: Theorem 8.1 stands, but a proof step is false as written "
+    assert sentence.startswith("Stands with gaps: Theorem 8.1 stands with a gap, but a proof step is false as written "
                                "(on Theorem 8.1: thm81-step)")
     assert sentence in render_markdown(doc)
     index = write_site(doc, tmp_path).read_text(encoding="utf-8")

@@ -610,12 +610,21 @@ def contribution_sentence(entry: dict, counted: dict, labels: dict, has_core: bo
 
     standing = [n for n in core_nodes if labels.get(n, {}).get("status") not in ("broken", "contradicted",
                                                                                    "undecided")]
+    gapped = [n for n in standing if labels.get(n, {}).get("status") in ("stands-with-gaps", "partly-broken")]
+    clean = [n for n in standing if n not in gapped]
     open_ = [n for n in core_nodes if labels.get(n, {}).get("status") == "undecided"]
     if not has_core:
-        whose = "its results stand"
+        results = [r for r, _ in counted.values() if (r.get("role") or "result") == "result"]
+        held = sum(1 for r in results if r.get("status") in HOLDING_STATUSES)
+        failed = sum(1 for r in results if _finding(r))
+        whose = (f"{held} of its {len(results)} result claims hold"
+                 + (f", {failed} fail" if failed else "")
+                 + (f", {len(results) - held - failed} are undecided or not run" if len(results) - held - failed
+                    else ""))
     elif standing:
-        whose = f"{_and(standing[:3])} {'stands' if len(standing) == 1 else 'stand'}" + (
-            f" ({_and(open_[:2])} undecided)" if open_ else "")
+        whose = (f"{_and(clean[:3])} {'stands' if len(clean) == 1 else 'stand'}" if clean else "") + (
+            f"{', ' if clean else ''}{_and(gapped[:3])} {'stands with a gap' if len(gapped) == 1 else 'stand with gaps'}"
+            if gapped else "") + (f" ({_and(open_[:2])} undecided)" if open_ else "")
     else:
         whose = "its core results are undecided"
 

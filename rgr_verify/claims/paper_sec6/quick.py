@@ -13,7 +13,7 @@ import math
 from ...capacity import threshold
 from ...fits import permutation_pvalue
 from ..base import Claim, Kind, Status, Tier, Verdict
-from ..standards import Standard
+from ..standards import Standard, decide
 from .trends import dkstar_grows_verdict, hstar_grows_verdict
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools import (
@@ -78,12 +78,8 @@ def _check_diagonal_quick(ctx, preset="sec6-diagonal"):
     p_sub = permutation_pvalue(a_large, [v / linear for v in b_small], alternative="less")
     p_decrease = permutation_pvalue(a_large, b_small, alternative="less")
     p_superlinear = permutation_pvalue(a_small, [v / linear for v in b_large], alternative="greater")
-    if p_decrease <= alpha or p_superlinear <= alpha:
-        status = Status.CONTRADICTED_EMPIRICALLY
-    elif p_grow <= FAMILY_ALPHA and p_sub <= FAMILY_ALPHA:
-        status = Status.HOLDS_EMPIRICALLY
-    else:
-        status = Status.INCONCLUSIVE
+    fails = p_decrease <= alpha or p_superlinear <= alpha
+    status = decide(not fails and p_grow <= FAMILY_ALPHA and p_sub <= FAMILY_ALPHA, fails)
     cells = permutation_cells(recs)
     ths = {k: threshold(v) for k, v in cells.items()}
     arts = curve_artefacts(ctx, cells, "sec6-diagonal-quick-f1-curves", "F1-D_K curves on the lambda = 2 diagonal (quick)")

@@ -15,6 +15,7 @@ import sympy as sp
 from ... import formulas as F
 from ...runs.presets import table2_cap
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
+from ..standards import decide
 from ..symbolic import combine_verdicts, exhaustive_verdict, identity_verdict, values_verdict
 from ..tools import BASE_GRID, DIAGONAL, EXTRA, TABLE1, VAR_M, symbolic_claim, with_readings
 
@@ -38,7 +39,8 @@ def _fits_r1(ctx: CheckContext) -> Verdict:
     ratios = {"Sec. 6 log = natural log": ln / a3, "Sec. 6 log = log2": l2 / a3}
     # exact arithmetic on the stated constants: each ratio is a closed form, compared with the factor exactly
     apart = {k: (r > FIT_FACTOR or r < 1 / FIT_FACTOR) for k, r in ratios.items()}
-    status = Status.VERIFIED if all(apart.values()) else Status.REFUTED
+    ok = all(apart.values())
+    status = decide(ok, not ok, exact=True)
     floor = 21  # Table 1: d_k* = 21 at (128, 32), so D_K* >= 21
     closer = "natural log" if abs(ln - a3) < abs(l2 - a3) else "log2"
     return Verdict(status,

@@ -318,7 +318,7 @@ CLAIMS = (
           statement="At m = 64, d_model = 32, intermediate head counts (h = 4, 8) attain the lowest ultimate test MSE",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_d32_best_heads, role="result",
           replays=("sec72-value",),
-          notes="Full tier (sec72-value full, d_model = 32, h in {1,2,4,8,16}, D_K in {8,...,128}, 3 seeds, cap 20000). "
+          notes="Full tier (sec72-value full, d_model = 32, h in {1,2,4,8,16}, D_K in {8,...,128}, 10 seeds: 0-2 the first batch, 3-9 added after it, cap 20000). "
                 "Leave one seed out: on the two other seeds each h's best D_K is picked, then the h with the lowest "
                 "held-out MSE wins the fold. A fold is censored when the runs of its winner or of its best "
                 "intermediate h (at the picked D_K) mostly hit the step cap: their final MSE was still falling, an "

@@ -239,7 +239,7 @@ CLAIMS = (
     with_role(symbolic_claim("sec9-sym-regime-dense", "Sec. 9", "For every family with m' = Theta(m^2) the bound (23) gives "
                    "Omega(m'/d_model).", _regime_dense,
                    notes="We test the implication from (23), the theorem's actual bound, not from its asymptotic rewrite.",
-                   slip=("quantity-swapped-in-corner", "remark",
+                   slip=("condition-too-weak", "remark",
                          "For m' = Theta(m^2) the bound (23) gives Omega(m'/d_model) only while m' stays a constant "
                          "fraction below m(m-1); next to the complete graph the binomial count collapses, so the "
                          "dense bullet holds once that corner is excluded, and (23) is untouched.")), "detail", "Theorem 9.2"),
