@@ -96,7 +96,8 @@ def _count_records(ctx):
 def test_a_full_claim_with_complete_evidence_runs_in_the_quick_tier_by_replay(tmp_path, monkeypatch):
     monkeypatch.setenv("RGR_VERIFY_RESULTS", str(tmp_path / "empty"))
     claim = Claim(id="test-replay", ref="App. A.3", statement="s", kind="empirical", tier="full",
-                  check=_count_records, replays=("a3-regular",))
+                  check=_count_records, replays=("a3-regular",), analyses=("leave one seed out",),
+                  standard={"kind": "count", "estimand": "the records replayed"})
     assert replayable(claim)
     res = run_claim(claim, tier="quick", device="cpu")
     assert res.ran and res.verdict.measured_value == 1410
