@@ -7,9 +7,10 @@
 #   EXPECT  a second call on the same warm machine: the records the first call printed; it stops at once (exit 3)
 #           if the store did not stay
 # Before the first call, here: rgr-verify sec73-carry --out .gpucarry/site.tgz  (the MiniLM copy, about 10 MB; the
-# device reaches no package registry). It trains the next (D_K, h) cells of 7 seeds (about 205 s a cell with the
-# graphed step; no cell starts that the last one's duration says cannot finish), then, with the time left, the gpu
-# test of the graphed step, and returns the store in $OUT/r73.tgz (unpacks as R73/). Then here, once:
+# device reaches no package registry). A first call (no EXPECT) runs the gpu tests first (about 30 s), then it
+# trains the next (D_K, h) cells of 7 seeds in the preset's order (its first_cells, then by h; about 205 s a cell
+# with the graphed step; no cell starts that the last one's duration says cannot finish), and returns the store in
+# $OUT/r73.tgz (unpacks as R73/). Then here, once:
 #   mkdir -p /tmp/r73x && tar xzf <files_at>/r73.tgz -C /tmp/r73x && rgr-verify evidence add /tmp/r73x/R73 ...
 # The store folder R73-$SOURCE is git-ignored, so it stays on a warm machine between two calls. Exit status: that of
 # the sweep (0 also when it stopped at its deadline), else 2 for a bad setting, 3 for a store that did not stay.
@@ -42,6 +43,12 @@ if [ -f $EV ] && [ $(zcat $EV | wc -l) -gt $(cat $R73/sec73-runs.jsonl 2>/dev/nu
 echo "== store $R73: $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) records before training"
 if [ -n "$EXPECT" ] && [ $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) -lt $EXPECT ]; then
   echo "== the store lacks the last call's records ($EXPECT expected): run evidence add here first"; exit 3; fi
+# First call of a machine: the gpu tests first (about 30 s: the graphed step against the eager loop bit for bit and
+# the rest of test_transformer/test_engine/test_bench/test_fused_adamw), so that a broken device shows before training.
+if [ -z "$EXPECT" ]; then
+  timeout 150 python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_bench.py empirical/test_engine.py empirical/test_fused_adamw.py empirical/test_transformer.py > "$OUT/gputest.log" 2>&1
+  echo "== gpu tests rc=$? ($((SECONDS-T0)) s)"; tail -n 3 "$OUT/gputest.log"
+fi
 LEFT=$((END - (SECONDS-T0)))
 echo "== sec73 full $SOURCE, stop-after $((LEFT-20)) s ($((SECONDS-T0)) s)"
 timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) > "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
@@ -50,8 +57,6 @@ if grep -q "CUDA graph capture of the Sec. 7.3 step failed" "$OUT/sec73.log"; th
   RGR_VERIFY_CUDA_GRAPHS=0 timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) >> "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
 fi
 grep -v "step=" "$OUT/sec73.log" | tail -n 8; grep "step=" "$OUT/sec73.log" | awk 'NR%10==0' | tail -n 12
-LEFT=$((END - (SECONDS-T0)))  # the gpu test of the graphed step (about 30 s)
-if [ $LEFT -gt 80 ]; then timeout $((LEFT-15)) python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_transformer.py -k cuda_graph > "$OUT/gputest.log" 2>&1; echo "gpu tests rc=$?"; tail -n 3 "$OUT/gputest.log"; fi
 echo "== store $R73: $(cat $R73/sec73-runs.jsonl | wc -l) records after training (EXPECT for a second call)"
 rm -rf R73 && cp -r $R73 R73 && tar czf "$OUT/r73.tgz" R73 || { echo "the store could not be packed"; exit 1; }  # unpacks as R73/
 echo "== done ($((SECONDS-T0)) s, sweep rc=$RC)"; exit $RC

@@ -42,6 +42,9 @@ class Sec73Preset:
     max_batch_runs: int = 64  # runs stacked in one batch
     selection_seeds: int = 0  # leading seed indices that only pick winners; the rest confirm them
     extra_cells: tuple = ()  # (D_K, h) pairs trained besides the D_Ks x heads grid, with the same seeds
+    # (D_K, h) cells trained first, one at a time and in this order, before the remaining cells (in groups of equal
+    # h): the cells that decide a claim soonest. The order changes no run and no key, only when each is trained.
+    first_cells: tuple = ()
 
     def __post_init__(self):
         check_choice("name", self.name, ("quick", "full"))
@@ -63,6 +66,13 @@ class Sec73Preset:
                 raise ValueError(f"an extra cell's h must divide its D_K, got h = {h}, D_K = {D}")
             if D in self.D_Ks and h in self.heads:
                 raise ValueError(f"extra_cells must lie outside the D_Ks x heads grid, got (D_K = {D}, h = {h})")
+
+        cells = set(self.cells())
+        for cell in self.first_cells:
+            if cell not in cells:
+                raise ValueError(f"first_cells must be cells of the preset, got {cell!r}")
+        if len(set(self.first_cells)) != len(self.first_cells):
+            raise ValueError("first_cells must not repeat a cell")
 
     def cells(self) -> list:
         """Every trained (D_K, h): the grid D_Ks x heads, then the extra cells."""
@@ -103,6 +113,9 @@ _FULL = Sec73Preset(
     # device call, so a sweep advances by whole batches across calls (a batch cut at a deadline is dropped).
     max_batch_runs=7,
     selection_seeds=2,  # 2 seeds pick winners, 5 confirm them (does not change the runs or their keys)
+    # The cells that decide a claim soonest, after the committed (64, 1) and (128, 1): (64, 4) and (64, 8) decide
+    # fig7-h8-counterproductive-dk64 alone; (256, 1) and (512, 1) complete the single-head row.
+    first_cells=((64, 4), (64, 8), (256, 1), (512, 1)),
 )
 
 SEC73_PRESETS = {"quick": _QUICK, "full": _FULL}

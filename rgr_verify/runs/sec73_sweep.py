@@ -251,21 +251,26 @@ def run_sec73(
     missing = [(key, spec, i) for key, spec, i, _ in plan if key not in stored]
     if missing and not train_missing:
         return None
-    # Missing runs train in groups of equal h, one lock per group: callers of the same sweep (pytest workers)
-    # share the groups between them, and a caller waits only for groups that another caller is training.
-    pending = sorted({spec.n_heads for _, spec, _ in missing})
+    # Missing runs train in groups: each of the preset's first cells alone and in its order, then the other cells in
+    # groups of equal h; one lock per group, so callers of the same sweep (pytest workers) share the groups between
+    # them, and a caller waits only for groups that another caller is training.
+    groups = _groups(preset, device)
+    needed = {(spec.D_K, spec.n_heads) for _, spec, _ in missing}
+    pending = [g for g in groups if g[1] & needed]
     table = None
     while pending and not (deadline is not None and time.monotonic() > deadline.at):
         progressed = False
-        for h in list(pending):
-            lock = store.lock(_group_lock_name(preset, device, h))
+        for group in list(pending):
+            name, cells = group
+            lock = store.lock(name)
             try:
                 lock.acquire(timeout=0)
             except Timeout:
                 continue
             try:
                 stored = _replayable(with_evidence(store), plan, device)
-                todo = [(key, spec, i) for key, spec, i, _ in plan if spec.n_heads == h and key not in stored]
+                todo = [(key, spec, i) for key, spec, i, _ in plan
+                        if (spec.D_K, spec.n_heads) in cells and key not in stored]
                 if todo:
                     if table is None:  # built only when something must train: replay needs no embedding files
                         source, rng = _source_for(preset, root_seed=root_seed, gpt2_dir=gpt2_dir)
@@ -282,12 +287,14 @@ def run_sec73(
                         return None
             finally:
                 lock.release()
-            pending.remove(h)
+            pending.remove(group)
             progressed = True
+            if deadline is not None and time.monotonic() > deadline.at:
+                break
         if pending and not progressed and deadline is not None:  # another caller trains them: poll until the deadline
             time.sleep(1.0)
         elif pending and not progressed:  # every remaining group trains elsewhere: wait for the first one
-            with store.locked(_group_lock_name(preset, device, pending[0])):
+            with store.locked(pending[0][0]):
                 pass
     stored = _replayable(with_evidence(store), plan, device)
     if any(key not in stored for key, _, _, _ in plan):  # stopped at the deadline, or groups left to other callers
@@ -296,9 +303,20 @@ def run_sec73(
     return Sec73Results(preset, records[0]["source_description"], device, records)
 
 
-def _group_lock_name(preset: Sec73Preset, device: str, h: int) -> str:
-    """The training lock of the runs with h heads of one sweep."""
-    return f"sec73-{preset.name}-{preset.source}-{device}-h{h}"
+def _group_lock_name(preset: Sec73Preset, device: str, h: int, D_K: int | None = None) -> str:
+    """The training lock of the runs with h heads of one sweep (of its cell (D_K, h) when D_K is given)."""
+    return f"sec73-{preset.name}-{preset.source}-{device}" + (f"-D{D_K}" if D_K is not None else "") + f"-h{h}"
+
+
+def _groups(preset: Sec73Preset, device: str) -> list[tuple[str, frozenset]]:
+    """The training groups of a sweep in training order, as (lock name, cells): each of ``preset.first_cells`` alone,
+    then the remaining cells by equal h (in increasing h). The groups partition the preset's cells."""
+    first = list(preset.first_cells)
+    out = [(_group_lock_name(preset, device, h, D), frozenset([(D, h)])) for D, h in first]
+    rest = [c for c in preset.cells() if c not in set(first)]
+    for h in sorted({h for _, h in rest}):
+        out.append((_group_lock_name(preset, device, h), frozenset(c for c in rest if c[1] == h)))
+    return out
 
 
 def _record(key, spec, i, res, preset, table, device) -> dict:
