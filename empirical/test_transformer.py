@@ -731,6 +731,13 @@ def test_sec73_cuda_graph_replays_the_eager_loop_bit_for_bit(monkeypatch, h):
             _, w_frozen = _evaluated_params(mp, E, specs, task, cfg, device="cuda", cuda_graph=True)
         except RuntimeError as exc:  # capture refused the unregistered generators: no silent pass either
             assert "CUDA graph capture of the Sec. 7.3 step failed" in str(exc) and exc.__cause__ is not None
-            assert "generator" in str(exc.__cause__).lower() or "offset" in str(exc.__cause__).lower(), exc
+            # the generator's refusal may be the cause's context: on the H200 (torch 2.11, 2026-11-28) the capture
+            # raised "Attempt to increase offset for a CUDA generator not in capture mode", and leaving the graph
+            # context then raised the "CUDA Graph is empty" warning (an error under this suite's filters) from it
+            chain, e = [], exc.__cause__
+            while e is not None:
+                chain.append(str(e).lower())
+                e = e.__cause__ or e.__context__
+            assert any("generator" in text or "offset" in text for text in chain), exc
             return
     assert not all(torch.equal(a[k], b[k]) for a, b in zip(w_eager, w_frozen) for k in a)
