@@ -113,7 +113,18 @@ def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, mo
     r = run_claim(claim, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
     assert r.verdict.status is Status.INCONCLUSIVE and r.verdict.unavailable
     assert "part holds 7 of the 112 runs" in r.verdict.details and PLAN in r.verdict.details
-    assert not replayable(claim, ev, ROOT)  # partial: not replayed, and pytest keeps its gpu mark
+    assert "missing (64, 2)," in r.verdict.details  # the cells it reads that are not stored, named
+    # partial: replayed, and a rule whose cells are all stored decides on them alone (fig7-h8 reads (64, 4), (64, 8))
+    assert replayable(claim, ev, ROOT)
+    h8 = get_claim("fig7-h8-counterproductive-dk64")
+    assert run_claim(h8, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res",
+                     device="cpu").verdict.unavailable  # (64, 4) and (64, 8) not stored yet
+    cells = [(k, c) for k, c in plan.items() if c[:2] in ((64, 4), (64, 8))]
+    JsonlStore(src, STORE_NAME).append(_records(cells, acc=lambda D, h, i: 0.364 + 0.001 * i - 0.01 * (h == 8)))
+    add_store_evidence(src, STORE_NAME, name="part", label="sec73 full", directory=ev, plan=PLAN, replace=True)
+    first = run_claim(h8, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
+    assert first.verdict.status is Status.HOLDS_EMPIRICALLY and "the 2 cells (D_K, h) this rule reads" in \
+        first.verdict.details and first.verdict.params["cells_read"] == [[64, 4], [64, 8]]
     other = run_claim(claim, tier="full", root_seed=ROOT + 1, evidence_dir=ev, results_dir=tmp_path / "res",
                       device="cpu")
     assert "holds" not in other.verdict.details  # drawn from another root seed: not this sweep
@@ -121,11 +132,13 @@ def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, mo
                         evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
     assert "holds" not in control.verdict.details  # a full-tier claim on another source: the GPU sweep is not its
     # complete: decided by replay on the CPU (accuracy grows with D_K for every h >= 2 in this synthetic store)
-    rest = [(k, c) for k, c in plan.items() if c[:2] != (64, 1)]
+    rest = [(k, c) for k, c in plan.items() if c[:2] not in ((64, 1), (64, 4), (64, 8))]
     JsonlStore(src, STORE_NAME).append(_records(rest, acc=lambda D, h, i: 0.3 + D / 1000 + 0.001 * i))
     add_store_evidence(src, STORE_NAME, name="part", label="sec73 full", directory=ev, plan=PLAN, replace=True)
     assert replayable(claim, ev, ROOT) and not replayable(claim, ev, ROOT + 1)
     done = run_claim(claim, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
     assert not done.verdict.unavailable and done.verdict.status is Status.HOLDS_EMPIRICALLY, done.verdict.details
     assert "112 runs" in done.verdict.evidence
+    again = run_claim(h8, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
+    assert again.verdict.measured_value == first.verdict.measured_value  # the rest of the grid changes nothing
     assert not (tmp_path / "res").exists() or not any((tmp_path / "res").rglob("*.jsonl"))  # nothing trained

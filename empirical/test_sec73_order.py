@@ -51,3 +51,27 @@ def test_sec73_groups_partition_the_cells_and_the_full_plan_leads_with_the_decid
 def test_sec73_first_cells_must_be_distinct_cells_of_the_preset(bad):
     with pytest.raises(ValueError, match="first_cells"):
         dataclasses.replace(tiny_sec73_preset(), first_cells=bad)
+
+
+def test_sec73_cells_restrict_a_sweep_and_the_rules_read_only_their_cells(tmp_path):
+    from rgr_verify.claims.paper_sec7.sec73_rules import (cells_read, decide_advantage, decide_h8,
+                                                           decide_near_perfect, decide_plateau)
+
+    preset = tiny_sec73_preset()
+    part = run_sec73(preset, root_seed=3, results_dir=tmp_path, cells=[(4, 2), (2, 1)])
+    assert part.cells == ((2, 1), (4, 2)) and part.covered() == [(2, 1), (4, 2)]  # the preset's order
+    assert sorted({(r["D_K"], r["h"]) for r in part.records}) == [(2, 1), (4, 2)]
+    assert set(part.table()) == {"D_K=2,h=1", "D_K=4,h=2"}
+    whole = run_sec73(preset, root_seed=3, results_dir=tmp_path)  # trains the other two cells, replays these
+    assert whole.cells is None and len(whole.records) == 8
+    assert {r["key"]: r["test_acc"] for r in part.records}.items() <= {r["key"]: r["test_acc"]
+                                                                     for r in whole.records}.items()
+    for bad in ([(3, 1)], [], [("x", 1)], 7):
+        with pytest.raises(ValueError, match="cells"):
+            run_sec73(preset, root_seed=3, results_dir=tmp_path, cells=bad)
+    full = sec73_preset("full", source="minilm")
+    assert cells_read(decide_h8, full) == [(64, 4), (64, 8)]
+    assert cells_read(decide_plateau, full) == [(256, 1), (512, 1)]
+    assert cells_read(decide_near_perfect, full) == [(512, 2), (512, 4), (512, 8)]
+    assert cells_read(decide_advantage, full) == full.cells()
+    assert cells_read(decide_h8, preset) == preset.cells()  # no (64, 4), (64, 8): the rule reads (and lacks) all

@@ -109,14 +109,15 @@ def run_claim(
     ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir,
                        results_dir=results_dir, evidence_dir=evidence_dir, expects=stated)
     start = time.perf_counter()
+    swept = _swept(claim, root_seed, evidence_dir) if claim.tier is Tier.GPU else []  # partial: how far it got
+    how_far = "".join(f"; committed evidence {m.name} holds {m.runs} of the {m.preset_runs} runs of its sweep "
+                      f"({m.plan}), which resumes on a CUDA GPU" for m in swept if not m.complete)
     if claim.tier.rank > Tier(tier).rank and replayable(claim, evidence_dir, root_seed):
         # a paper-scale verdict from the committed evidence alone: the claim's tier's check, replaying, never training
+        # (of a partial planned sweep, the check decides if the cells it reads are stored, else says which are not)
         ctx = dataclasses.replace(ctx, tier=claim.tier.value, device="cpu", replay_only=True)
     if claim.tier.rank > Tier(ctx.tier).rank:
-        swept = _swept(claim, root_seed, evidence_dir) if claim.tier is Tier.GPU else []  # partial: how far it got
-        verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}" + "".join(
-            f"; committed evidence {m.name} holds {m.runs} of the {m.preset_runs} runs of its sweep ({m.plan}), "
-            "which resumes on a CUDA GPU" for m in swept))
+        verdict = Verdict.not_run(f"not run at tier {tier}: needs --tier {claim.tier.value}" + how_far)
     else:
         try:
             from .tools.multiverse import run_analyses
@@ -124,6 +125,8 @@ def run_claim(
             verdict = run_analyses(claim, ctx)
             if not isinstance(verdict, Verdict):
                 raise TypeError(f"check returned {type(verdict).__name__}, not Verdict")
+            if verdict.unavailable and how_far:  # replayed from a partial sweep that lacks cells this claim reads
+                verdict = dataclasses.replace(verdict, details=f"{verdict.details}{how_far}")
             if ctx.provenance and not verdict.unavailable:
                 # each source once: a cached measurement hit twice in one check (a memo inside a memo) replays its
                 # provenance again
@@ -152,8 +155,9 @@ def _swept(claim: Claim, root_seed: int, evidence_dir: Path | None = None) -> li
 
 def replayable(claim: Claim, evidence_dir: Path | None = None, root_seed: int | None = None) -> bool:
     """Whether the committed evidence lets ``claim`` run below its tier, by replay: it names presets it replays
-    and the evidence holds every run of each (at the claim's tier), or it is a GPU-tier claim fed by the complete
-    store of a planned sweep drawn from ``root_seed`` (default: :func:`root_seed_from_env`)."""
+    and the evidence holds every run of each (at the claim's tier), or it is a GPU-tier claim fed by the store of a
+    planned sweep drawn from ``root_seed`` (default: :func:`root_seed_from_env`), complete or partial: the check
+    replays the cells it reads and decides when they are all stored, else reports not-run naming those missing."""
     from ..evidence import evidence_complete
 
     if claim.replays and all(evidence_complete(p, claim.tier.value, evidence_dir) for p in claim.replays):
@@ -161,7 +165,7 @@ def replayable(claim: Claim, evidence_dir: Path | None = None, root_seed: int | 
     if claim.tier is not Tier.GPU:
         return False
     seed = root_seed_from_env() if root_seed is None else root_seed
-    return any(m.complete for m in _swept(claim, seed, evidence_dir))
+    return bool(_swept(claim, seed, evidence_dir))
 
 
 def run_claims(

@@ -120,6 +120,13 @@ class Sec73Results:
     source_description: str
     device: str
     records: tuple
+    # The (D_K, h) cells the records cover, in the preset's order: None for the whole preset; a sweep replayed for
+    # some cells only (``run_sec73(cells=...)``) holds those, so a rule that reads them decides before the rest exist.
+    cells: tuple | None = None
+
+    def covered(self) -> list:
+        """The (D_K, h) cells these records cover (all of the preset's unless ``cells`` says otherwise)."""
+        return list(self.cells) if self.cells is not None else self.preset.cells()
 
     def values(self, D_K: int, h: int, field: str = "test_acc", *, seeds: str = "all") -> np.ndarray:
         """``field`` of the runs at (D_K, h), ordered by seed index: ``seeds`` = "all" ``[seeds]``, "selection"
@@ -134,7 +141,7 @@ class Sec73Results:
 
     def table(self) -> dict:
         """{"D_K=..,h=..": [test accuracies by seed]} for verdicts."""
-        return {f"D_K={D},h={h}": [round(float(x), 4) for x in self.values(D, h)] for D, h in self.preset.cells()}
+        return {f"D_K={D},h={h}": [round(float(x), 4) for x in self.values(D, h)] for D, h in self.covered()}
 
 
 def record_key(spec_cfg: dict, device: str, code: str) -> str:
@@ -223,6 +230,7 @@ def run_sec73(
     train_missing: bool = True,
     progress: Callable | None = None,
     stop_after: float | None = None,
+    cells=None,
 ) -> Sec73Results | None:
     """Replay stored runs of ``preset`` and train the missing ones (unless ``train_missing`` is False, in which
     case None is returned when any run is missing). Returns the sweep's :class:`Sec73Results`.
@@ -230,7 +238,10 @@ def run_sec73(
     ``stop_after`` (seconds) bounds the training: each finished batch is stored as soon as it ends, the batch in
     training at the first evaluation past the deadline is dropped, no batch starts that the last batch's duration
     says would end after the deadline, and None is returned when runs are still missing then; the same call
-    resumes (stored runs are replayed, never retrained)."""
+    resumes (stored runs are replayed, never retrained).
+
+    ``cells``: (D_K, h) cells of the preset to replay or train, the others left alone; the result then covers those
+    cells only (:attr:`Sec73Results.cells`). ValueError for a cell outside the preset."""
     from filelock import Timeout
 
     from ..transformer import BatchDeadline, DeadlineReached, train_block_runs
@@ -247,6 +258,9 @@ def run_sec73(
     store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME,
                        create=train_missing)
     plan = _plan(preset, root_seed, device)
+    if cells is not None:
+        cells = _check_cells(preset, cells)
+        plan = [row for row in plan if (row[1].D_K, row[1].n_heads) in set(cells)]
     stored = _replayable(with_evidence(store), plan, device)
     missing = [(key, spec, i) for key, spec, i, _ in plan if key not in stored]
     if missing and not train_missing:
@@ -261,7 +275,7 @@ def run_sec73(
     while pending and not (deadline is not None and time.monotonic() > deadline.at):
         progressed = False
         for group in list(pending):
-            name, cells = group
+            name, group_cells = group
             lock = store.lock(name)
             try:
                 lock.acquire(timeout=0)
@@ -270,7 +284,7 @@ def run_sec73(
             try:
                 stored = _replayable(with_evidence(store), plan, device)
                 todo = [(key, spec, i) for key, spec, i, _ in plan
-                        if (spec.D_K, spec.n_heads) in cells and key not in stored]
+                        if (spec.D_K, spec.n_heads) in group_cells and key not in stored]
                 if todo:
                     if table is None:  # built only when something must train: replay needs no embedding files
                         source, rng = _source_for(preset, root_seed=root_seed, gpt2_dir=gpt2_dir)
@@ -300,7 +314,19 @@ def run_sec73(
     if any(key not in stored for key, _, _, _ in plan):  # stopped at the deadline, or groups left to other callers
         return None
     records = tuple(stored[key] for key, _, _, _ in plan)
-    return Sec73Results(preset, records[0]["source_description"], device, records)
+    return Sec73Results(preset, records[0]["source_description"], device, records, cells)
+
+
+def _check_cells(preset: Sec73Preset, cells) -> tuple:
+    """``cells`` as a tuple of distinct (D_K, h) cells of ``preset`` in the preset's order; ValueError otherwise."""
+    try:
+        wanted = [(int(D), int(h)) for D, h in cells]
+    except (TypeError, ValueError):
+        raise ValueError(f"cells must be (D_K, h) pairs, got {cells!r}") from None
+    outside = [c for c in wanted if c not in preset.cells()]
+    if outside or not wanted:
+        raise ValueError(f"cells must be a non-empty set of the preset's (D_K, h) cells, got {cells!r}")
+    return tuple(c for c in preset.cells() if c in set(wanted))
 
 
 def _group_lock_name(preset: Sec73Preset, device: str, h: int, D_K: int | None = None) -> str:
@@ -326,11 +352,13 @@ def _record(key, spec, i, res, preset, table, device) -> dict:
             **{f.name: getattr(res, f.name) for f in dataclasses.fields(BlockRunResult) if f.name != "spec"}}
 
 
-def stored_sec73(preset: Sec73Preset, *, root_seed: int, results_dir=None, gpt2_dir=None) -> Sec73Results | None:
-    """The complete stored sweep of ``preset`` on any device kind (cuda first), or None when runs are missing."""
+def stored_sec73(preset: Sec73Preset, *, root_seed: int, results_dir=None, gpt2_dir=None,
+                 cells=None) -> Sec73Results | None:
+    """The complete stored sweep of ``preset`` (of its ``cells`` only, when given) on any device kind (cuda first),
+    or None when runs are missing."""
     for device in ("cuda", "cpu"):
         res = run_sec73(preset, root_seed=root_seed, results_dir=results_dir, device=device, gpt2_dir=gpt2_dir,
-                        train_missing=False)
+                        train_missing=False, cells=cells)
         if res is not None:
             return res
     return None

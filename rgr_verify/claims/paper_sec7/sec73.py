@@ -28,6 +28,7 @@ from .sec73_rules import (
     decide_h8,
     decide_near_perfect,
     decide_plateau,
+    cells_read,
 )
 
 __all__ = ["CLAIMS", "ORDER"]
@@ -59,9 +60,10 @@ _GPT2_REASON = (
     "snapshot) and a CUDA GPU")
 
 
-def _sweep(ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only: bool = False):
+def _sweep(ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only: bool = False, decide=None):
     """(results, None) or (None, not-run verdict). Quick: CPU sweep. Full: replay (a stored GPT-2 sweep first),
-    else train on CUDA. ``gpt2_only``: only a GPT-2 sweep will do."""
+    else train on CUDA. ``gpt2_only``: only a GPT-2 sweep will do. ``decide`` (full tier): only the cells that rule
+    reads (:func:`cells_read`) are replayed or trained, so a partial stored sweep decides it once they are stored."""
     import os
 
     from ...presets_sec73 import GPT2_DIR_ENV, sec73_preset
@@ -72,21 +74,30 @@ def _sweep(ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only
             preset = sec73_preset(tier, source=source)
             return run_sec73(preset, root_seed=ctx.root_seed, results_dir=ctx.results_dir, device="cpu"), None
         candidates = ["gpt2"] if gpt2_only else ([source] if source else ["gpt2", None])
+        def read(preset):
+            return cells_read(decide, preset) if decide is not None else None
+
         for src in candidates:
             stored = stored_sec73(sec73_preset(tier, source=src), root_seed=ctx.root_seed,
-                                  results_dir=ctx.results_dir)
+                                  results_dir=ctx.results_dir, cells=read(sec73_preset(tier, source=src)))
             if stored is not None:
                 return stored, None
         preset = sec73_preset(tier, source="gpt2" if gpt2_only else source)
         if gpt2_only and not os.environ.get(GPT2_DIR_ENV):
             return None, Verdict.not_run(_GPT2_REASON + ".")
         if ctx.device != "cuda":
+            wanted = read(preset) or preset.cells()
+            have = [c for c in wanted if stored_sec73(preset, root_seed=ctx.root_seed, results_dir=ctx.results_dir,
+                                                      cells=[c]) is not None]
+            stored_txt = ("" if not have else f"; stored: {len(have)} of the {len(wanted)} cells (D_K, h) this rule "
+                          f"reads, missing {', '.join(f'({D}, {h})' for D, h in wanted if (D, h) not in have)}")
             return None, Verdict.not_run(
                 ("needs the GPT-2 source on a CUDA GPU or stored; " if gpt2_only else "needs a CUDA GPU ")
                 + f"(full tier of Figure 7: m = {preset.task.m}, l = {preset.task.ell}, D_K in "
                 f"{list(preset.D_Ks)}, h in {list(preset.heads)}, {preset.seeds} seeds, up to {preset.train.steps} "
-                "updates) or its stored results in the results directory")
-        return run_sec73(preset, root_seed=ctx.root_seed, results_dir=ctx.results_dir, device="cuda"), None
+                f"updates) or its stored results in the results directory{stored_txt}")
+        return run_sec73(preset, root_seed=ctx.root_seed, results_dir=ctx.results_dir, device="cuda",
+                         cells=read(preset)), None
     except ValueError as exc:
         if "pip install" in str(exc):  # the embedding source is not installed here
             return None, Verdict.not_run(str(exc))
@@ -101,6 +112,7 @@ def _params(res, null_p) -> dict:
     return {"tier": p.name, "embedding_source": res.source_description, "decided_on_source": p.source,
             "device": res.device, "m": p.task.m, "ell": p.task.ell, "d_ff": p.task.d_ff, "D_K": list(p.D_Ks),
             "h": list(p.heads), "extra_cells": [list(c) for c in p.extra_cells], "seeds": p.seeds,
+            "cells_read": [list(c) for c in res.covered()],
             "selection_seeds": list(range(p.selection_seeds)),
             "confirmation_seeds": list(range(p.selection_seeds, p.seeds)), "alpha_one_sided": ALPHA,
             "null_pass_probability": null_p, "max_steps": p.train.steps, "batch_size": p.train.batch_size,
@@ -113,6 +125,9 @@ def _verdict(res, decision: dict, *, paper: str, artefacts=()) -> Verdict:
              else f"decided on the {_SOURCE_NAMES[p.source]} source"
              + ("" if p.source == "gpt2" else " (the paper used GPT-2 small)"))
     null_p = decision["null_pass_probability"]
+    if len(res.covered()) < len(p.cells()):  # a rule that reads part of the grid, decided on those cells alone
+        scope += (f"; on the {len(res.records)} runs of the {len(res.covered())} cells (D_K, h) this rule reads, "
+                  f"{', '.join(f'({D}, {h})' for D, h in res.covered())}, of the {len(p.cells())} of the grid")
     null_txt = (f" Null pass probability {null_p:.3g} ({decision['null']})." if null_p is not None else "")
     return Verdict(status=decision["status"], paper_value=paper, measured_value=decision["measured"],
                    witness={**decision.get("witness", {}), "runs": res.table()}, params=_params(res, null_p),
@@ -137,8 +152,9 @@ _PAPER = {
 
 
 def _check(decide, ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only: bool = False) -> Verdict:
-    """Run (or replay) the tier's sweep and decide ``decide`` on it; the Figure 7 plot goes with the first claim."""
-    res, skip = _sweep(ctx, tier, source, gpt2_only=gpt2_only)
+    """Run (or replay) the tier's sweep (at the full tier the cells ``decide`` reads) and decide ``decide`` on it;
+    the Figure 7 plot goes with the first claim."""
+    res, skip = _sweep(ctx, tier, source, gpt2_only=gpt2_only, decide=decide if tier != "quick" else None)
     if skip:
         return skip
     artefacts = ()
@@ -228,7 +244,7 @@ def _check_bimodality(ctx: CheckContext) -> Verdict:
 
 
 def _check_plateau(ctx: CheckContext) -> Verdict:
-    res, skip = _sweep(ctx, "full", None, gpt2_only=True)
+    res, skip = _sweep(ctx, "full", None, gpt2_only=True, decide=decide_plateau)
     if skip:
         return skip
     return _verdict(res, decide_plateau(res, center=ctx.expect("plateau")), paper=_PAPER[decide_plateau])

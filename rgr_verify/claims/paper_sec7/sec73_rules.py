@@ -284,13 +284,37 @@ def decide_h8(res) -> dict:
                                                                    if regime and status is Status.INCONCLUSIVE else "")}
 
 
+def cells_read(decide, preset) -> list:
+    """The (D_K, h) cells of ``preset`` that the rule ``decide`` reads, in the preset's order: a sweep decides the rule
+    as soon as these are stored, before the rest of the grid exists (issue 38). Every cell for the rules that read
+    the whole grid (growth, advantage, bimodality, best partitions)."""
+    D, h8, h4 = H8_CELL
+    if decide is decide_h8 and (D, h8) in preset.cells() and (D, h4) in preset.cells():
+        wanted = {(D, h4), (D, h8)}
+        D0 = min(preset.D_Ks)  # the context row of decide_h8 (not part of its rule)
+        if D0 != D and h8 in preset.heads and h4 in preset.heads:
+            wanted |= {(D0, h4), (D0, h8)}
+    elif decide is decide_plateau and 1 in preset.heads:
+        wanted = {(D, 1) for D in _plateau_upper(preset)}
+    elif decide is decide_near_perfect and [h for h in preset.heads if h >= 2]:
+        wanted = {(preset.D_Ks[-1], h) for h in preset.heads if h >= 2}
+    else:
+        return preset.cells()
+    return [c for c in preset.cells() if c in wanted]
+
+
+def _plateau_upper(preset) -> list:
+    """The D_K of the plateau rule: those >= 256, else the upper half of the grid."""
+    return [D for D in preset.D_Ks if D >= 256] or list(preset.D_Ks[len(preset.D_Ks) // 2:])
+
+
 def decide_plateau(res, center: float = 0.81) -> dict:
     """Non-collapsed h = 1 runs at D_K >= 256 plateau in [center - 0.05, center + 0.05] (0.81: a GPT-2 number)."""
     if not (isinstance(center, (int, float)) and math.isfinite(center) and center > 0):
         raise ValueError(f"center must be a finite number > 0, got {center!r}")
     band = (center - (PLATEAU[1] - PLATEAU[0]) / 2, center + (PLATEAU[1] - PLATEAU[0]) / 2)
     p = res.preset
-    upper = [D for D in p.D_Ks if D >= 256] or list(p.D_Ks[len(p.D_Ks) // 2:])
+    upper = _plateau_upper(p)
     kept = {D: res.values(D, 1)[res.values(D, 1) >= COLLAPSE] for D in upper}
     pooled = np.concatenate(list(kept.values()))
     base = {"null_pass_probability": None, "null": ""}
