@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rgr_verify.runs.sec73_presets import sec73_preset
-from rgr_verify.runs.sec73_sweep import STORE_NAME, _groups, run_sec73
+from rgr_verify.runs.sec73_sweep import STORE_NAME, run_sec73, training_groups
 
 from ._fixtures import tiny_sec73_preset
 
@@ -40,7 +40,7 @@ def test_sec73_first_cells_train_first_and_change_no_record(tmp_path, monkeypatc
 
 def test_sec73_groups_partition_the_cells_and_the_full_plan_leads_with_the_deciding_cells():
     full = sec73_preset("full", source="minilm")
-    groups = _groups(full, "cuda")
+    groups = training_groups(full, "cuda")
     cells = [c for _, g in groups for c in sorted(g)]
     assert sorted(cells) == sorted(full.cells()) and len(cells) == len(set(cells))
     assert [sorted(g) for _, g in groups[:4]] == [[(64, 4)], [(64, 8)], [(256, 1)], [(512, 1)]]

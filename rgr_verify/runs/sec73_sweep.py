@@ -49,6 +49,7 @@ __all__ = [
     "EQUIVALENT_CODE_VERSIONS",
     "planned_runs",
     "missing_cells",
+    "training_groups",
 ]
 
 CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
@@ -268,7 +269,7 @@ def run_sec73(
     # Missing runs train in groups: each of the preset's first cells alone and in its order, then the other cells in
     # groups of equal h; one lock per group, so callers of the same sweep (pytest workers) share the groups between
     # them, and a caller waits only for groups that another caller is training.
-    groups = _groups(preset, device)
+    groups = training_groups(preset, device)
     needed = {(spec.D_K, spec.n_heads) for _, spec, _ in missing}
     pending = [g for g in groups if g[1] & needed]
     table = None
@@ -334,7 +335,7 @@ def _group_lock_name(preset: Sec73Preset, device: str, h: int, D_K: int | None =
     return f"sec73-{preset.name}-{preset.source}-{device}" + (f"-D{D_K}" if D_K is not None else "") + f"-h{h}"
 
 
-def _groups(preset: Sec73Preset, device: str) -> list[tuple[str, frozenset]]:
+def training_groups(preset: Sec73Preset, device: str) -> list[tuple[str, frozenset]]:
     """The training groups of a sweep in training order, as (lock name, cells): each of ``preset.first_cells`` alone,
     then the remaining cells by equal h (in increasing h). The groups partition the preset's cells."""
     first = list(preset.first_cells)

@@ -22,7 +22,13 @@ from dataclasses import dataclass
 
 __all__ = ["SLIP_CLASSES", "SLIP_TARGETS", "SEVERITY_TABLE", "Slip", "as_slip", "severity_for"]
 
-# The kinds of slip a finding can show, with what each means (shown in the report and on the site).
+# The kinds of slip a finding can show, with what each means (shown in the report and on the site). Choosing between
+# the first and the fourth for a remark: "false-for-every-constant" when the remark's point itself fails (Sec. 10:
+# learned embeddings escape the counting bound), "condition-too-weak" when its point stands under a condition the
+# paper shows (App. B: constructing stays cheaper than training, with Algorithm 5's own size). An experimental
+# statement the paper makes, contradicted at its scale, is "contradicted-by-experiment"; a protocol choice found too
+# weak (Table 2's caps) is "condition-too-weak" (none of the paper's stated findings is contradicted at its scale
+# today, so the first class has no finding yet).
 SLIP_CLASSES = {
     "false-for-every-constant": "false as stated for every admissible constant, inside the statement's ranges",
     "contradicted-by-experiment": "an experimental statement contradicted by the experiment run at the paper's scale "
@@ -42,8 +48,10 @@ SLIP_CLASSES = {
 
 # What a slip falls on.
 SLIP_TARGETS = {
-    "result": "the statement of a numbered result (theorem, lemma, corollary, proposition, construction, equation)",
-    "proof-step": "a step in the proof of a result",
+    "result": "the statement of a numbered result (theorem, lemma, corollary, proposition, construction, or a "
+              "displayed equation that states a result)",
+    "proof-step": "a step in the proof or sketch of a result (a displayed equation inside it included); a lemma "
+                  "is a result of its own, whose failure lands on the results it serves as a proof gap",
     "remark": "a remark, consequence or summary sentence (the introduction, a discussion, the abstract)",
     "comparison": "a comparison between results (matching bounds, tightness, one budget against another)",
     "experiment": "an experimental finding (a figure, table, threshold, fitted law or trend)",

@@ -1,0 +1,325 @@
+"""The Sec. 7.3 pre-LN block of :mod:`rgr_verify.transformer`, computed without the first layer's keys, for
+batches that mix key widths D_K and head counts h.
+
+Same function. This module computes the same last-position logits as :func:`rgr_verify.transformer.block_logits`
+(same parameters, same formulas, see that module's docstring); only the order of the sums changes.
+
+Keys by associativity. Head k's score for position j is the dot product of the query's head-k columns with the
+key's head-k columns, and the key is u_j W_K. Regrouping the sum,
+
+    score[j, k] = sum_{c in head k} q[c] (u_j W_K)[c] = u_j . a_k,    a_k = W_K (q * G[:, k])     [d_model]
+
+so each example needs one d_model-vector per head slot (``a``, ``[R, B, H, d_model]``) instead of the
+``[R, B, L, D]`` key tensor: neither the keys nor their elementwise product with the query is formed. The
+scores are one autograd function (:class:`_SlotScores`) whose backward pass recomputes ``a`` from the query,
+so for the backward pass an example keeps its query (D numbers) where today's block keeps its keys (L D
+numbers). Measured with saved-tensor hooks at the full shapes (B = 256, L = 18, d_model = 384, D = 512, H = 8,
+float32): 24,103 floats saved per example against today's 33,175, 9,072 fewer (36 KB an example).
+
+Mixed cells. One layout (:class:`BlockLayoutV3`, built by :func:`layout_v3`) serves every (D_K, h) with
+D_K <= Dmax and h <= Hmax:
+
+* ``G [R, Dmax, Hmax]``: G[r, c, k] = 1 when key column c of run r belongs to its head k (head k owns columns
+  k d_k .. (k + 1) d_k - 1, d_k = D_K / h, as today); columns >= D_K belong to no head and their W_Q / W_K
+  entries are zero.
+* ``GV [R, d_model, Hmax]``: GV[r, c, k] = 1 when value column c of run r belongs to its head k (head k owns
+  columns k d_v .. (k + 1) d_v - 1, d_v = d_model / h, as today's view of W_V as ``[d, h, d_v]``).
+* ``scale [R, Hmax]`` (float64): 1 / sqrt(d_k) on a run's h slots, 0 on its unused slots.
+* ``slot_mask [R, Hmax]``: 1 on a run's h slots, 0 on the others.
+* ``key_mask [R, 1, Dmax]``: 1 on a run's D_K real key columns (the training step re-applies it to W_Q and W_K).
+
+An unused slot scores 0 at every position (its G column is zero and so is its scale), so its softmax is uniform
+and finite, never NaN; its probabilities are then multiplied by 0 and its value columns are none (GV zero), so
+it adds exactly 0 to the output and receives exactly 0 gradient. Padded key columns receive exactly zero
+gradient too (they meet the layout's zeros in every product), so AdamW, whose update of a zero parameter with a
+zero gradient is zero, keeps them at zero; the training step re-applies ``key_mask`` anyway, as today's does.
+
+The value path computes every slot's z_k W_V over all d_model value columns (``[R, B, H, d_model]``) and keeps,
+for each column, its own head's entry (GV); this costs H times today's value product for the last position
+only, far less than the key product it replaces.
+
+Initialisation. :func:`init_block_params_v3` draws each run's parameters exactly as
+:func:`rgr_verify.transformer.init_block_params` draws them for that run alone (its generator, the same draws in
+the same order, the same shapes for its own D_K) and places them in the padded layout; padding is exactly zero.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from ._checks import check_int, check_real
+from .transformer import RunSpec, block_inputs
+from .transformer_task import run_generator
+
+__all__ = [
+    "BlockLayoutV3",
+    "layout_v3",
+    "init_block_params_v3",
+    "block_logits_v3",
+    "train_step_v3",
+    "evaluate_v3",
+    "PARAM_NAMES",
+]
+
+# The block's parameters, in the order init_block_params_v3 returns them (the same names as today's block).
+PARAM_NAMES = ("W_Q", "W_K", "W_V", "W_O", "W_in", "b_in", "W_out", "b_out",
+               "ln1_w", "ln1_b", "ln2_w", "ln2_b", "lnf_w", "lnf_b")
+
+
+@dataclass(frozen=True)
+class BlockLayoutV3:
+    """Where each run's key and value columns go (see the module docstring for each field's meaning)."""
+
+    G: torch.Tensor  # [R, Dmax, Hmax] key column -> head slot
+    GV: torch.Tensor  # [R, d_model, Hmax] value column -> head slot
+    scale: torch.Tensor  # [R, Hmax] float64, 1 / sqrt(d_k) on used slots, 0 elsewhere
+    slot_mask: torch.Tensor  # [R, Hmax] 1 on used slots
+    key_mask: torch.Tensor  # [R, 1, Dmax] 1 on real key columns
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        """(R, Dmax, Hmax, d_model)."""
+        R, D, H = self.G.shape
+        return R, D, H, self.GV.shape[1]
+
+    def to(self, device=None, dtype=None) -> "BlockLayoutV3":
+        """This layout on ``device`` with its 0/1 tensors in ``dtype`` (the scale stays float64)."""
+        def move(t, keep=False):
+            return t.to(device=device, dtype=None if keep else dtype)
+        return BlockLayoutV3(move(self.G), move(self.GV), move(self.scale, keep=True), move(self.slot_mask),
+                             move(self.key_mask))
+
+
+def _check_specs_v3(specs, Dmax: int, Hmax: int, d_model: int) -> list[RunSpec]:
+    specs = list(specs) if not isinstance(specs, RunSpec) else [specs]
+    if not specs or not all(isinstance(s, RunSpec) for s in specs):
+        raise ValueError("specs must be a non-empty sequence of RunSpec")
+    for s in specs:
+        if s.D_K > Dmax:
+            raise ValueError(f"every run's D_K must be <= Dmax = {Dmax}, got D_K = {s.D_K}")
+        if s.n_heads > Hmax:
+            raise ValueError(f"every run's n_heads must be <= Hmax = {Hmax}, got n_heads = {s.n_heads}")
+        if d_model % s.n_heads:
+            raise ValueError(f"every run's n_heads must divide d_model = {d_model} (d_v = d_model / h), "
+                             f"got n_heads = {s.n_heads}")
+    return specs
+
+
+def layout_v3(specs: Sequence[RunSpec], Dmax: int, Hmax: int, d_model: int, device="cpu") -> BlockLayoutV3:
+    """The layout of R runs with any D_K <= Dmax and h <= Hmax (h dividing d_model), float32 0/1 tensors and a
+    float64 scale on ``device``."""
+    Dmax = check_int("Dmax", Dmax, min_value=1)
+    Hmax = check_int("Hmax", Hmax, min_value=1)
+    d_model = check_int("d_model", d_model, min_value=1)
+    specs = _check_specs_v3(specs, Dmax, Hmax, d_model)
+    R = len(specs)
+    G = torch.zeros(R, Dmax, Hmax)
+    GV = torch.zeros(R, d_model, Hmax)
+    scale = torch.zeros(R, Hmax, dtype=torch.float64)
+    slot = torch.zeros(R, Hmax)
+    for r, s in enumerate(specs):
+        h, dk, dv = s.n_heads, s.D_K // s.n_heads, d_model // s.n_heads
+        G[r, torch.arange(s.D_K), torch.arange(s.D_K) // dk] = 1.0
+        GV[r, torch.arange(d_model), torch.arange(d_model) // dv] = 1.0
+        scale[r, :h] = 1.0 / math.sqrt(dk)
+        slot[r, :h] = 1.0
+    key_mask = (G.sum(-1) > 0).to(G.dtype)[:, None, :]
+    return BlockLayoutV3(G, GV, scale, slot, key_mask).to(device)
+
+
+def init_block_params_v3(specs: Sequence[RunSpec], d_model: int, d_ff: int, Dmax: int, Hmax: int, *,
+                         init_std: float = 0.02) -> dict:
+    """Stacked parameters of R runs with mixed (D_K, h), float32 on the CPU.
+
+    Shapes as :func:`rgr_verify.transformer.init_block_params` with D = Dmax: W_Q, W_K ``[R, d, Dmax]`` (columns
+    >= the run's D_K exactly zero); W_V, W_O ``[R, d, d]``; W_in ``[R, d, d_ff]``, b_in ``[R, d_ff]``, W_out
+    ``[R, d_ff, d]``, b_out ``[R, d]``; LayerNorm gains (ones) and biases (zeros) ``[R, d]``. Run r's entries
+    are drawn from ``run_generator(seed, 1)`` in today's order, so they equal what today's function gives that
+    run alone, bit for bit. No parameter depends on h: the head split lives in the layout only.
+    """
+    d_model = check_int("d_model", d_model, min_value=1)
+    d_ff = check_int("d_ff", d_ff, min_value=1)
+    Dmax = check_int("Dmax", Dmax, min_value=1)
+    Hmax = check_int("Hmax", Hmax, min_value=1)
+    init_std = check_real("init_std", init_std, low=0.0, low_open=True)
+    specs = _check_specs_v3(specs, Dmax, Hmax, d_model)
+    R = len(specs)
+    p = {name: torch.zeros(R, *shape) for name, shape in
+         [("W_Q", (d_model, Dmax)), ("W_K", (d_model, Dmax)), ("W_V", (d_model, d_model)),
+          ("W_O", (d_model, d_model)), ("W_in", (d_model, d_ff)), ("b_in", (d_ff,)), ("W_out", (d_ff, d_model)),
+          ("b_out", (d_model,))]}
+    for r, s in enumerate(specs):
+        # The same draws, in the same order and shapes, as init_block_params for this run alone.
+        g = run_generator(s.seed, 1)
+        p["W_Q"][r, :, : s.D_K] = torch.randn(d_model, s.D_K, generator=g) * init_std
+        p["W_K"][r, :, : s.D_K] = torch.randn(d_model, s.D_K, generator=g) * init_std
+        p["W_V"][r] = torch.randn(d_model, d_model, generator=g) * init_std
+        p["W_O"][r] = torch.randn(d_model, d_model, generator=g) * init_std / math.sqrt(2)
+        p["W_in"][r] = torch.randn(d_model, d_ff, generator=g) * init_std
+        p["W_out"][r] = torch.randn(d_ff, d_model, generator=g) * init_std / math.sqrt(2)
+    for ln in ("ln1", "ln2", "lnf"):
+        p[f"{ln}_w"] = torch.ones(R, d_model)
+        p[f"{ln}_b"] = torch.zeros(R, d_model)
+    return {k: p[k] for k in PARAM_NAMES}
+
+
+def _ln(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """LayerNorm over the last dim with per-run gain and bias ``[R, d]`` (today's formula)."""
+    shape = (w.shape[0],) + (1,) * (x.ndim - 2) + (w.shape[1],)
+    return F.layer_norm(x, x.shape[-1:]) * w.view(shape) + b.view(shape)
+
+
+def _check_block_args(params, X, E, layout) -> None:
+    """Shape checks only (no value is read, so nothing waits for the device)."""
+    if not isinstance(params, dict) or any(k not in params for k in PARAM_NAMES):
+        raise ValueError(f"params must be a dict holding {', '.join(PARAM_NAMES)}")
+    if not isinstance(layout, BlockLayoutV3):
+        raise ValueError(f"layout must be a BlockLayoutV3 (from layout_v3), got {type(layout).__name__}")
+    if not isinstance(X, torch.Tensor) or X.ndim != 4:
+        raise ValueError(f"X must be a [R, B, L, d_model] tensor, got {getattr(X, 'shape', type(X).__name__)}")
+    R, _, _, d = X.shape
+    if not isinstance(E, torch.Tensor) or E.ndim != 2 or E.shape[1] != d:
+        raise ValueError(f"E must be a [m + 1, d_model = {d}] tensor, got {getattr(E, 'shape', type(E).__name__)}")
+    Rl, D, H, dl = layout.shape
+    if Rl != R or dl != d:
+        raise ValueError(f"layout is for R = {Rl} runs of d_model = {dl}, but X has R = {R}, d_model = {d}")
+    want = {"W_Q": (R, d, D), "W_K": (R, d, D), "W_V": (R, d, d), "W_O": (R, d, d)}
+    for k, shape in want.items():
+        if tuple(params[k].shape) != shape:
+            raise ValueError(f"params[{k!r}] must have shape {shape} (layout and X), got {tuple(params[k].shape)}")
+
+
+class _SlotScores(torch.autograd.Function):
+    """scores[r, b, k, j] = u[r, b, j] . (W_K[r] (q[r, b] * G[r, :, k])), all inputs of one dtype.
+
+    Saves only its inputs (u, the query q, W_K and the layout) for the backward pass, which recomputes the
+    slot vectors a = W_K (q * G_k) ``[R, B, H, d]`` and their ``[R, B, H, D]`` query-times-layout factor; so
+    beyond u, which the value path keeps anyway, an example keeps D numbers (its query) instead of the
+    ``[L, D]`` keys of today's block.
+    """
+
+    @staticmethod
+    def forward(ctx, u, q, W_K, Gt):
+        R, B, L, d = u.shape
+        H, D = Gt.shape[1], Gt.shape[2]
+        qg = q[:, :, None, :] * Gt[:, None]  # [R, B, H, D]: each slot's query columns, zero elsewhere
+        a = torch.bmm(qg.reshape(R, B * H, D), W_K.transpose(1, 2)).view(R, B, H, d)  # a_k = W_K (q * G_k)
+        ctx.save_for_backward(u, q, W_K, Gt)
+        return torch.matmul(a, u.transpose(-1, -2))  # [R, B, H, L]
+
+    @staticmethod
+    def backward(ctx, g):
+        u, q, W_K, Gt = ctx.saved_tensors
+        R, B, L, d = u.shape
+        H, D = Gt.shape[1], Gt.shape[2]
+        qg = (q[:, :, None, :] * Gt[:, None]).reshape(R, B * H, D)  # recomputed, bit for bit the forward's
+        grad_u = grad_q = grad_W = None
+        if ctx.needs_input_grad[0]:
+            a = torch.bmm(qg, W_K.transpose(1, 2)).view(R, B, H, d)
+            grad_u = torch.matmul(g.transpose(-1, -2), a)  # [R, B, L, d]
+        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            grad_a = torch.matmul(g, u).reshape(R, B * H, d)  # [R, B * H, d]
+            if ctx.needs_input_grad[1]:
+                grad_q = (torch.bmm(grad_a, W_K).view(R, B, H, D) * Gt[:, None]).sum(2)  # [R, B, D]
+            if ctx.needs_input_grad[2]:
+                grad_W = torch.bmm(grad_a.transpose(1, 2), qg)  # [R, d, D]; zero on columns of no slot
+        return grad_u, grad_q, grad_W, None
+
+
+def _slot_scores(u: torch.Tensor, q: torch.Tensor, W_K: torch.Tensor, G: torch.Tensor) -> torch.Tensor:
+    """Every slot's scores ``[R, B, H, L]`` (see :class:`_SlotScores`). Under autocast the inputs are cast to
+    the autocast dtype here (as autocast's matmuls would cast them) and the products run in that dtype."""
+    dev = u.device.type
+    Gt = G.transpose(1, 2)  # [R, H, D]
+    if torch.is_autocast_enabled(dev):
+        dt = torch.get_autocast_dtype(dev)
+        with torch.autocast(dev, enabled=False):
+            return _SlotScores.apply(u.to(dt), q.to(dt), W_K.to(dt), Gt.to(dt))
+    dt = torch.promote_types(torch.promote_types(u.dtype, q.dtype), W_K.dtype)
+    return _SlotScores.apply(u.to(dt), q.to(dt), W_K.to(dt), Gt.to(dt))
+
+
+def block_logits_v3(params: dict, X: torch.Tensor, E: torch.Tensor, layout: BlockLayoutV3, *,
+                    float32_logits: bool = False, keep: dict | None = None) -> torch.Tensor:
+    """Last-position logits ``[R, B, m + 1]`` of R stacked runs with mixed (D_K, h), without the keys.
+
+    Args: params from :func:`init_block_params_v3`; X ``[R, B, L, d]``; E ``[m + 1, d]``; layout from
+    :func:`layout_v3`; ``float32_logits``: the unembedding in float32 even under autocast (as today's);
+    ``keep``: a dict that receives the intermediate tensors ``scores``, ``attn``, ``z`` and ``y`` (for
+    tests that inspect them; None in training).
+    """
+    _check_block_args(params, X, E, layout)
+    R, B, L, d = X.shape
+    H = layout.G.shape[-1]
+    u = _ln(X, params["ln1_w"], params["ln1_b"])  # [R, B, L, d]
+    q = torch.bmm(u[:, :, -1], params["W_Q"])  # [R, B, D]
+    scores = _slot_scores(u, q, params["W_K"], layout.G)  # [R, B, H, L]: u_j . a_k, no keys formed
+    # Softmax in at least float32 (autocast may hand bfloat16 scores), over the L positions; unused slots score 0.
+    wide = torch.promote_types(scores.dtype, torch.float32)
+    attn = torch.softmax(scores.to(wide) * layout.scale.view(R, 1, H, 1).to(wide), dim=-1).to(u.dtype)
+    attn = attn * layout.slot_mask.view(R, 1, H, 1).to(u.dtype)  # unused slots: exactly zero weight
+    z = torch.matmul(attn, u)  # [R, B, H, d]: per-slot average of u_j
+    y = torch.bmm(z.reshape(R, B * H, d), params["W_V"]).view(R, B, H, d)  # every slot through all of W_V
+    v = (y * layout.GV.transpose(1, 2).to(y.dtype)[:, None]).sum(2)  # [R, B, d]: column c from its own head
+    r1 = X[:, :, -1] + torch.bmm(v, params["W_O"])  # [R, B, d]
+    hid = F.gelu(torch.bmm(_ln(r1, params["ln2_w"], params["ln2_b"]), params["W_in"]) + params["b_in"][:, None])
+    r2 = r1 + torch.bmm(hid, params["W_out"]) + params["b_out"][:, None]  # [R, B, d]
+    out = _ln(r2, params["lnf_w"], params["lnf_b"])  # [R, B, d]
+    if keep is not None:
+        keep.update(scores=scores, attn=attn, z=z, y=y)
+    if float32_logits:
+        with torch.autocast(X.device.type, enabled=False):
+            return torch.matmul(out.float(), E.float().T)  # [R, B, m + 1]
+    return torch.matmul(out, E.T)  # [R, B, m + 1]
+
+
+def train_step_v3(params: dict, opt, E: torch.Tensor, layout: BlockLayoutV3, batch, *, autocast=None,
+                  batch_size: int, reapply_mask: bool = True) -> torch.Tensor:
+    """One optimiser update of every stacked run on ``batch`` = (pairs ``[R, B, l, 2]``, query, label ``[R, B]``).
+
+    As today's step: the block under ``autocast()`` (a context factory; None = none), float32 cross-entropy on
+    the last position, the loss summed over runs of each run's mean (so the runs' gradients stay independent),
+    one ``opt.step()``, then the padded key columns of W_Q and W_K set to zero again (``reapply_mask``).
+    Returns each run's mean loss ``[R]``, detached, on the device (reading it waits for the device).
+    """
+    batch_size = check_int("batch_size", batch_size, min_value=1)
+    pairs, query, label = batch
+    if label.ndim != 2 or label.shape[1] != batch_size:
+        raise ValueError(f"label must have shape [R, batch_size = {batch_size}], got {tuple(label.shape)}")
+    X = block_inputs(E, pairs, query)  # [R, B, L, d]
+    with (autocast() if autocast is not None else contextlib.nullcontext()):
+        logits = block_logits_v3(params, X, E, layout)
+    R = logits.shape[0]
+    flat = logits.float().reshape(-1, logits.shape[-1])  # [R * B, m + 1]
+    per_run = F.cross_entropy(flat, label.reshape(-1), reduction="none").view(R, -1).sum(1) / batch_size  # [R]
+    opt.zero_grad(set_to_none=True)
+    per_run.sum().backward()
+    opt.step()
+    if reapply_mask:
+        with torch.no_grad():  # padded key columns get no gradient; this also guards against decay or drift
+            params["W_Q"].mul_(layout.key_mask.to(params["W_Q"].dtype))
+            params["W_K"].mul_(layout.key_mask.to(params["W_K"].dtype))
+    return per_run.detach()
+
+
+@torch.no_grad()
+def evaluate_v3(params: dict, E: torch.Tensor, layout: BlockLayoutV3, data, *, autocast=None, chunk: int = 1024):
+    """Accuracy ``[R]`` and NULL-prediction rate ``[R]`` on fixed examples ``data`` = (pairs, query, label)."""
+    chunk = check_int("chunk", chunk, min_value=1)
+    pairs, query, label = data
+    R, n = label.shape
+    correct = torch.zeros(R, device=E.device)
+    null = torch.zeros(R, device=E.device)
+    for lo in range(0, n, chunk):
+        X = block_inputs(E, pairs[:, lo : lo + chunk], query[:, lo : lo + chunk])
+        with (autocast() if autocast is not None else contextlib.nullcontext()):
+            pred = block_logits_v3(params, X, E, layout, float32_logits=True).argmax(-1)  # [R, b]
+        correct += (pred == label[:, lo : lo + chunk]).sum(1)
+        null += (pred == E.shape[0] - 1).sum(1)
+    return correct / n, null / n
