@@ -7,38 +7,7 @@ import math
 import pytest
 
 from rgr_verify.claims.base import CheckContext, Status
-from rgr_verify.claims.paper_sec6.measure import FACTOR2_TOL, judge_reading, memo, within_factor
-
-
-def _reading(slope, r2, grid, ci):
-    return {"paper estimator (LS through origin, first passing D_K, uncensored cells)":
-                {"slope": slope, "R2 centred": r2, "grid range of the slope (cells anywhere in their D_K* interval)":
-                    list(grid)},
-            "interval regression, censored cells as intervals": {"95% profile": list(ci)}}
-
-
-def test_judge_reading_holds_at_the_stated_slope_and_not_at_its_double_or_half():
-    r = _reading(1.3, 0.98, (0.9, 1.3), (0.6, 0.93))
-    assert judge_reading(r, paper_slope=1.19, slope_factor=1.5, paper_r2=0.944)["verdict under this reading"] == "holds"
-    for wrong in (2.38, 0.595):
-        assert judge_reading(r, paper_slope=wrong, slope_factor=1.5,
-                             paper_r2=0.944)["verdict under this reading"] != "holds"
-
-
-def test_judge_reading_r2_is_two_sided_and_floor_applies():
-    r = _reading(1.0, 0.98, (0.9, 1.1), (0.9, 1.1))
-    assert judge_reading(r, paper_slope=1.0, slope_factor=1.5, paper_r2=0.49)["verdict under this reading"] != "holds"
-    assert judge_reading(r, paper_slope=1.0, slope_factor=1.5, r2_floor=0.99)["verdict under this reading"] != "holds"
-    assert judge_reading(r, paper_slope=1.0, slope_factor=1.5, r2_floor=0.8)["verdict under this reading"] == "holds"
-
-
-def test_judge_reading_contradicts_only_when_grid_and_interval_miss():
-    r = _reading(1.0, 0.98, (0.9, 1.1), (0.8, 1.2))
-    assert judge_reading(r, paper_slope=4.0, slope_factor=1.5)["verdict under this reading"] == "contradicted"
-    with pytest.raises(ValueError, match="slope_factor"):
-        judge_reading(r, paper_slope=1.0, slope_factor=1.0)
-    with pytest.raises(ValueError, match="paper_slope"):
-        judge_reading(r, paper_slope=0.0, slope_factor=1.5)
+from rgr_verify.claims.paper_sec6.measure import FACTOR2_TOL, memo, within_factor
 
 
 def test_within_factor_is_the_midpoint_rule():

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...fits import interval_regression, profile_interval
 from ..base import Status
+from ..standards import decide
 from ..paper_sec6.measure import FACTOR2_TOL, conjunction_status, equivalence_status
 
 __all__ = ["DEGREE_TOL", "one_constant_tol", "degree_exponent", "degree_law_status", "edges_collapse_status",
@@ -107,11 +108,7 @@ def construction_decision(iv_low: float, iv_high: float, h0: int, rows: list) ->
             break
         fail_dk = row["d_k"]
     lo_c, hi_c = h0 * fail_dk, (h0 * ok_dk if ok_dk is not None else math.inf)
-    if ok_dk is not None and hi_c <= iv_low:
-        status = Status.CONTRADICTED_EMPIRICALLY
-    elif ok_dk is not None and fail_dk and iv_high <= lo_c:
-        status = Status.HOLDS_EMPIRICALLY
-    else:
-        status = Status.INCONCLUSIVE
+    # the two conditions exclude each other: widths increase (lo_c < hi_c) and iv_low <= iv_high
+    status = decide(ok_dk is not None and fail_dk and iv_high <= lo_c, ok_dk is not None and hi_c <= iv_low)
     return status, {"construction's smallest working D_K in": [lo_c, None if math.isinf(hi_c) else hi_c],
                     "last failing d_k": fail_dk or None, "first working d_k": ok_dk}

@@ -19,8 +19,8 @@ from __future__ import annotations
 from ...capacity import f1_target, threshold
 from ...runs.presets import CAP2X_RUNGS, table2_cap
 from ...stats import t_interval
-from ..base import Claim, Kind, Stated, Status, Tier, Verdict
-from ..standards import Standard
+from ..base import Claim, Kind, Stated, Tier, Verdict
+from ..standards import Standard, decide
 from ..tools import FAMILY_ALPHA, permutation_cells, runs_by_config, sweep_records
 from ..tools.multiverse import significance
 
@@ -97,8 +97,7 @@ def _check_doubled_cap(ctx):
     rows = doubled_cap_cells(base, dbl, target)
     moved = [k for k, v in rows.items() if v["kind"] == "moves"]
     stays = [k for k, v in rows.items() if v["kind"] == "stays"]
-    status = (Status.CONTRADICTED_EMPIRICALLY if moved else Status.HOLDS_EMPIRICALLY if len(stays) == len(rows)
-              else Status.INCONCLUSIVE)
+    status = decide(len(stays) == len(rows), moved)  # a cell that moves does not stay: never both
     return Verdict(status, evidence_level="experiment", witness=moved or None,
                    paper_value="(ours) doubling the Table 2 cap moves no base-grid D_K* down a ladder rung",
                    measured_value={"cells": rows, "cells whose D_K* moves down": moved, "cells that stay": stays},

@@ -14,7 +14,7 @@ from ...capacity import threshold
 from ...fits import permutation_pvalue
 from ...runs.presets import LADDER
 from ..base import Claim, Kind, Status, Tier, Verdict
-from ..standards import Standard
+from ..standards import Standard, decide
 from ..tools import FAMILY_ALPHA, cell_records, permutation_cells, seed_values, sweep_records
 from ..tools.multiverse import significance
 
@@ -31,11 +31,7 @@ def reading_shift_status(rows: dict, alpha: float) -> Status:
     some cell's are two or more rungs apart and its per-seed thresholds differ by an exact two-sided permutation
     test at ``alpha`` (Bonferroni over the cells); inconclusive otherwise."""
     far = [r for r in rows.values() if not r["rungs apart"] <= 1]
-    if not far:
-        return Status.HOLDS_EMPIRICALLY
-    if any(r["p (per-seed thresholds differ)"] <= alpha for r in far):
-        return Status.CONTRADICTED_EMPIRICALLY
-    return Status.INCONCLUSIVE
+    return decide(not far, any(r["p (per-seed thresholds differ)"] <= alpha for r in far))
 
 
 def _check_reading_effect(ctx, preset="sec6-grid-protected", reading="protected", what="App. A.1 step 3",

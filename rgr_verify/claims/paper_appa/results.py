@@ -360,8 +360,7 @@ def _check_table2_caps(ctx):
         if cell["kind"] == "moves":
             moved.append(name)
     movable = [k for k, v in rows.items() if v["could move down with a longer cap"]]
-    status = (Status.CONTRADICTED_EMPIRICALLY if moved else Status.INCONCLUSIVE if movable
-              else Status.HOLDS_EMPIRICALLY)
+    status = decide(not movable, moved)  # every cell that moves is movable: never both
     return Verdict(status,
                    paper_value="the Table 2 step caps do not set the measured thresholds: no cell's D_K* could move "
                                "down with a longer cap",

@@ -14,7 +14,7 @@ from ...runs.facts import facts_preset_runs as preset_runs  # the name its check
 from ...facts_tensors import distinct_value_database, rank_bounds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
-from ..standards import Standard
+from ..standards import Standard, decide as decide_status
 
 __all__ = ["CLAIMS", "ORDER"]
 
@@ -56,8 +56,7 @@ def _decide_paired(diffs, alpha=0.05) -> tuple[Status, dict]:
     alpha = significance(alpha)
     mean, p_up = _one_sided_t(diffs)
     _, p_down = _one_sided_t([-x for x in diffs])
-    status = (Status.HOLDS_EMPIRICALLY if p_up < alpha else Status.CONTRADICTED_EMPIRICALLY if p_down < alpha
-              else Status.INCONCLUSIVE)
+    status = decide_status(p_up < alpha, p_down < alpha)  # exclusive: at most one one-sided p is below alpha <= 0.5
     return status, {"per-seed differences": [round(float(x), 4) for x in diffs], "mean": round(mean, 4),
                     "one-sided p (greater)": round(p_up, 4), "one-sided p (less)": round(p_down, 4)}
 
@@ -83,8 +82,10 @@ def _check_rank80(ctx: CheckContext, tier: str = "quick") -> Verdict:
 
     def decide(key, share=1.0):
         full_ = sum(r["accuracy"][key] >= share for r in recs)
-        return (Status.HOLDS_EMPIRICALLY if full_ >= n - miss else Status.CONTRADICTED_EMPIRICALLY if full_ <= 1
-                else Status.INCONCLUSIVE), full_
+        # with n - miss <= 1 (few seeds, wide tolerance) one count would both pass and fail: too few seeds to decide
+        # anything (issue 37: conflicting conditions decide nothing), so neither side wins
+        both = full_ >= n - miss and full_ <= 1
+        return decide_status(full_ >= n - miss and not both, full_ <= 1 and not both), full_
 
     status, full = decide("argmax")
     robustness = None
@@ -216,9 +217,8 @@ def _tau095_status(got) -> Status:
     frac = {c: round(float(np.mean(v)), 3) for c, v in agree.items()}
     p_vs_argmax = _mcnemar_greater(agree["tau=0.95"], agree["argmax"])
     better = [c for c in crits if c != "tau=0.95" and _mcnemar_greater(agree[c], agree["tau=0.95"]) < level]
-    if frac["tau=0.95"] == max(frac.values()) and p_vs_argmax < level:
-        return Status.HOLDS_EMPIRICALLY
-    return Status.CONTRADICTED_EMPIRICALLY if better else Status.INCONCLUSIVE
+    # exclusive: a criterion significantly better than 0.95 has a strictly higher share, so 0.95 is not the best
+    return decide_status(frac["tau=0.95"] == max(frac.values()) and p_vs_argmax < level, bool(better))
 
 
 def _check_fig3_tau(ctx: CheckContext, tier: str = "quick") -> Verdict:
@@ -275,14 +275,13 @@ def _check_rank_criterion_tau(ctx: CheckContext, tier: str = "quick") -> Verdict
                  [sum(m and not e for m, e in zip(mem, enough)), sum((not m) and not e for m, e in zip(mem, enough))]]
         p = float(fisher_exact(table, alternative="greater").pvalue)
         significant = p < significance(0.05)  # the test's level (the multiverse's "test level")
+        status = decide_status(significant and not below, False)  # a memorising layer far below leaves it open
         if below:
-            status = Status.INCONCLUSIVE
             details = ("Layers with rank bound <= rank(D)/4 memorise every triple at softmax>=0.95. Read as a "
                        "necessary condition this contradicts the criterion; read as 'meaningful' (associated with "
                        "memorisation) it may not. The summary does not say which, so the reading decides: "
                        "inconclusive.")
         else:
-            status = Status.HOLDS_EMPIRICALLY if significant else Status.INCONCLUSIVE
             details = "no layer far below the criterion memorises at tau = 0.95"
         return status, details, below, table, p
 
@@ -344,8 +343,7 @@ def neutral_or_worse_verdict(gains, *, margin: float = NEUTRAL_MARGIN, level: st
     se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("inf")
     t = float(stats.t.ppf(1 - significance(0.05), len(d) - 1)) if len(d) > 1 else float("inf")
     lo, hi = mean - t * se, mean + t * se
-    status = (Status.HOLDS_EMPIRICALLY if hi < margin else Status.CONTRADICTED_EMPIRICALLY if lo > margin
-              else Status.INCONCLUSIVE)
+    status = decide_status(hi < margin, lo > margin)  # lo <= hi: exclusive
     return Verdict(status, evidence_level=level,
                    paper_value=f"the gain is neutral or negative (<= {margin} accuracy)",
                    measured_value={"what": what, "per-seed gains": [round(float(x), 4) for x in d],
@@ -407,8 +405,7 @@ def _check_accuracy_vs_dmodel_plus_dvo(ctx: CheckContext, tier: str = "full") ->
             out[preset] = {"runs": len(recs), "Spearman rho": round(float(up.statistic), 4),
                            "one-sided p (greater)": float(up.pvalue), "one-sided p (less)": float(down.pvalue),
                            "d_model + d_vo values": sorted(set(x))}
-        return (Status.HOLDS_EMPIRICALLY if all(t == "up" for t in statuses) else
-                Status.CONTRADICTED_EMPIRICALLY if "down" in statuses else Status.INCONCLUSIVE), out
+        return decide_status(all(t == "up" for t in statuses), "down" in statuses), out
 
     # the multiverse: the accuracy read (argmax as declared, or softmax >= 0.95)
     by = {c: decide(k) for c, k in zip(DIMENSIONS["accuracy criterion"], ("argmax", "tau=0.95"))}
@@ -432,15 +429,14 @@ def _check_higher_tau_tightens(ctx: CheckContext, tier: str = "full") -> Verdict
 
     def loosens(got) -> Status:  # the rule on one agreement (the multiverse's memorisation criterion)
         a = got[4]
-        return (Status.CONTRADICTED_EMPIRICALLY if _mcnemar_greater(a[lo_t], a[hi_t]) < significance(0.05)
-                else Status.INCONCLUSIVE)
+        return decide_status(False, _mcnemar_greater(a[lo_t], a[hi_t]) < significance(0.05))  # it cannot hold
 
     multi, robustness = _fig3_multiverse(ctx, tier, loosens)
-    if p_looser < significance(0.05):
-        status = Status.CONTRADICTED_EMPIRICALLY
+    looser = p_looser < significance(0.05)
+    status = decide_status(False, looser)  # it cannot hold: the epochs half cannot be judged from the records
+    if looser:
         details = f"{lo_t} corresponds significantly better than {hi_t}: the correspondence loosens."
     else:
-        status = Status.INCONCLUSIVE
         details = ("The records keep the final accuracies and the epoch training stopped at (softmax>=0.99 reached), "
                    "not the epoch each threshold was reached, so 'needs more epochs' cannot be judged from them; "
                    f"the tightening itself weighs {disc} discordant runs (McNemar p = {p_tighter:.3g}).")

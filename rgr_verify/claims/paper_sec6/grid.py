@@ -15,7 +15,7 @@ from scipy import stats as _st
 from ...capacity import compression_x, f1_target, fit_through_origin, threshold
 from ...fits import LAWS, compare_designs
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
-from ..standards import Standard
+from ..standards import Standard, conjunction, decide
 from ..tools import (
     verdict_over_readings,
     GRID_FULL_NOTES,
@@ -32,7 +32,7 @@ from ..tools import (
 )
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve, significance, tolerance
-from .measure import (LOADER_FREE, FACTOR2_TOL, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid, conjunction_status,
+from .measure import (LOADER_FREE, FACTOR2_TOL, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid,
                       equivalence_status, exponent_fit, measured_reading, memo, r2_status, reading_verdict)
 
 __all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
@@ -219,7 +219,7 @@ def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, pa
                     if fit is None:
                         continue
                     slope, ci = fit["slope"], fit["95% profile"]
-                st = conjunction_status((equivalence_status(ci, band)[0], r2_st))
+                st = conjunction((equivalence_status(ci, band)[0], r2_st))
                 # the source is named even without the adaptive search (another reading of App. A.1 has none), so
                 # every analysis of the claim's multiverse names the same dimensions
                 choices = {"thresholds": source, "log base": base, "estimator": estimator}
@@ -243,7 +243,7 @@ def _law_parts(fit: dict, tol: float) -> dict:
 
 def _law_status(parts: dict) -> Status:
     """Contradicted when either exponent is, holds when both hold, else inconclusive."""
-    return conjunction_status(st for st, _ in parts.values())
+    return conjunction(st for st, _ in parts.values())
 
 
 def _doubled_cap_intervals(ctx, recs, keys, ivs, capped):
@@ -368,7 +368,7 @@ def _check_single_head_fails(ctx):
     if not rows:
         return Verdict(Status.INCONCLUSIVE, details="cells (512,64), (256,32) not in the results",
                        evidence_level="experiment")
-    return Verdict(Status.CONTRADICTED_EMPIRICALLY if bad else Status.HOLDS_EMPIRICALLY,
+    return Verdict(decide(not bad, bool(bad)),
                    paper_value="a single head fails to reach 0.99 within the scanned D_K at (512,64) and (256,32), "
                                "several heads pass at smaller D_K",
                    measured_value=rows, witness=bad or None, evidence=f"full sweep ({len(recs)} runs)",
@@ -389,7 +389,7 @@ def _check_multihead_full(ctx, min_lambda=4.0, alpha=0.05, preset="sec6-grid"):
     keys = [k for k in sorted(cells) if k[0] / k[1] >= min_lambda]
     bonf = significance(alpha) / max(len(keys), 1)
 
-    def decide(reverse: bool):
+    def judge_split(reverse: bool):
         rows, sig, worse = {}, [], []
         for k in keys:
             pts = cells[k]
@@ -414,11 +414,11 @@ def _check_multihead_full(ctx, min_lambda=4.0, alpha=0.05, preset="sec6-grid"):
             if diff.mean() <= 0:
                 worse.append(k)
         n = len(rows)
-        status = (Status.INCONCLUSIVE if not rows else Status.HOLDS_EMPIRICALLY if len(sig) >= n / 2 else
-                  Status.CONTRADICTED_EMPIRICALLY if not sig and len(worse) > n / 2 else Status.INCONCLUSIVE)
+        # no row: inconclusive; "at least half significant" and "none significant" exclude each other when n >= 1
+        status = decide(bool(rows) and len(sig) >= n / 2, not sig and len(worse) > n / 2)
         return status, rows, sig, worse
 
-    splits = dict(zip(DIMENSIONS["seed split"], (decide(False), decide(True))))
+    splits = dict(zip(DIMENSIONS["seed split"], (judge_split(False), judge_split(True))))
     _, rows, sig, worse = splits[DIMENSIONS["seed split"][0]]
     if not rows:
         return Verdict(Status.INCONCLUSIVE, details="no compressed cell", evidence_level="experiment")

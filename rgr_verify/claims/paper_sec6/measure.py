@@ -15,9 +15,10 @@ import numpy as np
 
 from ...fits import interval_regression, profile_interval, r2_range_through_origin
 from ..base import Status, Verdict
+from ..standards import conjunction, decide, decide_interval
 from ..tools import full_grid, slope_reading
 
-__all__ = ["memo", "LOADER_FREE", "cached_full_grid", "exponent_fit", "measured_reading", "judge_reading", "within_factor", "FACTOR2_TOL",
+__all__ = ["memo", "LOADER_FREE", "cached_full_grid", "exponent_fit", "measured_reading", "within_factor", "FACTOR2_TOL",
            "equivalence_status", "reading_verdict", "ladder_sigma_floor", "r2_status", "conjunction_status",
            "R2_RANGE", "R2_RANGE_CAPPED", "R2_RANGE_ANY_HIT"]
 
@@ -105,7 +106,7 @@ def cached_full_grid(ctx, preset: str = "sec6-grid"):
 def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:
     """The numbers of :func:`rgr_verify.claims.tools.slope_reading` that do not depend on the stated slope: the
     paper's estimator (slope, centred R^2, grid range) and the interval regressions. Its own verdict and band,
-    computed against a placeholder slope, are dropped; :func:`judge_reading` decides against the stated one."""
+    computed against a placeholder slope, are dropped; :func:`reading_verdict` decides against the stated one."""
     inputs = (tuple(sorted(keys)), tuple(ivs[k] for k in sorted(keys)), tuple(ths[k] for k in sorted(keys)),
               tuple(xs[k] for k in sorted(keys)), frozenset(cap_limited), frozenset(cap_any))
     if inputs not in _READING_CACHE:  # the multiverse's analyses often fit the same thresholds
@@ -145,7 +146,7 @@ def r2_status(est: dict, paper_r2: float | None, r2_tol: float, key: str = R2_RA
     :data:`R2_RANGE`, :data:`R2_RANGE_CAPPED` or :data:`R2_RANGE_ANY_HIT` (the treatment of the cells the cap
     stopped). Returns the status and what would decide it (empty when decided)."""
     if paper_r2 is None:
-        return Status.HOLDS_EMPIRICALLY, ""
+        return decide(True, False), ""  # no stated R^2: nothing for this part to contradict
     band = (paper_r2 - r2_tol, paper_r2 + r2_tol)
     rng = est.get(key)
     if rng is None:
@@ -156,40 +157,13 @@ def r2_status(est: dict, paper_r2: float | None, r2_tol: float, key: str = R2_RA
 
 
 def conjunction_status(statuses) -> Status:
-    """The status of a statement made of parts, each judged by one standard: contradicted when any part is, holds
-    when every part holds (and there is one), otherwise inconclusive."""
+    """The status of a statement made of parts, each judged by one standard: the standard conjunction
+    (:func:`~rgr_verify.claims.standards.conjunction`: contradicted when any part is, holds when every part holds,
+    otherwise inconclusive), and inconclusive when there is no part."""
     sts = list(statuses)
-    if Status.CONTRADICTED_EMPIRICALLY in sts:
-        return Status.CONTRADICTED_EMPIRICALLY
-    return Status.HOLDS_EMPIRICALLY if sts and all(st is Status.HOLDS_EMPIRICALLY for st in sts) else Status.INCONCLUSIVE
-
-
-def judge_reading(reading: dict, *, paper_slope: float, slope_factor: float, paper_r2: float | None = None,
-                  r2_tol: float = 0.1, r2_floor: float | None = None) -> dict:
-    """The rule of :func:`~rgr_verify.claims.tools.slope_reading` on a :func:`measured_reading`, plus a two-sided R^2:
-    *holds* when the paper's estimator is within a factor ``slope_factor`` of ``paper_slope``, its centred R^2 within
-    ``r2_tol`` of ``paper_r2`` (when the paper states one) and >= ``r2_floor`` (when given), and the 95% profile
-    interval (censored cells included) meets the band; *contradicted* when both the estimator's grid
-    range and that interval miss the band; otherwise *inconclusive*. Returns the reading with its verdict and band."""
-    if not slope_factor > 1:
-        raise ValueError(f"slope_factor must be > 1, got {slope_factor!r}")
-    if not paper_slope > 0:
-        raise ValueError(f"paper_slope must be > 0, got {paper_slope!r}")
-    est = reading["paper estimator (LS through origin, first passing D_K, uncensored cells)"]
-    ci = reading["interval regression, censored cells as intervals"]["95% profile"]
-    s_lo, s_hi = est["grid range of the slope (cells anywhere in their D_K* interval)"]
-    lo_b, hi_b = paper_slope / slope_factor, paper_slope * slope_factor
-    in_band = lo_b <= est["slope"] <= hi_b
-    r2 = est["R2 centred"]
-    r2_ok = (paper_r2 is None or abs(r2 - paper_r2) <= r2_tol) and (r2_floor is None or r2 >= r2_floor)
-    ci_meets = ci[1] >= lo_b and ci[0] <= hi_b
-    grid_misses = s_hi < lo_b or s_lo > hi_b
-    status = ("holds" if in_band and r2_ok and ci_meets
-              else "contradicted" if grid_misses and not ci_meets else "inconclusive")
-    r2_text = ("" if paper_r2 is None else f"; centred R2 within {r2_tol:g} of {paper_r2:g}") + (
-        "" if r2_floor is None else f"; centred R2 >= {r2_floor:g}")
-    return {"verdict under this reading": status, **reading,
-            "tolerance band for the slope": f"[{lo_b:.3g}, {hi_b:.3g}]{r2_text}"}
+    if not sts:
+        return Status.INCONCLUSIVE  # no part: nothing holds (the standard's conjunction needs at least one)
+    return conjunction(sts)
 
 
 def within_factor(measured: float, stated: float, factor: float = FACTOR2_TOL) -> bool:
@@ -212,10 +186,7 @@ def equivalence_status(ci, band) -> tuple[Status, dict]:
         raise ValueError(f"band must have lo < hi, got {band!r}")
     if not lo <= hi:
         raise ValueError(f"interval must have lo <= hi, got {ci!r}")
-    inside = b_lo <= lo and hi <= b_hi
-    outside = lo > b_hi or hi < b_lo
-    status = (Status.HOLDS_EMPIRICALLY if inside else Status.CONTRADICTED_EMPIRICALLY if outside
-              else Status.INCONCLUSIVE)
+    status, _ = decide_interval((lo, hi), (b_lo, b_hi))
     res = {"interval": [lo, hi], "band": [b_lo, b_hi], "half_width": (hi - lo) / 2}
     if status is Status.INCONCLUSIVE:
         mid = (lo + hi) / 2 if math.isfinite(lo + hi) else None
@@ -236,7 +207,7 @@ def reading_verdict(reading: dict, *, paper_slope: float, slope_factor: float, p
     to the band [paper_slope / slope_factor, paper_slope * slope_factor] by :func:`equivalence_status`. The paper's
     R^2 (when stated) is a second part held to the same standard (:func:`r2_status`: the grid range of the paper
     estimator's centred R^2 against [paper_r2 - r2_tol, paper_r2 + r2_tol]); the parts combine by
-    :func:`conjunction_status` (contradicted when either is, holds when both hold)."""
+    :func:`~rgr_verify.claims.standards.conjunction` (contradicted when either is, holds when both hold)."""
     if not slope_factor > 1:
         raise ValueError(f"slope_factor must be > 1, got {slope_factor!r}")
     if not paper_slope > 0:
@@ -247,7 +218,7 @@ def reading_verdict(reading: dict, *, paper_slope: float, slope_factor: float, p
     slope_st, res = equivalence_status(ci, band)
     r2 = est["R2 centred"]
     r2_st, r2_why = r2_status(est, paper_r2, r2_tol)
-    status = conjunction_status((slope_st, r2_st))
+    status = conjunction((slope_st, r2_st))
     if status is Status.INCONCLUSIVE and r2_why and slope_st is not Status.INCONCLUSIVE:
         res["to_decide"] = r2_why
     params = {"resolution": {k: v for k, v in res.items() if k != "to_decide"}}

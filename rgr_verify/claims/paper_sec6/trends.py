@@ -17,7 +17,7 @@ import numpy as np
 from ...capacity import compression_x, fit_through_origin
 from ...fits import DKInterval, interval_regression, permutation_pvalue, profile_interval
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
-from ..standards import Standard
+from ..standards import Standard, decide, decide_tests
 from ..tools import FAMILY_ALPHA, cell_records, quick_sizes, seed_values, sweep_records
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
 from .measure import cached_full_grid, memo
@@ -65,8 +65,10 @@ def dkstar_grows_verdict(ctx, preset: str, tier: str) -> Verdict:
         up += p_up <= alpha
         if p_down <= alpha:
             down.append(rows[-1])
-    status = (Status.CONTRADICTED_EMPIRICALLY if down else Status.HOLDS_EMPIRICALLY if pairs and up == len(pairs)
-              else Status.INCONCLUSIVE)
+    # conflicting evidence decides nothing (issue 37): the two tests read the cap-limited seeds differently, so every
+    # pair can pass the forward test while some pair passes the reverse one; then neither side wins
+    grows = bool(pairs) and up == len(pairs)
+    status = decide(grows and not down, bool(down) and not grows)
     return Verdict(status, evidence_level=_LEVEL[tier],
                    paper_value=_scale(recs, tier) + "D_K* grows with m and decreases with d_model",
                    measured_value={"pairs": rows, "significant increases": up, "pairs tested": len(pairs)},
@@ -97,8 +99,7 @@ def hstar_grows_verdict(ctx, preset: str, tier: str) -> Verdict:
     p_up = permutation_pvalue(h_lo, h_hi, alternative="greater")
     p_down = permutation_pvalue(h_lo, h_hi, alternative="less")
     level = significance(FAMILY_ALPHA)
-    status = (Status.HOLDS_EMPIRICALLY if p_up <= level else Status.CONTRADICTED_EMPIRICALLY
-              if p_down <= level else Status.INCONCLUSIVE)
+    status = decide_tests(p_up, p_down, level)  # one data set, level <= 0.5: the two tests cannot both reject
     return Verdict(status, evidence_level=_LEVEL[tier],
                    paper_value=_scale(recs, tier) + "h* increases with compression m / d_model",
                    measured_value={"least compressed": {"cell": f"({lo[0]},{lo[1]})", "per-seed h*": h_lo},
@@ -163,9 +164,7 @@ def _check_small_dmodel_above_line(ctx):
             bands = _line_bands(keys, ivs, ths, xs, est)
             for pts in DIMENSIONS["points compared"]:
                 sides = {f"({k[0]},{k[1]})": side_of_line(*_compared(ivs[k], ths[k], pts), bands[k]) for k in small}
-                st = (Status.HOLDS_EMPIRICALLY if all(v == "above" for v in sides.values()) else
-                      Status.CONTRADICTED_EMPIRICALLY if any(v == "below" for v in sides.values())
-                      else Status.INCONCLUSIVE)
+                st = decide(all(v == "above" for v in sides.values()), any(v == "below" for v in sides.values()))
                 out.append({"choices": {"estimator": est, "points compared": pts}, "estimate": None,
                             "interval": None, "status": st, "sides": sides,
                             "line at the cells": {f"({k[0]},{k[1]})": [round(v, 2) for v in bands[k]] for k in small}})
@@ -218,8 +217,7 @@ def _check_r2_after_exclusion(ctx, stated_r2=None):
             gain = g[f"gain {r2}"]
             runs.append({"choices": {"threshold estimate": which, "R^2": r2}, "estimate": round(gain, 4),
                          "interval": [round(gain, 4), round(gain, 4)],
-                         "status": (Status.HOLDS_EMPIRICALLY if gain >= margin else
-                                    Status.CONTRADICTED_EMPIRICALLY if gain <= -margin else Status.INCONCLUSIVE),
+                         "status": decide(gain >= margin, gain <= -margin),  # margin > 0: exclusive
                          "R^2 all": round(g["all"][f"R2 {r2}"], 4), "R^2 without the three": round(g["kept"][f"R2 {r2}"], 4)})
     status, robustness = multiverse_status(runs)
     default = runs[0]
@@ -267,9 +265,7 @@ def _check_first_diagonal_conservative(ctx):
                 for pts in DIMENSIONS["points compared"]:
                     sides = {f"({k[0]},{k[1]})": side_of_line(*_compared(ivs[k], ths[k], pts), bands[k])
                              for k in first}
-                    st = (Status.HOLDS_EMPIRICALLY if all(v == "above" for v in sides.values()) else
-                          Status.CONTRADICTED_EMPIRICALLY if any(v == "below" for v in sides.values())
-                          else Status.INCONCLUSIVE)
+                    st = decide(all(v == "above" for v in sides.values()), any(v == "below" for v in sides.values()))
                     out.append({"choices": {"cap-limited cells": cap_choice, "estimator": est,
                                             "points compared": pts}, "estimate": None,
                                 "interval": None, "status": st, "sides": sides,

@@ -58,6 +58,7 @@ import numpy as np
 
 from ...stats import clopper_pearson, t_interval
 from ..base import Status
+from ..standards import decide
 
 __all__ = [
     "ALPHA", "NULL_BUDGET", "COLLAPSE", "MARGIN", "PLATEAU", "PLATEAU_GAIN", "NEAR_PERFECT", "H8_CELL",
@@ -131,8 +132,8 @@ def decide_grows(res) -> dict:
     means = {D: _means(res, D) for D in p.D_Ks}
     drops = {f"h={h},{a}->{b}": round(means[a][h] - means[b][h], 4)
              for h in multi for a, b in zip(p.D_Ks, p.D_Ks[1:]) if means[a][h] - means[b][h] > MARGIN}
-    status = (Status.HOLDS_EMPIRICALLY if iv[1] > 0 and not drops else Status.CONTRADICTED_EMPIRICALLY
-              if iv[2] < 0 else Status.INCONCLUSIVE)
+    # the interval's low end above 0 and its high end below 0 exclude each other
+    status = decide(iv[1] > 0 and not drops, iv[2] < 0)
     return {"status": status, "null_pass_probability": ALPHA, "null": "no effect of D_K: the one-sided test's level",
             "measured": {f"gain_{Dmin}_to_{Dmax}_mean_lo_hi": iv,
                          "mean_test_acc": {f"D_K={D}": {f"h={h}": round(v, 4) for h, v in m.items()}
@@ -160,8 +161,8 @@ def decide_advantage(res) -> dict:
                              "mean_acc_all_seeds": {f"h={h}": round(v, 4) for h, v in _means(res, D).items()}}
         established += [D] if iv[1] > 0 else []
         absent += [D] if iv[2] < margin else []
-    status = (Status.CONTRADICTED_EMPIRICALLY if absent else Status.HOLDS_EMPIRICALLY
-              if len(established) == len(p.D_Ks) else Status.INCONCLUSIVE)
+    # precedence kept: a D_K can be both established (low end > 0) and absent (high end < margin), so absent wins
+    status = decide(len(established) == len(p.D_Ks) and not absent, absent)
     return {"status": status, "null_pass_probability": ALPHA,
             "null": "no effect of h: every D_K must pass a one-sided test on seeds not used to pick h*",
             "measured": per_D, "witness": {"advantage_absent_at": absent},
@@ -194,12 +195,9 @@ def decide_bimodality(res) -> dict:
     k_min = next((j for j in range(1, n1 + 1) if collapse_null_pass(n1, len(multi_runs), j) <= NULL_BUDGET), None)
     null_p = collapse_null_pass(n1, len(multi_runs), k_min) if k_min else 0.0
     cp_lo, cp_hi = clopper_pearson(k, n1)
-    if c or cp_hi < 0.25:
-        status = Status.CONTRADICTED_EMPIRICALLY
-    elif k_min is not None and k >= k_min:
-        status = Status.HOLDS_EMPIRICALLY
-    else:
-        status = Status.INCONCLUSIVE
+    fails = bool(c) or cp_hi < 0.25
+    # precedence kept: k >= k_min can meet a multi-head collapse (or a small upper bound on k / n1); failing wins
+    status = decide(k_min is not None and k >= k_min and not fails, fails)
     rest = ones[ones >= COLLAPSE]
     return {"status": status, "null_pass_probability": round(null_p, 4),
             "null": f"one collapse rate for every h, worst case over the rate; needs k >= {k_min} of {n1}",
@@ -241,8 +239,9 @@ def decide_best(res) -> dict:
                              "best_other": {"h_on_selection_seeds": lo_win, "confirmation_diffs": lo_ivs},
                              "mean_acc_all_seeds": {f"h={h}": round(v, 4) for h, v in _means(res, D).items()}}
     need = math.ceil(len(p.D_Ks) / 2)
-    status = (Status.HOLDS_EMPIRICALLY if len(confirmed) >= need else Status.CONTRADICTED_EMPIRICALLY
-              if len(refuted) > len(p.D_Ks) / 2 else Status.INCONCLUSIVE)
+    # no D_K is both confirmed and refuted (the two contrasts between the winners are the same seeds, negated), so at
+    # least half confirmed and more than half refuted exclude each other
+    status = decide(len(confirmed) >= need, len(refuted) > len(p.D_Ks) / 2)
     null_p = min(1.0, len(p.D_Ks) * ALPHA / need)
     return {"status": status, "null_pass_probability": round(null_p, 4),
             "null": f"no effect of h: each D_K passes with probability <= {ALPHA} (intersection-union test on "
@@ -264,8 +263,7 @@ def decide_h8(res) -> dict:
     # contradict it. At a smaller m the same d_k is a larger relative budget (outside the statement's regime), so
     # there a reversal is reported, not counted against the paper.
     in_regime = p.name == "full"
-    status = (Status.HOLDS_EMPIRICALLY if iv[1] > 0 else Status.CONTRADICTED_EMPIRICALLY if iv[2] < 0 and in_regime
-              else Status.INCONCLUSIVE)
+    status = decide(iv[1] > 0, iv[2] < 0 and in_regime)  # low end > 0 and high end < 0 exclude each other
     regime = None if in_regime else (
         f"analogue outside the statement's regime (m = {p.task.m} vs 6144): h = {h8} doing "
         f"{'better' if iv[2] < 0 else 'no worse'} here does not contradict the paper, whose reading ties the harm "

@@ -14,7 +14,7 @@ import numpy as np
 from ...capacity import threshold
 from ...fits import dk_interval, stratified_permutation_pvalue
 from ..base import Claim, Kind, Status, Tier, Verdict
-from ..standards import Standard
+from ..standards import Standard, decide
 from ..tools.multiverse import DIMENSIONS, multiverse_status, tolerance
 from ...capacity import cap_sensitivity
 from ..tools import (
@@ -77,8 +77,8 @@ def _check_softmax_shift(ctx, tier="full"):
                         ctx.out_dir / ("fig5-softmax.png" if tier == "full" else f"fig5-softmax-{tier}.png"),
                         title=f"Softmax F1-D_K curves (Sec. 7.1, {tier}); 95% t-intervals")
         arts = (str(p.relative_to(ctx.out_dir)),)
-    statuses = {choice: (Status.CONTRADICTED_EMPIRICALLY if w else Status.HOLDS_EMPIRICALLY if st
-                         else Status.INCONCLUSIVE) for choice, (_, w, st) in by_seeds.items()}
+    # precedence kept: some cells can need less (w) while others need more (st); a cell needing less wins
+    statuses = {choice: decide(st and not w, w) for choice, (_, w, st) in by_seeds.items()}
     params = {"tier": tier}
     status = statuses[DIMENSIONS["max-model seeds"][0]]
     if tier == "full":  # the multiverse: the max runs of every seed, or of the softmax runs' seeds only
@@ -125,8 +125,10 @@ def _check_softmax_shift_quick(ctx):
         return Verdict(Status.INCONCLUSIVE, details="no common cell", evidence_level="analogue")
     p_up = stratified_permutation_pvalue(up, alternative="greater")
     p_down = stratified_permutation_pvalue(down, alternative="less")
-    status = (Status.HOLDS_EMPIRICALLY if p_up <= FAMILY_ALPHA else Status.CONTRADICTED_EMPIRICALLY
-              if p_down <= FAMILY_ALPHA else Status.INCONCLUSIVE)
+    # conflicting evidence decides nothing (issue 37): the two tests read different per-seed ends (up: max small vs
+    # softmax large; down: max large vs softmax small), so both can reject; then neither side wins
+    more, less = p_up <= FAMILY_ALPHA, p_down <= FAMILY_ALPHA
+    status = decide(more and not less, less and not more)
     return Verdict(status, evidence_level="analogue", paper_value=f"analogue at m <= {m_max}, softmax cap {cap}: the D_K needed for F1 0.99 moves "
                                        "to the right of the max-over-heads model",
                    measured_value={"cells": rows, "p (softmax needs more)": round(p_up, 4),
@@ -164,13 +166,12 @@ def _check_softmax_multihead(ctx):
     if not rows:
         return Verdict(Status.INCONCLUSIVE, details="no compressed softmax cell", evidence_level="experiment")
 
-    def decide(choice):
+    def status_under(choice):
         und = set(undecided) | {k for k in capped[choice] if k not in bad}
-        return (Status.CONTRADICTED_EMPIRICALLY if bad else Status.INCONCLUSIVE if und
-                else Status.HOLDS_EMPIRICALLY)
+        return decide(not bad and not und, bad)
 
     status, robustness = multiverse_status([{"choices": {"cap-limited cells": c}, "estimate": None, "interval": None,
-                                             "status": decide(c)} for c in DIMENSIONS["cap-limited cells"]])
+                                             "status": status_under(c)} for c in DIMENSIONS["cap-limited cells"]])
     return Verdict(status, evidence_level="experiment",
                    paper_value="multi-head advantage in the compressed regime persists with softmax (Figure 5)",
                    measured_value={**rows, "h=1 thresholds set by the cap, by reading": {
@@ -218,8 +219,7 @@ def shift_size_decision(cells: dict, growth: tuple[float, float] | None, tol: fl
         words["growth in ln m"] = ("inside" if 1 - tol <= g_lo and g_hi <= 1 + tol else
                                    "outside" if g_lo > 1 + tol or g_hi < 1 - tol else "undecided")
     vals = list(words.values())
-    status = (Status.CONTRADICTED_EMPIRICALLY if "outside" in vals else Status.HOLDS_EMPIRICALLY
-              if all(v == "inside" for v in vals) else Status.INCONCLUSIVE)
+    status = decide(all(v == "inside" for v in vals), "outside" in vals)  # vals is never empty (the growth part)
     return status, words
 
 
@@ -331,8 +331,7 @@ def _check_softmax_uncompressed(ctx, key=(64, 32)):
     d1, dm = dk_or_inf(t1), dk_or_inf(tm)
     steps = (sum(1 for t in tested if dm < t <= d1) if math.isfinite(d1) else math.inf) if d1 > dm else 0
     one = tolerance(1.0)  # ours: 'no advantage' read as within one ladder step (the multiverse: 0.5 and 2 steps)
-    status = (Status.HOLDS_EMPIRICALLY if steps <= one else Status.CONTRADICTED_EMPIRICALLY if steps > one + 0.5
-              else Status.INCONCLUSIVE)
+    status = decide(steps <= one, steps > one + 0.5)
     return Verdict(status, evidence_level="experiment",
                    paper_value="no multi-head advantage at (m, d_model) = (64, 32) with softmax (the exception in "
                                "Figure 5): one head reaches F1 0.99 within one ladder step of the best h > 1",

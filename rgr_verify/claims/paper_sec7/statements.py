@@ -12,7 +12,7 @@ import numpy as np
 
 from ...capacity import curves, threshold
 from ..base import Claim, Kind, Status, Tier, Verdict
-from ..standards import Standard
+from ..standards import Standard, decide
 from ..tools import cap_table, permutation_cells, runs_by_config, sharp_verdict, sweep_records
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance
@@ -53,8 +53,8 @@ def single_beats_fragmented(pairs: dict, alpha: float = 0.05) -> tuple[Status, d
                             "p (h=1 lower)": round(p_up, 4), "p (h=16 lower)": round(p_down, 4)}
         wins += [D] if p_up <= a else []
         losses += [D] if p_down <= a else []
-    status = (Status.HOLDS_EMPIRICALLY if wins else Status.CONTRADICTED_EMPIRICALLY
-              if pairs and len(losses) == len(pairs) else Status.INCONCLUSIVE)
+    # exclusive: no D_K is both a win and a loss, so a win leaves some D_K without a loss
+    status = decide(bool(wins), bool(pairs) and len(losses) == len(pairs))
     return status, {"by D_K": rows, "alpha per D_K": a, "h = 1 significantly lower at": wins,
                     "h = 16 significantly lower at": losses}
 

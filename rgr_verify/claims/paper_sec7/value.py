@@ -15,7 +15,7 @@ from ...capacity import curves
 from ...fits import permutation_pvalue
 from ...stats import paired_t_pvalue
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
-from ..standards import Standard
+from ..standards import Standard, decide, decide_tests
 from ..tools import FAMILY_ALPHA, quick_sizes, sweep_records, verdict_over_readings, with_readings
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance
 
@@ -47,8 +47,7 @@ def _value_advantage(ctx, tier: str, d_model: int, multi_min_h: int, alpha=0.05,
     # the compared D_K is picked as the best one: Bonferroni over the candidates it was picked from
     n_cands = max(1, len({p.D_K for p in cell if p.h >= multi_min_h}))
     sig = paired is not None and multi.mean < paired.mean and pval < alpha / n_cands
-    status = (Status.HOLDS_EMPIRICALLY if lower and sig else Status.CONTRADICTED_EMPIRICALLY if not lower
-              else Status.INCONCLUSIVE)
+    status = decide(lower and sig, not lower)
     arts = ()
     if ctx.out_dir is not None:
         from ...plots import plot_curves
@@ -120,11 +119,7 @@ def d32_fold_decision(folds: list, winners) -> Status:
     if any(f["censored"] for f in folds):
         return Status.INCONCLUSIVE
     wins = [f["held-out winner h"] for f in folds]
-    if all(w in winners for w in wins):
-        return Status.HOLDS_EMPIRICALLY
-    if not any(w in winners for w in wins):
-        return Status.CONTRADICTED_EMPIRICALLY
-    return Status.INCONCLUSIVE
+    return decide(all(w in winners for w in wins), not any(w in winners for w in wins))  # folds non-empty: exclusive
 
 
 def _check_value_d32_best_heads(ctx, d_model=32, winners=None):
@@ -223,8 +218,7 @@ def gap_reading_verdict(g16, g32, reading: str, n: int) -> Verdict:
     p_narrow = permutation_pvalue(g16, g32, alternative="less")
     p_wide = permutation_pvalue(g16, g32, alternative="greater")
     level = significance(FAMILY_ALPHA)
-    status = (Status.HOLDS_EMPIRICALLY if p_narrow <= level else Status.CONTRADICTED_EMPIRICALLY
-              if p_wide <= level else Status.INCONCLUSIVE)
+    status = decide_tests(p_narrow, p_wide, level)
     return Verdict(status, paper_value=f"the single-head gap ({reading}) is smaller at d_model = 32 than at 16",
                    measured_value={"per-seed gap d_model=16": [round(v, 4) for v in g16],
                                    "per-seed gap d_model=32": [round(v, 4) for v in g32],

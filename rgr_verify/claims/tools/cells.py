@@ -29,6 +29,7 @@ from ...fits import (
 from ...graphs import random_permutation_graph, random_regular_graph
 from ...stats import paired_t_pvalue, t_interval
 from ..base import TIERS, Status, Verdict
+from ..standards import decide
 from .multiverse import significance, tolerance
 
 __all__ = [
@@ -352,12 +353,9 @@ def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambd
                        evidence_level=evidence_level)
     no_adv = [k for k, v in per_cell.items() if v["best gap (mean F1, h>1 minus h=1)"] is not None
               and v["best gap (mean F1, h>1 minus h=1)"] <= 0]
-    if no_adv:
-        status = Status.CONTRADICTED_EMPIRICALLY
-    elif failed:
-        status = Status.INCONCLUSIVE
-    else:
-        status = Status.HOLDS_EMPIRICALLY
+    # precedence kept: a cell with no h > 1 above h = 1 contradicts even if every cell also has a significant
+    # comparison (possible only with a zero gap tolerance, min_gap = 0)
+    status = decide(not failed and not no_adv, bool(no_adv))
     return Verdict(status, paper_value=f"analogue at m <= {m_max}, cap {cap}: at fixed D_K, splitting into several "
                                        "heads beats one head when m >> d_model",
                    measured_value=per_cell, witness=no_adv or failed or None, params=params,

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ...capacity import analysis_choice
 from ..base import RUNNER_ANALYSES, Status, Verdict
+from ..standards import agreement
 
 __all__ = ["DIMENSIONS", "RUNNER_DIMENSIONS", "RUNNER_VALUES", "multiverse_status", "specification_curve",
            "run_analyses", "tolerance", "significance", "lean_of"]
@@ -123,6 +124,9 @@ DIMENSIONS = {
 _WORD = {Status.HOLDS_EMPIRICALLY: "holds", Status.CONTRADICTED_EMPIRICALLY: "contradicted",
          Status.INCONCLUSIVE: "inconclusive"}
 
+# The two sides a lean can name, holds first: the lean counts the analyses on each, it decides nothing.
+_LEAN_SIDES = (Status.HOLDS_EMPIRICALLY, Status.CONTRADICTED_EMPIRICALLY)
+
 
 def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
     """The claim's status over ``analyses`` and its ``robustness`` record (see the module docstring)."""
@@ -138,7 +142,7 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
                 dims[d].append(v)
     counts = Counter(a["status"] for a in analyses)
     robust = len(counts) == 1
-    status = analyses[0]["status"] if robust else Status.INCONCLUSIVE
+    status = agreement(a["status"] for a in analyses)
     flips = []
     for i, a in enumerate(analyses):
         for b in analyses[i + 1:]:
@@ -171,8 +175,7 @@ def lean_of(counts, n: int) -> dict | None:
     6)"}``, or None when neither side is reached more often. ``counts``: {Status: analyses}."""
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive number of analyses, got {n!r}")
-    h = int(counts.get(Status.HOLDS_EMPIRICALLY, 0))
-    c = int(counts.get(Status.CONTRADICTED_EMPIRICALLY, 0))
+    h, c = (int(counts.get(side, 0)) for side in _LEAN_SIDES)
     if h + c > n or h < 0 or c < 0:
         raise ValueError(f"counts {dict(counts)} exceed the {n} analyses")
     if h == c:

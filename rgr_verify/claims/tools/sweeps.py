@@ -11,6 +11,7 @@ from scipy import stats as _st
 
 from ...stats import failure_rate_upper_bound, zero_failure_sample_size
 from ..base import CheckContext, Status, Tier, Verdict, jsonable
+from ..standards import decide
 from .readings import FAILS, NOT_TESTED, reading_record
 from .verdicts import monte_carlo_verdict
 
@@ -49,8 +50,8 @@ def exponent_verdict(x, y, *, claimed: float, tol: float, paper_value, what: str
     band_hi = claimed + tol
     inside = band_lo <= fit["lo"] and fit["hi"] <= band_hi
     outside = fit["lo"] > band_hi or fit["hi"] < band_lo
-    status = (Status.HOLDS_EMPIRICALLY if inside else
-              Status.CONTRADICTED_EMPIRICALLY if outside else Status.INCONCLUSIVE)
+    # not decide_interval: a NaN interval (degenerate fit) is inconclusive here, where decide_interval raises
+    status = decide(inside, outside)
     half = (fit["hi"] - fit["lo"]) / 2
     # the half-width at which the interval around the point slope would sit wholly inside or wholly outside the band
     gap = min(abs(fit["slope"] - band_lo), abs(fit["slope"] - band_hi))
@@ -122,18 +123,18 @@ def whp_constant_sweep(*, ctx: CheckContext, m: int, d_model: int, Cs: tuple, n_
                 "measured_C": zero_from["C"] if zero_from else None}
     params = {"m": m, "d_model": d_model, "c0": c0, "C_grid": list(Cs), "n_draws": n_draws, "n_limit": n_limit,
               "claimed_failure_rate": rate, "false_alarm": fa, "table": rows}
-    if lim_lower > rate:
-        status = Status.REFUTED
+    refuted = lim_lower > rate
+    status = decide(False, refuted, exact=True)  # refuted when the limit fails, else inconclusive unless set below
+    if refuted:
         params.update(reading_record(hyps, {
             f"non-asymptotic: c0 = {c0:.1f} counts as sufficiently large at m = {m}":
                 f"{FAILS}: the d_k -> infinity limit fails in {k_lim}/{n_limit} draws, so no C works",
             "asymptotic: c0 larger than d_model / ln m at this size": f"{NOT_TESTED}: not admissible at this (m, d_model)"}))
     elif zero_from is not None:
         at_c = decide_failure_rate(zero_from["failures"], n_draws, rate, false_alarm=fa)
-        status = Status(at_c["status"]) if at_c["status"] != "refuted" else Status.INCONCLUSIVE
+        if at_c["status"] != "refuted":  # a refutation at one measured C is not one of "some C works": inconclusive
+            status = Status(at_c["status"])
         params["resolution"] = {**at_c["resolution"], "at_C": zero_from["C"]}
-    else:
-        status = Status.INCONCLUSIVE
     return Verdict(
         status=status,
         evidence_level="certified" if status in (Status.REFUTED, Status.VERIFIED) else "sampled",
