@@ -3,20 +3,32 @@
 # session should run", item 3). Run on the device machine from the repository root, as the whole command of a call
 # with carry [".gpucarry"]:  END=590 bash docs/device-sec73.sh
 #   SOURCE  minilm (default) or gaussian (the control, d_model 768; it needs no carried copy)
+#   ENGINE  v1 (default: today's block, one cell of 7 seeds a batch) or v3 (issue 38: the keyless block, mixed
+#           batches; its records have their own keys and plan, sec73v3:full:SOURCE:cuda:20250926)
 #   END     seconds this call may take in all (the call's timeout less about 10 s)
 #   EXPECT  a second call on the same warm machine: the records the first call printed; it stops at once (exit 3)
 #           if the store did not stay
+#   STEP_MS ENGINE=v3 only: plan with this step time (ms, a full batch of 56 runs) instead of measuring it
+#   PROBE_V3 1 with ENGINE=v1: after the gpu tests, also run v3's gpu tests and measure its step ($OUT/plan-v3.txt,
+#           about 90 s), then train with v1 (the next session's call, docs/engine.md)
 # Before the first call, here: rgr-verify sec73-carry --out .gpucarry/site.tgz  (the MiniLM copy, about 10 MB; the
 # device reaches no package registry). A first call (no EXPECT) runs the gpu tests first (about 30 s), then it
 # trains the next (D_K, h) cells of 7 seeds in the preset's order (its first_cells, then by h; about 205 s a cell
 # with the graphed step; no cell starts that the last one's duration says cannot finish), and returns the store in
-# $OUT/r73.tgz (unpacks as R73/). Then here, once:
+# $OUT/r73.tgz (unpacks as R73/). With ENGINE=v3 the gpu tests are the v3 trainer's (and today's), then the v3 step
+# is measured at 56, 28, 14 and 7 runs a batch (about 20 s; rgr-verify sec73 --plan-only --probe-steps), the plan
+# of the missing runs at the measured times is printed ($OUT/plan.txt) and the sweep trains with --engine v3 at
+# the batch size the plan recommends. Then here, once:
 #   mkdir -p /tmp/r73x && tar xzf <files_at>/r73.tgz -C /tmp/r73x && rgr-verify evidence add /tmp/r73x/R73 ...
-# The store folder R73-$SOURCE is git-ignored, so it stays on a warm machine between two calls. Exit status: that of
-# the sweep (0 also when it stopped at its deadline), else 2 for a bad setting, 3 for a store that did not stay.
-set -o pipefail; export PYTHONUNBUFFERED=1; T0=$SECONDS; END=${END:-580}; SOURCE=${SOURCE:-minilm}
+# The store folder R73-$SOURCE (R73-v3-$SOURCE) is git-ignored, so it stays on a warm machine between two calls.
+# Exit status: that of the sweep (0 also when it stopped at its deadline), else 2 for a bad setting, 3 for a store
+# that did not stay.
+set -o pipefail; export PYTHONUNBUFFERED=1; T0=$SECONDS; END=${END:-580}; SOURCE=${SOURCE:-minilm}; ENGINE=${ENGINE:-v1}
 OUT=${OUT:?run on the device machine, where OUT names the folder that comes back}
 case $SOURCE in minilm|gaussian) ;; *) echo "SOURCE must be minilm or gaussian, got $SOURCE"; exit 2;; esac
+case $ENGINE in v1|v3) ;; *) echo "ENGINE must be v1 or v3, got $ENGINE"; exit 2;; esac
+case ${PROBE_V3:-0} in 0|1) ;; *) echo "PROBE_V3 must be 0 or 1, got $PROBE_V3"; exit 2;; esac
+case $STEP_MS in *[!0-9.]*|.|*.*.*) echo "STEP_MS must be a step time in ms (e.g. 4.5), got $STEP_MS"; exit 2;; esac
 case $END in ''|*[!0-9]*) echo "END must be a whole number of seconds, got $END"; exit 2;; esac
 case $EXPECT in *[!0-9]*) echo "EXPECT must be the number of records the first call printed, got $EXPECT"; exit 2;; esac
 if [ "$SOURCE" = minilm ]; then
@@ -38,7 +50,10 @@ if [ "$SOURCE" = minilm ]; then  # the copy must give the table every committed 
   [ "$DIGEST" = d53022189e5a1328 ] || { echo "the MiniLM table differs from the committed runs' (d53022189e5a1328)"; exit 1; }
 fi
 # Seeded from the committed cells when they are more (a fresh machine); they are replayed, and returned with the new ones.
-R73=R73-$SOURCE; mkdir -p $R73; EV=rgr_verify/data/evidence/sec73-$SOURCE-full.jsonl.gz
+# v3 keeps its own store and evidence (sec73v3-*): v1 records are not runs of its plan.
+if [ "$ENGINE" = v3 ]; then R73=R73-v3-$SOURCE; EV=rgr_verify/data/evidence/sec73v3-$SOURCE-full.jsonl.gz
+else R73=R73-$SOURCE; EV=rgr_verify/data/evidence/sec73-$SOURCE-full.jsonl.gz; fi
+mkdir -p $R73
 if [ -f $EV ] && [ $(zcat $EV | wc -l) -gt $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) ]; then zcat $EV > $R73/sec73-runs.jsonl; fi
 echo "== store $R73: $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) records before training"
 if [ -n "$EXPECT" ] && [ $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) -lt $EXPECT ]; then
@@ -46,15 +61,34 @@ if [ -n "$EXPECT" ] && [ $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) -lt $E
 # First call of a machine: the gpu tests first (about 30 s: the graphed step against the eager loop bit for bit and
 # the rest of test_transformer/test_engine/test_bench/test_fused_adamw), so that a broken device shows before training.
 if [ -z "$EXPECT" ]; then
-  timeout 150 python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_bench.py empirical/test_engine.py empirical/test_fused_adamw.py empirical/test_transformer.py > "$OUT/gputest.log" 2>&1
+  if [ "$ENGINE" = v3 ]; then TESTS="empirical/test_sec73_v3_trainer.py empirical/test_transformer.py"
+  else TESTS="empirical/test_bench.py empirical/test_engine.py empirical/test_fused_adamw.py empirical/test_transformer.py"; fi
+  timeout 150 python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider $TESTS > "$OUT/gputest.log" 2>&1
   echo "== gpu tests rc=$? ($((SECONDS-T0)) s)"; tail -n 3 "$OUT/gputest.log"
+  if [ "$ENGINE" = v1 ] && [ "$PROBE_V3" = 1 ]; then  # v3's gpu tests and measured step times, then v1 trains (about 90 s)
+    timeout 120 python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_sec73_v3_trainer.py > "$OUT/gputest-v3.log" 2>&1
+    echo "== v3 gpu tests rc=$? ($((SECONDS-T0)) s)"; tail -n 3 "$OUT/gputest-v3.log"
+    timeout 100 python3 -m rgr_verify.cli sec73 --tier full --engine v3 --source $SOURCE --device cuda --results /tmp/r73-v3-probe --plan-only --probe-steps 100 > "$OUT/plan-v3.txt" 2>&1
+    echo "== v3 probe rc=$? ($((SECONDS-T0)) s)"; grep -i "ms\|recommended\|calls" "$OUT/plan-v3.txt" | tail -n 8
+  fi
+fi
+BATCH=""
+if [ "$ENGINE" = v3 ] && [ -n "$EXPECT" ] && [ -s $R73/batch.txt ]; then  # a second call: the first call's batch size
+  BATCH=$(cat $R73/batch.txt); echo "== batch size of the first call: $BATCH runs"
+elif [ "$ENGINE" = v3 ]; then  # the plan of the missing runs, at measured step times (or STEP_MS), and its batch size
+  LEFT=$((END - (SECONDS-T0))); PLAN="python3 -m rgr_verify.cli sec73 --tier full --engine v3 --source $SOURCE --device cuda --results $R73 --plan-only --call-seconds $((LEFT-60))"
+  if [ -n "$STEP_MS" ]; then $PLAN --step-ms $STEP_MS > "$OUT/plan.txt" 2>&1
+  else timeout 120 $PLAN --probe-steps 100 > "$OUT/plan.txt" 2>&1 || { echo "== the probe failed: the plan at the model's step times"; $PLAN >> "$OUT/plan.txt" 2>&1; }; fi
+  cat "$OUT/plan.txt"; BATCH=$(sed -n 's/^recommended: --max-batch-runs \([0-9]*\)$/\1/p' "$OUT/plan.txt" | tail -n 1)
+  [ -n "$BATCH" ] && echo $BATCH > $R73/batch.txt
 fi
 LEFT=$((END - (SECONDS-T0)))
-echo "== sec73 full $SOURCE, stop-after $((LEFT-20)) s ($((SECONDS-T0)) s)"
-timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) > "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
+SWEEP="rgr-verify sec73 --tier full --engine $ENGINE --source $SOURCE --device cuda ${BATCH:+--max-batch-runs $BATCH}"
+echo "== sec73 full $SOURCE, engine $ENGINE${BATCH:+, $BATCH runs a batch}, stop-after $((LEFT-20)) s ($((SECONDS-T0)) s)"
+timeout $((LEFT-5)) $SWEEP --results $R73 --stop-after $((LEFT-20)) > "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
 if grep -q "CUDA graph capture of the Sec. 7.3 step failed" "$OUT/sec73.log"; then  # the eager loop: the same runs, 2.7x slower
   LEFT=$((END - (SECONDS-T0))); echo "== graph capture failed: eager, stop-after $((LEFT-20)) s"
-  RGR_VERIFY_CUDA_GRAPHS=0 timeout $((LEFT-5)) rgr-verify sec73 --tier full --source $SOURCE --device cuda --results $R73 --stop-after $((LEFT-20)) >> "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
+  RGR_VERIFY_CUDA_GRAPHS=0 timeout $((LEFT-5)) $SWEEP --results $R73 --stop-after $((LEFT-20)) >> "$OUT/sec73.log" 2>&1; RC=$?; echo "rc=$RC" >> "$OUT/sec73.log"
 fi
 grep -v "step=" "$OUT/sec73.log" | tail -n 8; grep "step=" "$OUT/sec73.log" | awk 'NR%10==0' | tail -n 12
 echo "== store $R73: $(cat $R73/sec73-runs.jsonl | wc -l) records after training (EXPECT for a second call)"

@@ -142,3 +142,17 @@ def test_fig7_claims_name_a_partial_store_and_replay_a_complete_one(tmp_path, mo
     again = run_claim(h8, tier="full", root_seed=ROOT, evidence_dir=ev, results_dir=tmp_path / "res", device="cpu")
     assert again.verdict.measured_value == first.verdict.measured_value  # the rest of the grid changes nothing
     assert not (tmp_path / "res").exists() or not any((tmp_path / "res").rglob("*.jsonl"))  # nothing trained
+
+
+def test_another_engines_plan_feeds_no_claim():
+    # v3 records (plan sec73v3:...) are keyed by their own engine: the claims read v1 keys, so such a store feeds
+    # none of them (not their not-run texts, not their replay below tier); the v1 plan feeds the Sec. 7.3 claims
+    import dataclasses
+
+    from rgr_verify.claims.preregistration import fed_claims
+    from rgr_verify.evidence import manifests
+
+    v1 = next(m for m in manifests() if m.plan and m.plan.startswith("sec73:"))
+    assert {c.id for c in fed_claims(v1)} >= {"fig7-h8-counterproductive-dk64", "sec73-accuracy-grows-with-dk-quick"}
+    v3 = dataclasses.replace(v1, plan=v1.plan.replace("sec73:", "sec73v3:", 1))
+    assert fed_claims(v3) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -110,9 +111,11 @@ def test_device_script_parses_and_refuses_bad_values(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def _shimmed_call(tmp_path, *, expect=None, sweep_rc=0, new_records=2, committed=3):
+def _shimmed_call(tmp_path, *, expect=None, sweep_rc=0, new_records=2, committed=3, engine=None, step_ms=None,
+                  end=200):
     """Run the device script for the Gaussian control in a scratch folder laid out as the repository, with a
-    python3 whose pip and pytest do nothing and an rgr-verify that appends ``new_records`` lines to the store."""
+    python3 whose pip and pytest do nothing (any other python3 command runs this package: the v3 plan is the real
+    one) and an rgr-verify that appends ``new_records`` lines to the store and logs its arguments (bin/args.log)."""
     work, bin_, out = tmp_path / "work", tmp_path / "bin", tmp_path / "out"
     for d in (work / "rgr_verify" / "data" / "evidence", bin_, out):
         d.mkdir(parents=True, exist_ok=True)
@@ -125,17 +128,19 @@ def _shimmed_call(tmp_path, *, expect=None, sweep_rc=0, new_records=2, committed
         f"PYTHONPATH={project} exec {sys.executable} \"$@\"\n")
     store_arg = "${@: -3:1}"  # --results DIR --stop-after S: DIR is the third argument from the end
     (bin_ / "rgr-verify").write_text(
-        f"#!/bin/bash\nfor i in $(seq {new_records}); do\n"
+        f"#!/bin/bash\necho \"$@\" >> {bin_}/args.log\nfor i in $(seq {new_records}); do\n"
         f"  echo '{{\"key\": \"n'$RANDOM'\"}}' >> {store_arg}/sec73-runs.jsonl\ndone\n"
         f"echo 'step=1000 val'; exit {sweep_rc}\n")
     for f in bin_.iterdir():
         f.chmod(0o755)
-    env = dict(os.environ, OUT=str(out), SOURCE="gaussian", END="200", PATH=f"{bin_}{os.pathsep}{os.environ['PATH']}")
-    env.pop("EXPECT", None)
-    if expect is not None:
-        env["EXPECT"] = str(expect)
+    env = dict(os.environ, OUT=str(out), SOURCE="gaussian", END=str(end),
+               PATH=f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    for name, value in (("EXPECT", expect), ("ENGINE", engine), ("STEP_MS", step_ms)):
+        env.pop(name, None)
+        if value is not None:
+            env[name] = str(value)
     proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=work)
-    store = work / "R73-gaussian" / "sec73-runs.jsonl"
+    store = work / ("R73-v3-gaussian" if engine == "v3" else "R73-gaussian") / "sec73-runs.jsonl"
     return proc, (len(store.read_text().splitlines()) if store.exists() else 0), out
 
 
@@ -154,6 +159,44 @@ def test_device_script_seeds_resumes_and_guards_its_store(tmp_path):
     assert proc.returncode == 3 and "lacks the last call's records" in proc.stdout and n == 7
     proc, n, _ = _shimmed_call(tmp_path, sweep_rc=1)
     assert proc.returncode == 1 and n == 9
+
+
+def test_device_script_v3_prints_the_plan_and_trains_at_its_batch_size(tmp_path):
+    """ENGINE=v3 (issue 38): its own store (R73-v3-*, not seeded with the v1 records), the v3 gpu tests, the plan of
+    the 112 runs printed by this package at the given step time (4.5 ms a 56-run step: two batches, two calls), and
+    the sweep run with --engine v3 at the batch size the plan recommends; the store returned as R73/."""
+    proc, n, out = _shimmed_call(tmp_path, engine="v3", step_ms=4.5, end=590)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = proc.stdout
+    assert "0 records before training" in text and n == 2  # the v1 evidence is not seeded into the v3 store
+    assert "plan sec73v3:full:gaussian:cuda:20250926: 0 runs stored, 112 to train" in text
+    batches = [line for line in text.splitlines() if line.startswith("batch ")]
+    assert len(batches) == 2 and all(" 56 runs, Dmax 512, Hmax 8" in b for b in batches)
+    assert batches[0].startswith("batch 1 (call 1)") and batches[1].startswith("batch 2 (call 2)")
+    assert "(64,1)x7 (128,1)x7 (64,4)x7 (64,8)x7 (256,1)x7 (512,1)x7" in batches[0]  # the committed cells first
+    assert "total: 112 runs in 2 calls (fits in 2 calls)" in text
+    assert "recommended: --max-batch-runs 56" in text and (out / "plan.txt").is_file()
+    args = (tmp_path / "bin" / "args.log").read_text().splitlines()
+    assert len(args) == 1 and "sec73 --tier full --engine v3 --source gaussian --device cuda --max-batch-runs 56 " \
+        "--results R73-v3-gaussian --stop-after" in args[0]
+    with tarfile.open(out / "r73.tgz") as tar:
+        assert len(tar.extractfile("R73/sec73-runs.jsonl").read().splitlines()) == 2
+
+
+def test_device_script_v3_plans_at_the_model_when_the_probe_fails(tmp_path):
+    """No STEP_MS and no CUDA here: the probe fails, the plan falls back to the memory-bound model's prediction
+    (which does not fit two calls), and the sweep runs at the batch size recommended for it."""
+    proc, n, _ = _shimmed_call(tmp_path, engine="v3", end=590)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "the probe failed" in proc.stdout and "PREDICTED" in proc.stdout and "does NOT fit in 2 calls" in proc.stdout
+    batch = re.search(r"^recommended: --max-batch-runs (\d+)$", proc.stdout, re.M)
+    assert batch and f"--max-batch-runs {batch[1]} " in (tmp_path / "bin" / "args.log").read_text()
+    env = dict(os.environ, OUT=str(tmp_path), SOURCE="gaussian", ENGINE="v2")
+    bad = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
+    assert bad.returncode == 2 and "ENGINE must be v1 or v3" in bad.stdout
+    env = dict(os.environ, OUT=str(tmp_path), SOURCE="gaussian", ENGINE="v3", STEP_MS="fast")
+    bad = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
+    assert bad.returncode == 2 and "STEP_MS must be" in bad.stdout
 
 
 @needs_minilm

@@ -41,21 +41,38 @@ only, far less than the key product it replaces.
 Initialisation. :func:`init_block_params_v3` draws each run's parameters exactly as
 :func:`rgr_verify.transformer.init_block_params` draws them for that run alone (its generator, the same draws in
 the same order, the same shapes for its own D_K) and places them in the padded layout; padding is exactly zero.
+
+Training. :func:`train_block_runs_v3` is :func:`rgr_verify.transformer.train_block_runs` for this block: the same
+per-run generators, data, evaluations, BlockRunResult fields, bf16 autocast on CUDA and deadlines, but batches are
+consecutive chunks of the caller's runs whatever their (D_K, h), early stopping is per run (so no run's record
+depends on its batch), a batch whose step rate says it would end after the deadline is dropped at that evaluation
+(:class:`BatchOverrun`), and a failed CUDA graph capture retrains the batch eagerly instead of failing. On a CPU a
+run trained alone and the same run in a mixed batch give the same results (per-step losses within a few float32
+roundings; empirical/test_sec73_v3_trainer.py). :func:`time_steps_v3` times the step for planning a sweep
+(:mod:`rgr_verify.runs.sec73_plan`). Memory traffic, not the keys, bounds the step on a GPU: the keys this block
+does not form are a few percent of the 0.5 GB a run-step moves (docs/sec73_step_bytes.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import os
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ._checks import check_int, check_real
-from .transformer import RunSpec, block_inputs
-from .transformer_task import run_generator
+from ._checks import check_choice, check_int, check_real
+from .engine.capture import ChunkGraphs, cuda_graphs_enabled
+from .transformer import (BatchDeadline, BlockRunResult, DeadlineReached, RunSpec, TaskConfig, TrainConfig,
+                          block_inputs)
+from .transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
 
 __all__ = [
     "BlockLayoutV3",
@@ -64,6 +81,10 @@ __all__ = [
     "block_logits_v3",
     "train_step_v3",
     "evaluate_v3",
+    "train_block_runs_v3",
+    "GraphCaptureFailed",
+    "BatchOverrun",
+    "time_steps_v3",
     "PARAM_NAMES",
 ]
 
@@ -323,3 +344,318 @@ def evaluate_v3(params: dict, E: torch.Tensor, layout: BlockLayoutV3, data, *, a
         correct += (pred == label[:, lo : lo + chunk]).sum(1)
         null += (pred == E.shape[0] - 1).sum(1)
     return correct / n, null / n
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The trainer: train_block_runs's contract, with runs of any (D_K, h) in one batch.
+
+
+class BatchOverrun(DeadlineReached):
+    """Raised by :func:`train_block_runs_v3` when a batch's step rate says it would end after the deadline: the
+    batch is dropped at that evaluation instead of at the deadline (``projected_s``: its projected duration)."""
+
+    def __init__(self, message: str, projected_s: float):
+        super().__init__(message)
+        self.projected_s = projected_s
+
+
+class GraphCaptureFailed(RuntimeError):
+    """The CUDA graph capture of the v3 training step failed (a capture runs nothing; the warm-up steps did):
+    :func:`train_block_runs_v3` then retrains the batch from its start eagerly, so its runs are the eager loop's."""
+
+
+def _stepper_v3(params, opt, E, layout, packed, batch_size, ell, gens, *, autocast, graph: bool,
+                warmup: int = 3) -> Callable[[], None]:
+    """One training step per call (the batched sampler, then :func:`train_step_v3`). With ``graph`` (CUDA):
+    ``warmup`` eager calls on the capture stream, then the whole step captured by the engine's
+    ``ChunkGraphs.record`` with the runs' generators registered (so each replay draws what the next eager step
+    would), and replayed from then on, as :mod:`rgr_verify.transformer` does for today's block. A failed capture
+    raises :class:`GraphCaptureFailed`."""
+
+    def eager():
+        batch = stack_examples(packed, batch_size, ell, gens)
+        train_step_v3(params, opt, E, layout, batch, autocast=autocast, batch_size=batch_size)
+
+    if not graph:
+        return eager
+    graphs = ChunkGraphs(E.device, enabled=True)
+    state = {"calls": 0, "replay": None}
+
+    def run():
+        if state["replay"] is not None:
+            state["replay"]()
+            return
+        side, main = graphs.side_stream(), torch.cuda.current_stream(E.device)
+        if state["calls"] < warmup:
+            side.wait_stream(main)
+            with torch.cuda.stream(side):
+                eager()
+            main.wait_stream(side)
+            state["calls"] += 1
+            return
+        for group in opt.param_groups:  # fused AdamW: the flag only lifts torch's capture check (same kernel)
+            group["capturable"] = True
+        try:
+            state["replay"] = graphs.record(eager, (), generators=gens)
+        except Exception as exc:
+            torch.cuda.set_stream(main)  # torch.cuda.graph may leave the capture stream current when capture_end fails
+            raise GraphCaptureFailed(f"CUDA graph capture of the Sec. 7.3 v3 step failed "
+                                     f"({type(exc).__name__}: {exc})") from exc
+        state["replay"]()  # the capture ran nothing: this call's step
+
+    return run
+
+
+def _fixed_examples(perms, moved, n, ell, purpose, specs, device):
+    """The validation (``purpose`` 3) or test (4) examples of every run, drawn on the CPU run by run from its own
+    generator: the same tensors as one stacked draw (each run's examples are those it would draw alone,
+    :func:`rgr_verify.transformer_task.stack_examples`), with memory bounded by one run's ``[n, m]`` keys instead of
+    R of them (56 runs of the full tier: 11 GB at once). For a CUDA batch the runs are drawn in parallel threads
+    (each from its own generator, so the draws do not depend on the threads); on a CPU one after the other."""
+
+    def one(r):
+        g = run_generator(specs[r].seed, purpose)
+        return stack_examples(pack_runs([perms[r]], [moved[r]]), n, ell, [g])
+
+    R = len(specs)
+    if device.type == "cuda" and R > 1:
+        with ThreadPoolExecutor(max_workers=min(R, 8, os.cpu_count() or 1)) as pool:
+            parts = list(pool.map(one, range(R)))
+    else:
+        parts = [one(r) for r in range(R)]
+    return tuple(torch.cat([p[i] for p in parts]) for i in range(3))
+
+
+@dataclass
+class _Batch:
+    """A mixed batch ready to train: parameters on the device, layout, optimiser, sampler state, autocast."""
+
+    params: dict
+    layout: BlockLayoutV3
+    opt: torch.optim.Optimizer
+    perms: list
+    moved: list
+    packed: tuple
+    gens: list
+    autocast: Callable
+
+
+def _set_up_batch(E, specs, task, cfg, device, cuda_graph) -> _Batch:
+    """Dmax and Hmax are the batch's largest D_K and h. Initialisation and permutations are drawn on the CPU, the
+    training data on the device, each run from its own generators (keyed by its seed and a purpose), as today."""
+    d = E.shape[1]
+    Dmax, Hmax = max(s.D_K for s in specs), max(s.n_heads for s in specs)
+    init = init_block_params_v3(specs, d, task.d_ff, Dmax, Hmax, init_std=cfg.init_std)
+    params = {k: v.to(device).requires_grad_() for k, v in init.items()}
+    layout = layout_v3(specs, Dmax, Hmax, d, device)
+    perms = [sample_permutation(task.m, generator=run_generator(s.seed, 2)) for s in specs]
+    moved = [moved_items(p) for p in perms]
+    if any(q.numel() == 0 for q in moved):  # probability 1/m!: a seed whose permutation is the identity
+        raise ValueError(f"the permutation of some seed in {[s.seed for s in specs]} moves no item; use another seed")
+    packed = tuple(x.to(device) if isinstance(x, torch.Tensor) else x for x in pack_runs(perms, moved))
+    gens = [run_generator(s.seed, 5, device=device) for s in specs]
+    opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
+    use_amp = cfg.mixed_precision and device.type == "cuda"
+
+    def autocast():  # no cast cache under graphs (torch's rule), as today's trainer
+        return (torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=not cuda_graph) if use_amp
+                else contextlib.nullcontext())
+
+    return _Batch(params, layout, opt, perms, moved, packed, gens, autocast)
+
+
+def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph) -> list[BlockRunResult]:
+    """One mixed batch: Dmax and Hmax are its runs' largest D_K and h."""
+    t0 = time.perf_counter()
+    b = _set_up_batch(E, specs, task, cfg, device, cuda_graph)
+    params, layout, autocast = b.params, b.layout, b.autocast
+    Dmax, Hmax = layout.G.shape[1], layout.G.shape[2]
+    # As today's trainer: validation and test sets drawn on the CPU (device-independent).
+    val = [x.to(device) for x in _fixed_examples(b.perms, b.moved, cfg.n_val, task.ell, 3, specs, device)]
+    test = [x.to(device) for x in _fixed_examples(b.perms, b.moved, cfg.n_test, task.ell, 4, specs, device)]
+    R = len(specs)
+    best_val = torch.full((R,), -1.0)
+    best_test, best_null = torch.zeros(R), torch.zeros(R)
+    best_step, last_step = torch.zeros(R, dtype=torch.long), torch.zeros(R, dtype=torch.long)
+    final_test = torch.zeros(R)
+    stale = torch.zeros(R, dtype=torch.long)  # evaluations since the run last improved
+    stopped = torch.zeros(R, dtype=torch.bool)  # runs whose record is final (patience reached)
+    one_step = _stepper_v3(params, b.opt, E, layout, b.packed, cfg.batch_size, task.ell, b.gens, autocast=autocast,
+                           graph=cuda_graph and device.type == "cuda")
+    mark = (0, time.monotonic())  # (step, time) of the last evaluation (of the loop's start at first)
+    for step in range(1, cfg.steps + 1):
+        one_step()
+        if step % cfg.eval_every == 0 or step == cfg.steps:  # the only point where the loop waits for the device
+            v_acc, _ = evaluate_v3(params, E, layout, val, autocast=autocast)
+            t_acc, t_null = evaluate_v3(params, E, layout, test, autocast=autocast)
+            v_acc, t_acc, t_null = v_acc.cpu(), t_acc.cpu(), t_null.cpu()
+            live = ~stopped
+            improved = live & (v_acc > best_val)
+            best_val = torch.where(improved, v_acc, best_val)
+            best_test = torch.where(improved, t_acc, best_test)
+            best_null = torch.where(improved, t_null, best_null)
+            best_step = torch.where(improved, torch.tensor(step), best_step)
+            final_test = torch.where(live, t_acc, final_test)
+            last_step = torch.where(live, torch.tensor(step), last_step)
+            stale = torch.where(improved, torch.zeros_like(stale), stale + live.long())
+            if progress is not None:
+                progress(step, specs, v_acc, t_acc)
+            if cfg.patience:  # per run: a run's record ends where it would end if it trained alone
+                stopped = stopped | (stale >= cfg.patience)
+                if bool(stopped.all()):
+                    break
+            now = time.monotonic()
+            if deadline is not None and now > deadline and step < cfg.steps:
+                raise DeadlineReached(f"deadline reached at step {step} of a mixed batch of {R} runs (D_K <= {Dmax}, "
+                                      f"h <= {Hmax}) after {time.perf_counter() - t0:.1f} s; batch dropped")
+            # The step rate since the last evaluation (evaluations included) says when the batch would end: past
+            # the deadline, it is dropped now rather than at the deadline (its time left goes to smaller batches).
+            rate = (now - mark[1]) / (step - mark[0])
+            if deadline is not None and step < cfg.steps and now + rate * (cfg.steps - step) > deadline:
+                projected = time.perf_counter() - t0 + rate * (cfg.steps - step)
+                raise BatchOverrun(f"a mixed batch of {R} runs (D_K <= {Dmax}, h <= {Hmax}) would take about "
+                                   f"{projected:.0f} s ({1000 * rate:.2f} ms a step at step {step}) and end "
+                                   f"{now + rate * (cfg.steps - step) - deadline:.0f} s after the deadline; batch "
+                                   "dropped", projected)
+            mark = (step, now)
+    seconds = time.perf_counter() - t0
+    return [BlockRunResult(s, float(best_val[r]), float(best_test[r]), float(best_null[r]), int(best_step[r]),
+                           float(final_test[r]), int(last_step[r]), seconds) for r, s in enumerate(specs)]
+
+
+def train_block_runs_v3(
+    E,
+    specs: Sequence[RunSpec],
+    task: TaskConfig,
+    cfg: TrainConfig,
+    *,
+    device: str = "cpu",
+    max_batch_runs: int = 64,
+    progress: Callable | None = None,
+    deadline: float | BatchDeadline | None = None,
+    on_batch: Callable | None = None,
+    cuda_graph: bool | None = None,
+) -> list[BlockRunResult]:
+    """Train every run of ``specs`` on the Sec. 7.3 task with the frozen table ``E`` ``[m + 1, d_model]``, with
+    the keyless block of this module, runs of any (D_K, h) in one batch.
+
+    The contract of :func:`rgr_verify.transformer.train_block_runs`: the same per-run generators (initialisation,
+    permutation, validation and test sets, training data), the same evaluation cadence and fields of
+    :class:`~rgr_verify.transformer.BlockRunResult`, bf16 autocast on CUDA (``cfg.mixed_precision``) with the
+    cross-entropy and the evaluation logits in float32, one CPU thread on a CPU, and the same ``deadline``,
+    ``progress(step, specs, val_acc, test_acc)`` and ``on_batch(indices, results)`` semantics. Differences:
+
+    * Batches are consecutive chunks of ``specs`` in the given order, ``max_batch_runs`` runs each, whatever their
+      D_K and h (a batch's Dmax and Hmax are its runs' largest); the caller picks the order.
+    * Early stopping (``cfg.patience``) is per run: a run's record (best and final accuracies, ``steps``) ends at
+      the evaluation where it has gone ``patience`` evaluations without improving, the batch stops when every run
+      has; so a run's result does not depend on the runs it shares a batch with (today's trainer stops a batch when
+      no run of it has improved, which is the same rule for a batch of one run).
+    * Besides the deadline's rules, a batch whose step rate since the last evaluation says it would end after the
+      deadline is dropped at that evaluation (:class:`BatchOverrun`, a DeadlineReached with the projected
+      duration), not at the deadline: the caller may retry its runs in smaller batches.
+    * On CUDA the step is replayed as a CUDA graph (``cuda_graph``, default ``RGR_VERIFY_CUDA_GRAPHS``); a failed
+      capture warns (RuntimeWarning), retrains that batch from its start eagerly and trains the later batches of
+      the call eagerly: the eager loop's runs, never half of each.
+
+    Returns one BlockRunResult per spec, in the order of ``specs``.
+    """
+    if cuda_graph is None:  # the setting is read only where it matters
+        cuda_graph = device == "cuda" and cuda_graphs_enabled()
+    if not isinstance(cuda_graph, bool):
+        raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
+    deadline = deadline if deadline is None or isinstance(deadline, BatchDeadline) else BatchDeadline(deadline)
+    specs = list(specs) if not isinstance(specs, RunSpec) else [specs]
+    if not specs:
+        raise ValueError("specs must hold at least one RunSpec")
+    for s in specs:
+        if not isinstance(s, RunSpec):
+            raise ValueError(f"specs must hold RunSpec objects, got {type(s).__name__}")
+    if not isinstance(task, TaskConfig) or not isinstance(cfg, TrainConfig):
+        raise ValueError("task must be a TaskConfig and cfg a TrainConfig")
+    check_choice("device", device, ("cpu", "cuda"))
+    max_batch_runs = check_int("max_batch_runs", max_batch_runs, min_value=1)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {type(progress).__name__}")
+    if on_batch is not None and not callable(on_batch):
+        raise ValueError(f"on_batch must be callable or None, got {type(on_batch).__name__}")
+    E = torch.as_tensor(np.asarray(E, dtype=np.float32) if not isinstance(E, torch.Tensor) else E, dtype=torch.float32)
+    if E.ndim != 2 or E.shape[0] != task.m + 1:
+        raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
+    if not torch.isfinite(E).all():
+        raise ValueError("E must contain only finite values")
+    bad = sorted({s.n_heads for s in specs if E.shape[1] % s.n_heads})
+    if bad:  # checked before any batch trains
+        raise ValueError(f"every run's n_heads must divide d_model = {E.shape[1]} (d_v = d_model / h), got {bad}")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device must be 'cpu' when CUDA is not available, got 'cuda'")
+    E = E.to(dev)
+    results: dict[int, BlockRunResult] = {}
+    threads = torch.get_num_threads()
+    if dev.type == "cpu":  # as today's trainer: one thread, so a run's numbers do not depend on the caller's
+        torch.set_num_threads(1)
+    graph = cuda_graph
+    try:
+        for lo in range(0, len(specs), max_batch_runs):
+            chunk = list(range(lo, min(lo + max_batch_runs, len(specs))))
+            batch = [specs[i] for i in chunk]
+            start = deadline.start() if deadline is not None else None
+            at = deadline.at if deadline is not None else None
+            try:
+                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, graph)
+            except GraphCaptureFailed as exc:
+                warnings.warn(f"{exc}; the batch of {len(batch)} runs restarts eagerly (the same runs, slower), and "
+                              "later batches of this call train eagerly", RuntimeWarning, stacklevel=2)
+                if dev.type == "cuda":
+                    torch.cuda.synchronize(dev)
+                graph = False
+                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, False)
+            if deadline is not None:
+                deadline.finished(start)
+            for i, res in zip(chunk, out):
+                results[i] = res
+            if on_batch is not None:
+                on_batch(chunk, out)
+    finally:
+        torch.set_num_threads(threads)
+    return [results[i] for i in range(len(specs))]
+
+
+def time_steps_v3(E, specs: Sequence[RunSpec], task: TaskConfig, cfg: TrainConfig, *, device: str = "cpu",
+                  steps: int = 200, cuda_graph: bool | None = None) -> float:
+    """Seconds a training step of the mixed batch ``specs`` takes (one batch, whatever its size): the step of
+    :func:`train_block_runs_v3` (graphed on CUDA as there), timed over ``steps`` steps after the warm-up and the
+    capture, without evaluations. For planning a sweep's batches (rgr_verify.runs.sec73_plan); trains nothing
+    that is kept."""
+    if cuda_graph is None:
+        cuda_graph = device == "cuda" and cuda_graphs_enabled()
+    if not isinstance(cuda_graph, bool):
+        raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
+    steps = check_int("steps", steps, min_value=1)
+    check_choice("device", device, ("cpu", "cuda"))
+    specs = list(specs)
+    if not specs or not all(isinstance(s, RunSpec) for s in specs):
+        raise ValueError("specs must be a non-empty sequence of RunSpec")
+    if not isinstance(task, TaskConfig) or not isinstance(cfg, TrainConfig):
+        raise ValueError("task must be a TaskConfig and cfg a TrainConfig")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device must be 'cpu' when CUDA is not available, got 'cuda'")
+    E = torch.as_tensor(np.asarray(E, dtype=np.float32) if not isinstance(E, torch.Tensor) else E,
+                        dtype=torch.float32).to(dev)
+    if E.ndim != 2 or E.shape[0] != task.m + 1:
+        raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
+    graph = cuda_graph and dev.type == "cuda"
+    b = _set_up_batch(E, specs, task, cfg, dev, graph)
+    one_step = _stepper_v3(b.params, b.opt, E, b.layout, b.packed, cfg.batch_size, task.ell, b.gens,
+                           autocast=b.autocast, graph=graph)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    for _ in range(5):  # 3 warm-up steps, the capture, one replay
+        one_step()
+    sync()
+    t = time.perf_counter()
+    for _ in range(steps):
+        one_step()
+    sync()
+    return (time.perf_counter() - t) / steps

@@ -36,6 +36,8 @@ def fed_claims(manifest, claims=None) -> list:
     if manifest.store == "facts-runs.jsonl":
         return [c for c in claims if c.paper == FACTS_PAPER and c.tier is Tier.FULL and c.marker == "empirical"]
     if manifest.store == "sec73-runs.jsonl":
+        if manifest.plan and manifest.plan.split(":")[0] != "sec73":
+            return []  # another engine's plan (sec73v3:...): its records are no runs the claims read (v1 keys)
         return [c for c in claims if c.id.startswith(("fig7-", "sec73-"))]
     return []
 

@@ -37,8 +37,9 @@ def add_arguments(parser) -> None:
                           "sec73-runs.jsonl); --preset is then a free label of what was swept")
     add.add_argument("--plan", default="", metavar="PLAN",
                      help="with --store sec73-runs.jsonl: the sweep the store belongs to, "
-                          "sec73:TIER:SOURCE:DEVICE:ROOT_SEED (e.g. sec73:full:minilm:cuda:20250926); the manifest "
-                          "then counts the sweep's runs, so a partial store says how many it lacks")
+                          "sec73:TIER:SOURCE:DEVICE:ROOT_SEED (e.g. sec73:full:minilm:cuda:20250926; sec73v3:... "
+                          "for the v3 engine's runs); the manifest then counts the sweep's runs, so a partial store "
+                          "says how many it lacks")
     add.add_argument("--trained-on", default=None, metavar="DEVICE",
                      help="the device that trained the records, in words, when they were trained elsewhere (e.g. "
                           "on a GPU machine) and are added here (default: this machine)")

@@ -33,6 +33,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
                         help="stop training after SECONDS: finished batches are stored, the batch in training at "
                              "the first evaluation past it is dropped; the same command resumes")
+    parser.add_argument("--engine", default="v1", choices=("v1", "v3"),
+                        help="trainer: v1 (default; today's block, runs of one h a batch) or v3 (the keyless block, "
+                             "runs of any (D_K, h) in mixed batches; its records have their own keys and plan, "
+                             "sec73v3:TIER:SOURCE:DEVICE:SEED)")
+    parser.add_argument("--max-batch-runs", type=int, default=None, metavar="N",
+                        help="with --engine v3: runs a mixed batch (default: the preset's, 56 on the full tier)")
+    parser.add_argument("--plan-only", action="store_true",
+                        help="print the batches of the runs still missing and how they fill device calls "
+                             "(rgr_verify.runs.sec73_plan), with a recommended --max-batch-runs; train nothing")
+    parser.add_argument("--step-ms", type=float, default=None, metavar="MS",
+                        help="with --plan-only: the step time of a full batch (default: the memory-bound model's "
+                             "prediction from today's measured step)")
+    parser.add_argument("--probe-steps", type=int, default=None, metavar="N",
+                        help="with --plan-only and --engine v3: measure the step on --device over N steps at the "
+                             "full batch size and its halves, and plan with the measured times")
+    parser.add_argument("--call-seconds", type=float, default=None, metavar="S",
+                        help="with --plan-only: training seconds of one device call (default 480)")
+    parser.add_argument("--calls", type=int, default=2, metavar="N",
+                        help="with --plan-only: the number of calls the plan is checked against (default 2)")
 
 
 def _check_gpt2_dir(gpt2_dir) -> None:
@@ -67,6 +86,86 @@ def _check_paths(args) -> None:
         writable_dir_target(args.out, "--out")
 
 
+def _check_engine_options(args) -> None:
+    """--max-batch-runs, --plan-only and its options: values in range, and only where they apply."""
+    from .._checks import check_int, check_real
+
+    if args.max_batch_runs is not None:
+        if args.engine != "v3":
+            raise ValueError("--max-batch-runs sizes the mixed batches of --engine v3; v1 batches one cell's seeds")
+        check_int("--max-batch-runs", args.max_batch_runs, min_value=1)
+    plan_options = {"--step-ms": args.step_ms, "--probe-steps": args.probe_steps, "--call-seconds": args.call_seconds}
+    if not args.plan_only:
+        given = [name for name, value in plan_options.items() if value is not None]
+        given += ["--calls"] if args.calls != 2 else []
+        if given:
+            raise ValueError(f"{given[0]} applies to --plan-only")
+        return
+    if args.replay_only or args.stop_after is not None or args.out is not None:
+        raise ValueError("--plan-only trains and replays nothing; it takes no --replay-only, --stop-after or --out")
+    if args.step_ms is not None:
+        check_real("--step-ms", args.step_ms, low=0.0, low_open=True)
+        if args.probe_steps is not None:
+            raise ValueError("--step-ms gives the step time that --probe-steps would measure; give one of them")
+    if args.probe_steps is not None:
+        if args.engine != "v3":
+            raise ValueError("--probe-steps measures the v3 step; it needs --engine v3")
+        check_int("--probe-steps", args.probe_steps, min_value=1, max_value=100_000)
+    if args.call_seconds is not None:
+        check_real("--call-seconds", args.call_seconds, low=0.0, low_open=True)
+    check_int("--calls", args.calls, min_value=1, max_value=99)
+
+
+def _plan_only(args, preset, device, root_seed) -> int:
+    """Print the plan of the runs still missing (stored ones left out) and a recommended --max-batch-runs."""
+    import dataclasses
+
+    from ..runs.sec73_plan import CALL_SECONDS, call_plan, format_call_plan, measure_step_ms, model_step_ms
+    from ..runs.sec73_sweep import plan_name, stored_runs
+
+    if args.max_batch_runs is not None:
+        preset = dataclasses.replace(preset, max_batch_runs=args.max_batch_runs)
+    call_s = args.call_seconds if args.call_seconds is not None else CALL_SECONDS
+    done = stored_runs(preset, root_seed=root_seed, results_dir=args.results, device=device)
+    full = preset.max_batch_runs
+    # candidate batch sizes: the full one and its halves (v3); v1 has its preset's
+    sizes = sorted({max(1, full >> k) for k in range(4)}, reverse=True) if preset.engine == "v3" else [full]
+    step_ms = args.step_ms
+    if args.probe_steps is not None:
+        from ..runs.sec73_sweep import source_table
+
+        table = source_table(preset, root_seed=root_seed, gpt2_dir=args.gpt2_dir)
+        step_ms = measure_step_ms(preset, table.E, device=device, sizes=sizes, steps=args.probe_steps,
+                                  progress=lambda R, ms: print(f"measured: {ms:.3f} ms a step at R = {R} "
+                                                               f"({args.probe_steps} steps, no evaluations)",
+                                                               flush=True))
+    print(f"plan {plan_name(preset, device, root_seed)}: {len(done)} runs stored, "
+          f"{preset.seeds * len(preset.cells()) - len(done)} to train")
+    plan = call_plan(preset, step_ms=step_ms, call_seconds=call_s, done=done)
+    print(format_call_plan(plan, calls=args.calls))
+    # the size that trains every run in the fewest calls, then the most runs in the first call, then the least time
+    # lost to batches dropped for their length, then the largest
+    best = None
+    for R in sizes:
+        alt_ms = step_ms  # None (the model) or measured sizes; a given time is the full size's: scaled by the model
+        if isinstance(step_ms, (int, float)):
+            alt_ms = step_ms * model_step_ms(R, preset.engine) / model_step_ms(full, preset.engine)
+        alt = plan if R == full else call_plan(dataclasses.replace(preset, max_batch_runs=R), step_ms=alt_ms,
+                                               call_seconds=call_s, done=done)
+        first = sum(len(b.runs) for b in alt.batches if b.call == 1)
+        wasted = sum(s for b in alt.batches for _, s in b.dropped)  # batches too large for their call's time
+        score = (alt.unplaced, alt.calls, -first, round(wasted), -R)
+        if best is None or score < best[0]:
+            best = (score, R, alt)
+    if best is not None and plan.runs:
+        _, R, alt = best
+        print(f"recommended: --max-batch-runs {R}" if preset.engine == "v3" else f"batches of {R} runs (v1)")
+        if R != full:
+            print(f"  (at {R} runs a batch: {alt.calls} calls, "
+                  f"{sum(len(b.runs) for b in alt.batches if b.call == 1)} runs in the first)")
+    return 0
+
+
 def run(args) -> int:
     import torch
 
@@ -77,12 +176,14 @@ def run(args) -> int:
     from ..runs.sec73_sweep import run_sec73
     from ..stats import t_interval
 
+    _check_engine_options(args)
     _check_paths(args)  # before anything is created: no results folder, no lock file
-    preset = sec73_preset(args.tier, source=args.source or ("gpt2" if args.gpt2_dir else None))
+    preset = sec73_preset(args.tier, source=args.source or ("gpt2" if args.gpt2_dir else None), engine=args.engine)
     if preset.source == "gpt2" and args.gpt2_dir is None and env(GPT2_DIR_ENV):
         _check_gpt2_dir(None)  # the snapshot named by the environment, checked as --gpt2-dir is
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if device == "cuda" and not torch.cuda.is_available():
+    # a plan without a probe only names the runs of the device's keys: it runs nothing there
+    if device == "cuda" and not torch.cuda.is_available() and not (args.plan_only and args.probe_steps is None):
         raise ValueError("--device must be cpu on a machine without CUDA, got cuda")
     root_seed = args.seed if args.seed is not None else root_seed_from_env()
     if args.stop_after is not None:
@@ -91,14 +192,23 @@ def run(args) -> int:
         check_real("--stop-after", args.stop_after, low=0.0, low_open=True)
         if args.replay_only:
             raise ValueError("--stop-after bounds training; it takes no --replay-only")
+    if args.plan_only:
+        return _plan_only(args, preset, device, root_seed)
     t0 = time.perf_counter()
 
     def progress(step, specs, val, test):
-        print(f"  h={specs[0].n_heads} runs={len(specs)} step={step} val acc in batch: best {float(val.max()):.3f} "
+        heads = {s.n_heads for s in specs}
+        what = (f"h={specs[0].n_heads}" if len(heads) == 1
+                else f"cells={len({(s.D_K, s.n_heads) for s in specs})}")
+        print(f"  {what} runs={len(specs)} step={step} val acc in batch: best {float(val.max()):.3f} "
               f"median {float(val.median()):.3f} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
+    def note(message):
+        print(f"  {message}", file=sys.stderr, flush=True)
+
     res = run_sec73(preset, root_seed=root_seed, results_dir=args.results, device=device, gpt2_dir=args.gpt2_dir,
-                    train_missing=not args.replay_only, progress=progress, stop_after=args.stop_after)
+                    train_missing=not args.replay_only, progress=progress, stop_after=args.stop_after,
+                    max_batch_runs=args.max_batch_runs, note=note)
     if res is None and args.stop_after is not None:
         print(f"sec73 {preset.name} tier ({preset.source}) on {device}: stopped after --stop-after "
               f"({time.perf_counter() - t0:.0f} s); finished batches are stored, the same command resumes")

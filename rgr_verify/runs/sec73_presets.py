@@ -20,9 +20,13 @@ from ..settings import GPT2_DIR_ENV, env  # GPT2_DIR_ENV: a local Hugging Face G
 __all__ = [
     "Sec73Preset",
     "SEC73_PRESETS",
+    "SEC73_V3_PRESETS",
+    "ENGINES",
     "sec73_preset",
     "GPT2_DIR_ENV",
 ]
+
+ENGINES = ("v1", "v3")  # today's block (batched by h) and the keyless block (mixed cells), issue 38
 
 
 
@@ -44,12 +48,20 @@ class Sec73Preset:
     extra_cells: tuple = ()  # (D_K, h) pairs trained besides the D_Ks x heads grid, with the same seeds
     # (D_K, h) cells trained first, one at a time and in this order, before the remaining cells (in groups of equal
     # h): the cells that decide a claim soonest. The order changes no run and no key, only when each is trained.
+    # Under engine "v3" they lead the mixed batches instead (rgr_verify.runs.sec73_sweep.mixed_batches).
     first_cells: tuple = ()
+    # The trainer: "v1", today's block (rgr_verify.transformer.train_block_runs: runs of one h a batch), or "v3",
+    # the keyless block (rgr_verify.transformer_v3.train_block_runs_v3: runs of any (D_K, h) in one batch of up
+    # to max_batch_runs). The engine keys the records: v3 runs are stored under their own code version and plan
+    # (rgr_verify.runs.sec73_sweep.code_version), so neither engine's records replay as the other's.
+    engine: str = "v1"
 
     def __post_init__(self):
         check_choice("name", self.name, ("quick", "full"))
         check_choice("source", self.source, SOURCE_NAMES)
         check_choice("device", self.device, ("cpu", "cuda"))
+        check_choice("engine", self.engine, ENGINES)
+        check_int("max_batch_runs", self.max_batch_runs, min_value=1)
         check_int("seeds", self.seeds, min_value=1)
         if not self.D_Ks or not self.heads:
             raise ValueError("D_Ks and heads must be non-empty")
@@ -120,12 +132,24 @@ _FULL = Sec73Preset(
 
 SEC73_PRESETS = {"quick": _QUICK, "full": _FULL}
 
+# The same tiers trained by the v3 engine (issue 38): the same task, grid, seeds and protocol (so the same runs, by
+# their own generators), other batches and other record keys. The full tier's first cells are the 5 cells the v1
+# engine committed (35 runs: retrained first, so the two engines can be compared seed by seed), then (512, 1); the
+# rest follow by h, as v1's groups. 56 runs a batch: 8 cells of 7 seeds, so the 112 runs are two batches.
+SEC73_V3_PRESETS = {
+    "quick": dataclasses.replace(_QUICK, engine="v3"),
+    "full": dataclasses.replace(_FULL, engine="v3", max_batch_runs=56,
+                                first_cells=((64, 1), (128, 1), (64, 4), (64, 8), (256, 1), (512, 1))),
+}
 
-def sec73_preset(tier: str, *, source: str | None = None) -> Sec73Preset:
-    """The preset of ``tier`` ("quick"; "full" or "gpu" give the full tier). ``source`` overrides the embedding
-    source; by default the full tier uses GPT-2 when ``$RGR_VERIFY_GPT2_DIR`` names a local snapshot, else MiniLM."""
+
+def sec73_preset(tier: str, *, source: str | None = None, engine: str = "v1") -> Sec73Preset:
+    """The preset of ``tier`` ("quick"; "full" or "gpu" give the full tier) for ``engine`` ("v1", today's trainer,
+    or "v3", :data:`SEC73_V3_PRESETS`). ``source`` overrides the embedding source; by default the full tier uses
+    GPT-2 when ``$RGR_VERIFY_GPT2_DIR`` names a local snapshot, else MiniLM."""
     check_choice("tier", tier, ("quick", "full", "gpu"))
-    preset = SEC73_PRESETS["quick" if tier == "quick" else "full"]
+    check_choice("engine", engine, ENGINES)
+    preset = (SEC73_PRESETS if engine == "v1" else SEC73_V3_PRESETS)["quick" if tier == "quick" else "full"]
     if source is None and preset.name == "full" and env(GPT2_DIR_ENV):
         source = "gpt2"
     return preset.with_source(source) if source is not None else preset

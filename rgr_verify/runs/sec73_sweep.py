@@ -11,6 +11,11 @@ too, re-keyed under the current version. The file is a :class:`rgr_verify.runs.s
 terminated by the next append. Missing runs train in groups of equal h, each under its own named lock, so
 concurrent callers of one sweep (pytest-xdist workers) split the groups between them and then replay.
 
+A preset's ``engine`` picks the trainer: "v1" (the default) the one above, "v3" the keyless block of
+:mod:`rgr_verify.transformer_v3` in mixed batches of any (D_K, h) (:func:`mixed_batches`), its records under their
+own code version (``code_version("v3")``), keys and plan ("sec73v3:TIER:SOURCE:DEVICE:ROOT_SEED"), so that neither
+engine's records replay as the other's.
+
 Seeds come from the root seed only (not from a claim's seed), so every claim of Sec. 7.3 shares one sweep; seed
 index i uses the same permutation pi and the same validation/test examples for every (D_K, h), which makes
 comparisons between partitions paired by seed. The embedding table of a preset is built (only when something must
@@ -50,6 +55,11 @@ __all__ = [
     "planned_runs",
     "missing_cells",
     "training_groups",
+    "mixed_batches",
+    "plan_name",
+    "stored_runs",
+    "source_table",
+    "V3_EQUIVALENT_CODE_VERSIONS",
 ]
 
 CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
@@ -75,6 +85,13 @@ STORE_NAME = "sec73-runs.jsonl"
 # (D_K 256, h 4), 7 runs each (docs/engine.md); the cell (D_K 128, h 1) was trained under it. The sources
 # between it and today's (72ace67 to the shared BatchDeadline) trained no record, so none of their versions needs listing.
 EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3", "d82a1fb65e48")
+# The same for the v3 engine's records (code_version("v3")): none yet.
+V3_EQUIVALENT_CODE_VERSIONS: tuple = ()
+# The sources each engine's code version hashes (in rgr_verify/). v3 hashes transformer.py too: its trainer runs
+# block_inputs, the configurations and the deadline of that module.
+_SOURCES = {"v1": ("transformer.py", "transformer_task.py", "embedding_sources.py"),
+            "v3": ("transformer_v3.py", "transformer.py", "transformer_task.py", "embedding_sources.py")}
+_PLAN_PREFIX = {"v1": "sec73", "v3": "sec73v3"}  # a plan's first field names its engine
 
 
 def default_cache_dir() -> Path:
@@ -83,14 +100,27 @@ def default_cache_dir() -> Path:
     return default_results_dir()
 
 
-def code_version() -> str:
-    """The version of Sec. 7.3's stored runs: a hash of the trainer's sources (the block, its task sampler, the
-    embedding sources), so a changed trainer stops matching old records."""
+def code_version(engine: str = "v1") -> str:
+    """The version of Sec. 7.3's stored runs of ``engine``: a hash of the trainer's sources (the block, its task
+    sampler, the embedding sources; for "v3" also the keyless block of ``transformer_v3.py``), so a changed trainer
+    stops matching old records. v1's hash is unchanged by the v3 engine."""
+    from .sec73_presets import ENGINES
+
+    check_choice("engine", engine, ENGINES)
     h = hashlib.sha256()
     here = Path(__file__).resolve().parents[1]  # rgr_verify/
-    for name in ("transformer.py", "transformer_task.py", "embedding_sources.py"):
+    for name in _SOURCES[engine]:
         h.update((here / name).read_bytes())
     return h.hexdigest()[:12]
+
+
+def _code_of(engine: str) -> str:
+    """code_version of ``engine``, called as ``code_version()`` for v1 (the call tests and tools replace)."""
+    return code_version() if engine == "v1" else code_version(engine)
+
+
+def _equivalents(engine: str) -> tuple:
+    return EQUIVALENT_CODE_VERSIONS if engine == "v1" else V3_EQUIVALENT_CODE_VERSIONS
 
 
 def _run_seeds(root_seed: int, n: int) -> list[int]:
@@ -111,6 +141,13 @@ def _source_for(preset: Sec73Preset, *, root_seed: int, gpt2_dir: str | None):
         rng = np.random.default_rng(np.random.SeedSequence([int(root_seed), zlib.crc32(b"sec73-gaussian")]))
         return es.GaussianSource(d_model=preset.gaussian_d_model), rng
     return es.MiniLMSource(), None
+
+
+def source_table(preset: Sec73Preset, *, root_seed: int, gpt2_dir: str | None = None):
+    """The frozen embedding table of ``preset`` (its source at the preset's m; Gaussian rows from the root seed), as
+    a sweep that trains builds it."""
+    source, rng = _source_for(preset, root_seed=root_seed, gpt2_dir=gpt2_dir)
+    return source.table(preset.task.m, rng=rng)
 
 
 @dataclass(frozen=True)
@@ -159,10 +196,13 @@ def _source_key(preset: Sec73Preset) -> dict:
 
 
 def _plan(preset: Sec73Preset, root_seed: int, device: str):
-    """(key, RunSpec, seed index, keyed configuration) of every run of the sweep."""
-    code = code_version()
+    """(key, RunSpec, seed index, keyed configuration) of every run of the sweep. A v3 run's configuration also
+    names its engine, so its key differs from the v1 run's even under an equal code hash."""
+    code = _code_of(preset.engine)
     seeds = _run_seeds(root_seed, preset.seeds)
     base = {**_source_key(preset), "task": dataclasses.asdict(preset.task), "train": dataclasses.asdict(preset.train)}
+    if preset.engine != "v1":
+        base["engine"] = preset.engine
     plan = []
     for D, h in preset.cells():
         for i, s in enumerate(seeds):
@@ -171,24 +211,34 @@ def _plan(preset: Sec73Preset, root_seed: int, device: str):
     return plan
 
 
+def plan_name(preset: Sec73Preset, device: str, root_seed: int) -> str:
+    """The plan of a sweep (:func:`planned_runs`): "sec73:TIER:SOURCE:DEVICE:ROOT_SEED" for the v1 engine,
+    "sec73v3:..." for the v3 engine (e.g. "sec73v3:full:minilm:cuda:20250926")."""
+    return f"{_PLAN_PREFIX[preset.engine]}:{preset.name}:{preset.source}:{device}:{int(root_seed)}"
+
+
 def planned_runs(plan: str, *, equivalents: bool = False) -> dict[str, tuple[int, int, int]]:
     """The runs a Sec. 7.3 sweep should store, named by ``plan`` = "sec73:TIER:SOURCE:DEVICE:ROOT_SEED" (e.g.
-    "sec73:full:minilm:cuda:20250926"), as {key: (D_K, h, seed index)} under the current code version, and with
-    ``equivalents`` also under each of :data:`EQUIVALENT_CODE_VERSIONS` (the keys its stored records may carry).
-    Evidence that holds part of such a sweep records the plan, so its manifest counts (and ``rgr-verify evidence
-    list`` shows) the runs still missing. ValueError on a malformed plan."""
+    "sec73:full:minilm:cuda:20250926"; "sec73v3:..." for the v3 engine's runs, :func:`plan_name`), as
+    {key: (D_K, h, seed index)} under the current code version of the plan's engine, and with ``equivalents`` also
+    under each of its equivalent versions (:data:`EQUIVALENT_CODE_VERSIONS`, :data:`V3_EQUIVALENT_CODE_VERSIONS`:
+    the keys its stored records may carry). Evidence that holds part of such a sweep records the plan, so its
+    manifest counts (and ``rgr-verify evidence list`` shows) the runs still missing. ValueError on a malformed
+    plan."""
     parts = plan.split(":") if isinstance(plan, str) else []
-    if len(parts) != 5 or parts[0] != "sec73" or not parts[4].isdigit():
-        raise ValueError(f"plan must read sec73:TIER:SOURCE:DEVICE:ROOT_SEED, got {plan!r}")
+    engines = {prefix: engine for engine, prefix in _PLAN_PREFIX.items()}
+    if len(parts) != 5 or parts[0] not in engines or not parts[4].isdigit():
+        raise ValueError(f"plan must read sec73:TIER:SOURCE:DEVICE:ROOT_SEED (sec73v3:... for the v3 engine), "
+                         f"got {plan!r}")
     from .sec73_presets import sec73_preset
 
-    _, tier, source, device, seed = parts
+    prefix, tier, source, device, seed = parts
     check_choice("plan's device", device, ("cpu", "cuda"))
-    preset = sec73_preset(tier, source=source)
+    preset = sec73_preset(tier, source=source, engine=engines[prefix])
     out = {}
     for key, spec, i, cfg in _plan(preset, int(seed), device):
         out[key] = (spec.D_K, spec.n_heads, i)
-        for code in EQUIVALENT_CODE_VERSIONS if equivalents else ():
+        for code in _equivalents(preset.engine) if equivalents else ():
             out[record_key(cfg, device, code)] = (spec.D_K, spec.n_heads, i)
     return out
 
@@ -205,15 +255,15 @@ def missing_cells(plan: str, keys) -> list[tuple[int, int, int]]:
     return [(D, h, n) for (D, h), n in miss.items()]
 
 
-def _replayable(stored: dict, plan, device: str) -> dict:
+def _replayable(stored: dict, plan, device: str, engine: str = "v1") -> dict:
     """The stored records of the plan's runs by their current key; a record stored under an equivalent code version
-    (:data:`EQUIVALENT_CODE_VERSIONS`) is re-keyed under the current one."""
+    of the engine (:data:`EQUIVALENT_CODE_VERSIONS`) is re-keyed under the current one."""
     out = {}
     for key, _, _, cfg in plan:
         if key in stored:
             out[key] = stored[key]
             continue
-        for code in EQUIVALENT_CODE_VERSIONS:
+        for code in _equivalents(engine):
             old = stored.get(record_key(cfg, device, code))
             if old is not None:
                 out[key] = {**old, "key": key}
@@ -232,6 +282,8 @@ def run_sec73(
     progress: Callable | None = None,
     stop_after: float | None = None,
     cells=None,
+    max_batch_runs: int | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Sec73Results | None:
     """Replay stored runs of ``preset`` and train the missing ones (unless ``train_missing`` is False, in which
     case None is returned when any run is missing). Returns the sweep's :class:`Sec73Results`.
@@ -242,7 +294,12 @@ def run_sec73(
     resumes (stored runs are replayed, never retrained).
 
     ``cells``: (D_K, h) cells of the preset to replay or train, the others left alone; the result then covers those
-    cells only (:attr:`Sec73Results.cells`). ValueError for a cell outside the preset."""
+    cells only (:attr:`Sec73Results.cells`). ValueError for a cell outside the preset.
+
+    The preset's ``engine`` picks the trainer. "v3" trains the runs in the mixed batches of :func:`mixed_batches`
+    (``max_batch_runs`` overrides the preset's batch size) with :func:`rgr_verify.transformer_v3.train_block_runs_v3`;
+    a batch whose step rate says it would end after the deadline is dropped at that evaluation and its runs are
+    retried in batches of half the size (``note(message)`` is told). The batches change no run's data and no key."""
     from filelock import Timeout
 
     from ..transformer import BatchDeadline, DeadlineReached, train_block_runs
@@ -251,6 +308,11 @@ def run_sec73(
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     check_choice("device", device, ("cpu", "cuda"))
+    if max_batch_runs is not None:
+        max_batch_runs = check_int("max_batch_runs", max_batch_runs, min_value=1)
+        preset = dataclasses.replace(preset, max_batch_runs=max_batch_runs)  # not keyed: the same runs
+    if note is not None and not callable(note):
+        raise ValueError(f"note must be callable or None, got {type(note).__name__}")
     deadline = None
     if stop_after is not None:
         # one deadline for every group: the last batch's duration carries over from one group to the next
@@ -262,42 +324,54 @@ def run_sec73(
     if cells is not None:
         cells = _check_cells(preset, cells)
         plan = [row for row in plan if (row[1].D_K, row[1].n_heads) in set(cells)]
-    stored = _replayable(with_evidence(store), plan, device)
+    engine = preset.engine
+    stored = _replayable(with_evidence(store), plan, device, engine)
     missing = [(key, spec, i) for key, spec, i, _ in plan if key not in stored]
     if missing and not train_missing:
         return None
-    # Missing runs train in groups: each of the preset's first cells alone and in its order, then the other cells in
-    # groups of equal h; one lock per group, so callers of the same sweep (pytest workers) share the groups between
-    # them, and a caller waits only for groups that another caller is training.
+    # Missing runs train in groups: v1, each of the preset's first cells alone and in its order, then the other
+    # cells in groups of equal h; v3, the mixed batches. One lock per group, so callers of the same sweep (pytest
+    # workers) share the groups between them, and a caller waits only for groups that another caller is training.
     groups = training_groups(preset, device)
-    needed = {(spec.D_K, spec.n_heads) for _, spec, _ in missing}
+
+    def member(spec, i):  # what a group's members are: v1 cells (D_K, h), v3 runs (D_K, h, seed index)
+        return (spec.D_K, spec.n_heads) if engine == "v1" else (spec.D_K, spec.n_heads, i)
+
+    order = plan  # the order runs train in: v3, the batches' order (halved batches keep it)
+    if engine != "v1":
+        rank = {run: n for n, run in enumerate(run for batch in mixed_batches(preset) for run in batch)}
+        order = sorted(plan, key=lambda row: rank[member(row[1], row[2])])
+
+    needed = {member(spec, i) for _, spec, i in missing}
     pending = [g for g in groups if g[1] & needed]
     table = None
     while pending and not (deadline is not None and time.monotonic() > deadline.at):
         progressed = False
         for group in list(pending):
-            name, group_cells = group
+            name, members = group
             lock = store.lock(name)
             try:
                 lock.acquire(timeout=0)
             except Timeout:
                 continue
             try:
-                stored = _replayable(with_evidence(store), plan, device)
-                todo = [(key, spec, i) for key, spec, i, _ in plan
-                        if (spec.D_K, spec.n_heads) in group_cells and key not in stored]
+                stored = _replayable(with_evidence(store), plan, device, engine)
+                todo = [(key, spec, i) for key, spec, i, _ in order if member(spec, i) in members and key not in stored]
                 if todo:
                     if table is None:  # built only when something must train: replay needs no embedding files
                         source, rng = _source_for(preset, root_seed=root_seed, gpt2_dir=gpt2_dir)
                         table = source.table(preset.task.m, rng=rng)
-
-                    def keep(chunk, results, todo=todo):  # each finished batch is stored at once
-                        store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
-
                     try:
-                        train_block_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
-                                   max_batch_runs=preset.max_batch_runs, progress=progress, deadline=deadline,
-                                   on_batch=keep)
+                        if engine == "v1":
+                            def keep(chunk, results, todo=todo):  # each finished batch is stored at once
+                                store.append([_record(*todo[j], res, preset, table, device)
+                                              for j, res in zip(chunk, results)])
+
+                            train_block_runs(table.E, [spec for _, spec, _ in todo], preset.task, preset.train,
+                                             device=device, max_batch_runs=preset.max_batch_runs, progress=progress,
+                                             deadline=deadline, on_batch=keep)
+                        else:
+                            _train_mixed(todo, preset, table, device, store, progress, deadline, note)
                     except DeadlineReached:
                         return None
             finally:
@@ -311,11 +385,48 @@ def run_sec73(
         elif pending and not progressed:  # every remaining group trains elsewhere: wait for the first one
             with store.locked(pending[0][0]):
                 pass
-    stored = _replayable(with_evidence(store), plan, device)
+    stored = _replayable(with_evidence(store), plan, device, engine)
     if any(key not in stored for key, _, _, _ in plan):  # stopped at the deadline, or groups left to other callers
         return None
     records = tuple(stored[key] for key, _, _, _ in plan)
     return Sec73Results(preset, records[0]["source_description"], device, records, cells)
+
+
+def _train_mixed(todo, preset, table, device, store, progress, deadline, note) -> None:
+    """Train the runs ``todo`` of one v3 group in mixed batches of up to ``preset.max_batch_runs`` runs; a batch
+    dropped for a projected overrun (:class:`~rgr_verify.transformer_v3.BatchOverrun`) is retried in batches of
+    half the size; DeadlineReached otherwise (the deadline passed, or no batch can start)."""
+    from ..transformer_v3 import BatchOverrun, train_block_runs_v3
+
+    size = preset.max_batch_runs
+    while todo:
+        def keep(chunk, results, todo=todo):  # each finished batch is stored at once
+            store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
+
+        try:
+            train_block_runs_v3(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
+                                max_batch_runs=size, progress=progress, deadline=deadline, on_batch=keep)
+            return
+        except BatchOverrun as exc:
+            if size == 1:
+                raise
+            done = {key for key in store.read()}
+            todo = [row for row in todo if row[0] not in done]
+            size = max(1, size // 2)
+            if note is not None:
+                note(f"{exc}; its {len(todo)} runs left are retried in batches of {size}")
+
+
+def stored_runs(preset: Sec73Preset, *, root_seed: int, results_dir=None, device: str = "cuda") -> set:
+    """The runs (D_K, h, seed index) of the sweep of ``preset`` (its engine's keys) that the results store in
+    ``results_dir`` (None: the default) and the committed evidence already hold: what a sweep would replay, not
+    train. Reads only (creates nothing)."""
+    root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
+    check_choice("device", device, ("cpu", "cuda"))
+    store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME, create=False)
+    plan = _plan(preset, root_seed, device)
+    stored = _replayable(with_evidence(store), plan, device, preset.engine)
+    return {(spec.D_K, spec.n_heads, i) for key, spec, i, _ in plan if key in stored}
 
 
 def _check_cells(preset: Sec73Preset, cells) -> tuple:
@@ -336,8 +447,13 @@ def _group_lock_name(preset: Sec73Preset, device: str, h: int, D_K: int | None =
 
 
 def training_groups(preset: Sec73Preset, device: str) -> list[tuple[str, frozenset]]:
-    """The training groups of a sweep in training order, as (lock name, cells): each of ``preset.first_cells`` alone,
-    then the remaining cells by equal h (in increasing h). The groups partition the preset's cells."""
+    """The training groups of a sweep in training order, as (lock name, members). v1 engine: the members are cells,
+    each of ``preset.first_cells`` alone, then the remaining cells by equal h (in increasing h); the groups partition
+    the preset's cells. v3 engine: the members are runs (D_K, h, seed index), one group a mixed batch of
+    :func:`mixed_batches`; the groups partition the preset's runs."""
+    if preset.engine != "v1":
+        prefix = f"sec73{preset.engine}-{preset.name}-{preset.source}-{device}-n{preset.max_batch_runs}"
+        return [(f"{prefix}-b{k}", frozenset(batch)) for k, batch in enumerate(mixed_batches(preset))]
     first = list(preset.first_cells)
     out = [(_group_lock_name(preset, device, h, D), frozenset([(D, h)])) for D, h in first]
     rest = [c for c in preset.cells() if c not in set(first)]
@@ -346,8 +462,22 @@ def training_groups(preset: Sec73Preset, device: str) -> list[tuple[str, frozens
     return out
 
 
+def mixed_batches(preset: Sec73Preset) -> list[list[tuple[int, int, int]]]:
+    """The v3 engine's batches of ``preset``, in training order: its runs (D_K, h, seed index), cell by cell in the
+    order of the v1 groups (``preset.first_cells``, then the other cells by increasing h, in the preset's order
+    within an h) and seed by seed within a cell, cut into consecutive batches of ``preset.max_batch_runs`` runs.
+    A batch mixes any cells; each run draws from its own generators, so the batches change no run's data."""
+    first = list(preset.first_cells)
+    rest = [c for c in preset.cells() if c not in set(first)]
+    order = first + [c for h in sorted({h for _, h in rest}) for c in rest if c[1] == h]
+    runs = [(D, h, i) for D, h in order for i in range(preset.seeds)]
+    k = preset.max_batch_runs
+    return [runs[lo : lo + k] for lo in range(0, len(runs), k)]
+
+
 def _record(key, spec, i, res, preset, table, device) -> dict:
-    return {"key": key, "code": code_version(), "preset": preset.name, "source": table.source,
+    engine = {} if preset.engine == "v1" else {"engine": preset.engine}  # v1 records keep their earlier form
+    return {"key": key, "code": _code_of(preset.engine), **engine, "preset": preset.name, "source": table.source,
             "source_description": table.description, "device": device, "D_K": spec.D_K, "h": spec.n_heads,
             "seed": spec.seed, "seed_index": i, "m": preset.task.m, "ell": preset.task.ell,
             **{f.name: getattr(res, f.name) for f in dataclasses.fields(BlockRunResult) if f.name != "spec"}}

@@ -1,0 +1,89 @@
+"""Count the bytes a Sec. 7.3 training step reads and writes, today's block against the v3 block (issue 38).
+
+The constants V1_BYTES_MB and V3_BYTES_MB of rgr_verify/runs/sec73_plan.py come from this script (2026-11-28, torch
+2.13.0+cpu, a 2-core CPU, about 1 minute):  python docs/sec73_step_bytes.py
+
+Every aten op of one training step (the batched sampler, the block under bf16 autocast, float32 cross-entropy,
+backward, fused AdamW, the mask) at the full tier's shapes (m = 6144, l = 16, d_model = 384, B = 256) is counted
+with the sizes of its tensor inputs and outputs (views excluded; no cache, no fusion): an estimate of the memory
+traffic of the same step on a GPU, where these ops are kernels. Printed at R = 1 and 2 runs, so that the
+intercept (per step) and the slope (per run) follow; also the ops by bytes, largest first.
+"""
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+import rgr_verify.transformer as T
+import rgr_verify.transformer_v3 as V3
+from rgr_verify.transformer import RunSpec, head_layout, init_block_params
+from rgr_verify.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
+
+VIEWS = {"view", "_unsafe_view", "reshape", "transpose", "t", "expand", "permute", "unsqueeze", "squeeze", "select",
+         "slice", "as_strided", "alias", "detach", "_reshape_alias", "split", "unbind", "view_as", "narrow",
+         "diagonal", "lift_fresh"}
+M, ELL, D_MODEL, B = 6144, 16, 384, 256
+
+
+class Count(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.ops, self.bytes, self.by_op = 0, 0, {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        name = func.overloadpacket.__name__
+        if name in VIEWS:
+            return out
+        size = sum(t.numel() * t.element_size() for t in tree_flatten((args, kwargs))[0] + tree_flatten(out)[0]
+                   if isinstance(t, torch.Tensor) and t.numel() > 1)
+        self.ops += 1
+        self.bytes += size
+        self.by_op[name] = self.by_op.get(name, 0) + size
+        return out
+
+
+def amp():
+    return torch.autocast("cpu", dtype=torch.bfloat16)
+
+
+def step_of(engine, specs, E):
+    perms = [sample_permutation(M, generator=run_generator(s.seed, 2)) for s in specs]
+    packed = pack_runs(perms, [moved_items(p) for p in perms])
+    gens = [run_generator(s.seed, 5) for s in specs]
+    if engine == "v1":
+        D = max(s.D_K for s in specs)
+        p = {k: v.requires_grad_() for k, v in init_block_params(specs, D_MODEL, 16).items()}
+        G, scale = head_layout(specs, D, "cpu")
+        mask = (G.sum(-1) > 0).float()[:, None, :]
+        opt = torch.optim.AdamW(list(p.values()), lr=1e-3, fused=True)
+        return lambda: T._train_step(p, opt, E, G, scale, mask, stack_examples(packed, B, ELL, gens), autocast=amp,
+                                     batch_size=B)
+    D, H = max(s.D_K for s in specs), max(s.n_heads for s in specs)
+    p = {k: v.requires_grad_() for k, v in V3.init_block_params_v3(specs, D_MODEL, 16, D, H).items()}
+    layout = V3.layout_v3(specs, D, H, D_MODEL)
+    opt = torch.optim.AdamW(list(p.values()), lr=1e-3, fused=True)
+    return lambda: V3.train_step_v3(p, opt, E, layout, stack_examples(packed, B, ELL, gens), autocast=amp,
+                                    batch_size=B)
+
+
+def main():
+    E = torch.randn(M + 1, D_MODEL)
+    for engine, spec in (("v1", lambda s: RunSpec(512, 1, s)), ("v3", lambda s: RunSpec(512, 8, s))):
+        counted = []
+        for R in (1, 2):
+            step = step_of(engine, [spec(s) for s in range(R)], E)
+            step()  # the optimiser's state exists from the second step on
+            c = Count()
+            with c:
+                step()
+            counted.append(c.bytes / 1e6)
+            top = sorted(c.by_op.items(), key=lambda x: -x[1])[:6]
+            ops = ", ".join(f"{n} {b / 1e6:.0f}" for n, b in top)
+            print(f"{engine} R = {R}: {c.ops} ops, {c.bytes / 1e6:.1f} MB; {ops}")
+        slope = counted[1] - counted[0]
+        print(f"{engine}: {counted[0] - slope:.1f} MB a step + {slope:.1f} MB a run")
+
+
+if __name__ == "__main__":
+    main()

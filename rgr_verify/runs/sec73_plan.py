@@ -1,0 +1,310 @@
+"""How a Sec. 7.3 sweep's batches fill device calls: a plan printed before training (``rgr-verify sec73 --plan-only``).
+
+A device call trains for a bounded time (:data:`CALL_SECONDS`: a 10-minute call less the install, the table check,
+the gpu tests and the start-up). :func:`call_plan` lays the sweep's batches (the v3 engine's mixed batches,
+:func:`rgr_verify.runs.sec73_sweep.mixed_batches`, or the v1 engine's batches of one h) into calls the way the sweep
+trains them under ``--stop-after``: a batch starts only if the last finished batch's duration says it ends in time;
+under v3 a batch whose step rate says it would end after the deadline is dropped at its first evaluation and its
+runs are retried in batches of half the size (so a too-large batch costs one evaluation interval, then trains
+smaller); under v1 such a batch is dropped at the deadline.
+
+Step times. Measured (docs/engine.md, thirteenth session): today's graphed step of one cell, 7 runs at the full
+shapes (m = 6144, l = 16, d_model = 384, B = 256, bf16 autocast), on an H200, 1.89-1.95 ms with evaluations
+(:data:`TODAY_STEP_MS`). For other batch sizes and for the v3 block there is no measurement yet, only a
+**prediction**: memory-bound scaling, i.e. a step takes as long as today's measured step times the ratio of the
+bytes the two steps read and write. The bytes were counted on a CPU (every aten op's inputs and outputs, views
+excluded, bf16 autocast, full shapes; 2026-11-28, torch 2.13.0+cpu; ``docs/sec73_step_bytes.py``) at R = 1 and 2
+runs: :data:`V1_BYTES_MB` and :data:`V3_BYTES_MB` (intercept, per run). The count is an estimate of a GPU's traffic
+within about 10 %: it counts a whole tensor for in-place scatters and fresh allocations (about 30 MB a run too
+many) and AdamW's written state not at all (about 8 MB a run too few), and no cache reuse. They say a run costs
+about 0.5 GB a step under either block: the keys the v3 block never forms are a few percent of it (the gathered
+embeddings, the LayerNorms and their casts on ``[B, L, d_model]`` float32 tensors, the ``[B, m + 1]`` logits and
+the sampler's ``[B, m]`` keys are the rest), so batching more runs does not make a run-step cheaper under this
+model, and today's step ran at 3.5 GB / 1.95 ms = 1.8 TB/s. :func:`floor_step_ms` is the same bytes at the H200's
+peak bandwidth (:data:`PEAK_TB_S`): no step can be faster unless fewer bytes move (kernel fusion). ``step_ms`` replaces the
+model by a given step time, or by times measured on the device (:func:`measure_step_ms`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from .._checks import check_int, check_real
+from .sec73_presets import Sec73Preset
+from .sec73_sweep import mixed_batches, training_groups
+
+__all__ = [
+    "TODAY_STEP_MS",
+    "TODAY_RUNS",
+    "V1_BYTES_MB",
+    "V3_BYTES_MB",
+    "PEAK_TB_S",
+    "CALL_SECONDS",
+    "SETUP_SECONDS",
+    "EVAL_MARGIN",
+    "model_step_ms",
+    "floor_step_ms",
+    "PlannedBatch",
+    "CallPlan",
+    "call_plan",
+    "format_call_plan",
+    "measure_step_ms",
+]
+
+TODAY_STEP_MS = 1.95  # today's graphed step, 7 runs of one cell, full shapes, H200, evaluations included (measured)
+TODAY_RUNS = 7
+V1_BYTES_MB = (41.4, 496.4)  # MB a step reads and writes: intercept, per run (today's block, D_K = 512, h = 1)
+V3_BYTES_MB = (42.5, 498.8)  # the v3 block, Dmax = 512, Hmax = 8 (every full-tier mixed batch of 8 cells)
+PEAK_TB_S = 4.8  # the H200's HBM bandwidth
+CALL_SECONDS = 480.0  # training seconds of a 10-minute device call (END = 590 less about 110 s before the sweep)
+SETUP_SECONDS = (3.0, 0.25)  # a batch's set-up (init, validation/test draws, capture): s + s a run (a guess)
+EVAL_MARGIN = 1.03  # a measured step (no evaluations) times this: evaluations and margin
+
+
+def _counted_shapes(preset: Sec73Preset) -> bool:
+    """Whether ``preset`` has the shapes the bytes were counted at (the full tier on MiniLM, d_model 384)."""
+    return (preset.source == "minilm" and (preset.task.m, preset.task.ell, preset.task.d_ff) == (6144, 16, 16)
+            and preset.train.batch_size == 256)
+
+
+def _bytes_mb(R: int, engine: str) -> float:
+    a, b = V3_BYTES_MB if engine == "v3" else V1_BYTES_MB
+    return a + b * R
+
+
+def model_step_ms(R: int, engine: str = "v3") -> float:
+    """The predicted step time (ms, evaluations included) of a batch of R runs: today's measured step times the
+    ratio of the bytes the two steps move (memory-bound scaling; a prediction, see the module docstring)."""
+    R = check_int("R", R, min_value=1)
+    return TODAY_STEP_MS * _bytes_mb(R, engine) / _bytes_mb(TODAY_RUNS, "v1")
+
+
+def floor_step_ms(R: int, engine: str = "v3") -> float:
+    """The step time (ms) of a batch of R runs if its bytes moved at the H200's peak bandwidth: a lower bound."""
+    R = check_int("R", R, min_value=1)
+    return _bytes_mb(R, engine) * 1e6 / (PEAK_TB_S * 1e12) * 1e3
+
+
+@dataclass(frozen=True)
+class PlannedBatch:
+    """One batch of a plan: its runs (D_K, h, seed index), the call it trains in (1-based), its predicted duration,
+    and the larger batches tried before it in that call and dropped at their first evaluation ((runs, seconds))."""
+
+    runs: tuple
+    call: int
+    seconds: float
+    dropped: tuple = ()
+
+    @property
+    def cells(self) -> list:
+        """Its (D_K, h) cells, in the order of its runs."""
+        return list(dict.fromkeys((D, h) for D, h, _ in self.runs))
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(R, Dmax, Hmax)."""
+        return len(self.runs), max(D for D, _, _ in self.runs), max(h for _, h, _ in self.runs)
+
+
+@dataclass(frozen=True)
+class CallPlan:
+    """A sweep's batches laid into device calls (:func:`call_plan`)."""
+
+    preset: Sec73Preset
+    step_ms: Callable[[int], float]  # batch size -> step time (ms)
+    step_source: str  # where the step times come from, in words
+    call_seconds: float
+    runs: int  # runs to train (the sweep's less those stored)
+    batches: tuple  # PlannedBatch, in training order
+    unplaced: int  # runs no call can train (a batch of one run longer than a call; v1: a batch longer than a call)
+
+    @property
+    def calls(self) -> int:
+        """Calls the plan needs (0 when nothing is to train)."""
+        return max((b.call for b in self.batches), default=0)
+
+
+def _v1_groups(preset: Sec73Preset) -> list[list]:
+    """The v1 engine's training groups as runs, each in the order train_block_runs batches them (by h, then D_K)."""
+    out = []
+    for _, cells in training_groups(preset, "cuda"):
+        runs = [(D, h, i) for D, h in preset.cells() if (D, h) in cells for i in range(preset.seeds)]
+        out.append(sorted(runs, key=lambda r: (r[1], r[0])))
+    return out
+
+
+def _step_function(preset: Sec73Preset, step_ms) -> tuple[Callable[[int], float], str]:
+    engine, full = preset.engine, preset.max_batch_runs
+    if step_ms is None:
+        return (lambda R: model_step_ms(R, engine)), (
+            f"PREDICTED by memory-bound scaling of today's measured {TODAY_STEP_MS} ms at R = {TODAY_RUNS} (H200); "
+            "not measured")
+    if isinstance(step_ms, Mapping):
+        measured = {check_int("measured batch size", R, min_value=1): check_real("measured step_ms", v, low=0.0,
+                                                                                  low_open=True)
+                    for R, v in step_ms.items()}
+        if not measured:
+            raise ValueError("step_ms must hold at least one measured batch size")
+
+        def step(R):
+            if R in measured:
+                return measured[R] * EVAL_MARGIN
+            near = min(measured, key=lambda m: (abs(m - R), -m))  # the nearest measured size scales by the model
+            return measured[near] * EVAL_MARGIN * model_step_ms(R, engine) / model_step_ms(near, engine)
+
+        sizes = ", ".join(f"{measured[R]:.2f} ms at R = {R}" for R in sorted(measured, reverse=True))
+        return step, f"MEASURED on the device ({sizes}; times {EVAL_MARGIN} for evaluations)"
+    x = check_real("step_ms", step_ms, low=0.0, low_open=True)
+    return (lambda R: x * model_step_ms(R, engine) / model_step_ms(full, engine)), (
+        f"GIVEN: {x} ms at R = {full} (other sizes scaled by the memory-bound model)")
+
+
+def _setup_seconds(R: int) -> float:
+    return SETUP_SECONDS[0] + SETUP_SECONDS[1] * R
+
+
+def _simulate(preset, groups, step, T, max_calls):
+    """Lay the groups' runs into calls as run_sec73 trains them under --stop-after T (see the module docstring)."""
+    steps, every, full = preset.train.steps, preset.train.eval_every, preset.max_batch_runs
+    v3 = preset.engine != "v1"
+    out, unplaced = [], 0
+    pending = [list(g) for g in groups if g]
+    call, t, last, dropped = 1, 0.0, None, []
+    while pending and call <= max_calls:
+        g = pending[0]
+        size = full if v3 else preset.max_batch_runs
+        next_call = False
+        while g:
+            n = min(size, len(g))
+            seconds = _setup_seconds(n) + steps * step(n) / 1000.0
+            if t > T or (last is not None and t + last > T):  # the batch does not start: the call is over
+                next_call = True
+                break
+            if t + seconds > T:
+                if v3 and n > 1:  # dropped at its first evaluation, its runs retried in halves
+                    cost = _setup_seconds(n) + every * step(n) / 1000.0
+                    dropped.append((n, cost))
+                    t += cost
+                    size = max(1, n // 2)
+                    continue
+                if t == 0.0:  # no call can train it
+                    unplaced += len(g)
+                    g.clear()
+                    break
+                next_call = True  # v1: dropped at the deadline; v3 (one run): dropped early; the call is over
+                break
+            out.append(PlannedBatch(tuple(g[:n]), call, seconds, tuple(dropped)))
+            dropped = []
+            t += seconds
+            last = seconds
+            del g[:n]
+        if next_call:
+            call, t, last, dropped = call + 1, 0.0, None, []
+        if not g:
+            pending.pop(0)
+    unplaced += sum(len(g) for g in pending)
+    return out, unplaced
+
+
+def call_plan(preset: Sec73Preset, *, step_ms=None, call_seconds: float = CALL_SECONDS, done=(),
+              max_calls: int = 99) -> CallPlan:
+    """The batches of ``preset``'s sweep and the device calls they train in.
+
+    ``step_ms``: None (the memory-bound model's prediction, :func:`model_step_ms`), a number (the step time of a
+    batch of ``preset.max_batch_runs`` runs; other sizes scaled by the model), or {batch size: ms} measured on the
+    device (:func:`measure_step_ms`). ``call_seconds``: the training time of one call. ``done``: runs
+    (D_K, h, seed index) already stored, left out. A call's batches start as the sweep starts them (module
+    docstring); ``max_calls`` bounds the plan."""
+    if not isinstance(preset, Sec73Preset):
+        raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
+    call_seconds = check_real("call_seconds", call_seconds, low=0.0, low_open=True)
+    max_calls = check_int("max_calls", max_calls, min_value=1)
+    step, source = _step_function(preset, step_ms)
+    done = set(done)
+    groups = mixed_batches(preset) if preset.engine != "v1" else _v1_groups(preset)
+    groups = [[r for r in g if r not in done] for g in groups]
+    batches, unplaced = _simulate(preset, groups, step, call_seconds, max_calls)
+    return CallPlan(preset, step, source, call_seconds, sum(len(g) for g in groups), tuple(batches), unplaced)
+
+
+def _scale_to_fit(plan: CallPlan, calls: int) -> float | None:
+    """The largest factor on the plan's step times under which its runs fit ``calls`` calls (None: none does)."""
+    groups = (mixed_batches(plan.preset) if plan.preset.engine != "v1" else _v1_groups(plan.preset))
+    todo = {r for b in plan.batches for r in b.runs}
+    groups = [[r for r in g if r in todo] for g in groups]
+
+    def fits(scale):
+        out, unplaced = _simulate(plan.preset, groups, lambda R: scale * plan.step_ms(R), plan.call_seconds, calls)
+        return unplaced == 0 and sum(len(b.runs) for b in out) == len(todo)
+
+    if not todo or fits(1.0):
+        return 1.0
+    lo, hi = 0.0, 1.0
+    if not fits(1e-6):
+        return None
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
+def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
+    """The plan in words: the step times, each batch (its call, runs, cells, shape, predicted seconds, the larger
+    batches dropped before it), the calls needed, and the step time ``calls`` calls would need."""
+    p = plan.preset
+    full = p.max_batch_runs
+    sizes = sorted({full, *(len(b.runs) for b in plan.batches)}, reverse=True)
+    lines = [f"sec73 plan, engine {p.engine}: {p.name} tier on {p.source}; {plan.runs} runs to train, batches of up to "
+             f"{full} runs, up to {p.train.steps} steps a run, {plan.call_seconds:.0f} s of training a call",
+             f"step time: {plan.step_source}",
+             *([] if _counted_shapes(p) else ["  (the bytes were counted at the full tier's shapes on MiniLM, "
+                                              "d_model 384: for this preset the model and the floor are rougher)"]),
+             "  " + "; ".join(f"R = {R}: {plan.step_ms(R):.2f} ms (floor at {PEAK_TB_S} TB/s "
+                              f"{floor_step_ms(R, p.engine):.2f})" for R in sizes)]
+    for k, b in enumerate(plan.batches, 1):
+        R, Dmax, Hmax = b.shape
+        cells = " ".join(f"({D},{h})x{sum(1 for r in b.runs if r[:2] == (D, h))}" for D, h in b.cells)
+        drop = "".join(f"; first tried {n} runs, dropped at the first evaluation ({s:.0f} s)" for n, s in b.dropped)
+        lines.append(f"batch {k} (call {b.call}): {R} runs, Dmax {Dmax}, Hmax {Hmax}, {b.seconds:.0f} s: {cells}{drop}")
+    placed = sum(len(b.runs) for b in plan.batches)
+    verdict = f"{placed} runs in {plan.calls} calls"
+    if plan.unplaced:
+        verdict += f"; {plan.unplaced} runs fit no call"
+    lines.append(f"total: {verdict} ({'fits' if plan.calls <= calls and not plan.unplaced else 'does NOT fit'} "
+                 f"in {calls} calls)")
+    scale = _scale_to_fit(plan, calls)
+    if scale is not None and scale < 1.0:
+        lines.append(f"{calls} calls need a step of at most {scale * plan.step_ms(full):.2f} ms at R = {full} "
+                     f"({scale:.2f} x these step times; the floor at {PEAK_TB_S} TB/s is "
+                     f"{floor_step_ms(full, p.engine):.2f} ms)")
+    elif scale is None:
+        lines.append(f"no step time makes it fit {calls} calls (the set-up alone is too long)")
+    return "\n".join(lines)
+
+
+def measure_step_ms(preset: Sec73Preset, E, *, device: str, sizes, steps: int = 100,
+                    progress: Callable[[int, float], None] | None = None) -> dict[int, float]:
+    """Step times (ms, no evaluations) of ``preset``'s v3 step at each batch size in ``sizes``, measured with
+    :func:`rgr_verify.transformer_v3.time_steps_v3` on ``device`` with the table ``E``. A probe batch of R runs
+    takes the sweep's cells in the order of its batches, one run a cell, cycling: from 8 runs on the full tier's
+    probes have Dmax = 512 and Hmax = 8, as every full mixed batch. ``progress(R, ms)`` after each size."""
+    from ..transformer import RunSpec
+    from .sec73_sweep import mixed_batches as batches_of
+
+    if preset.engine == "v1":
+        raise ValueError("measure_step_ms times the v3 step: the preset's engine must be v3")
+    sizes = sorted({check_int("size", R, min_value=1) for R in sizes}, reverse=True)
+    if not sizes:
+        raise ValueError("sizes must name at least one batch size")
+    from ..transformer_v3 import time_steps_v3
+
+    cells = list(dict.fromkeys((D, h) for b in batches_of(preset) for D, h, _ in b))
+    out = {}
+    for R in sizes:
+        specs = [RunSpec(D, h, 1 + k) for k, (D, h) in enumerate((cells * math.ceil(R / len(cells)))[:R])]
+        out[R] = 1000.0 * time_steps_v3(E, specs, preset.task, preset.train, device=device, steps=steps)
+        if progress is not None:
+            progress(R, out[R])
+    return out
