@@ -180,6 +180,11 @@ def _large_dk_configs(full: bool) -> list:
     return configs
 
 
+def _c0_over_c(p: dict) -> float:
+    """c0 / C of a configuration: (d_model / ln m) / (d_k / ln^2 m)."""
+    return (p["d_model"] / math.log(p["m"])) / (p["d_k"] / math.log(p["m"]) ** 2)
+
+
 def _check_large_dk(ctx: CheckContext) -> Verdict:
     verdicts, same_draws = [], []
     for ci, (label, m, d_model, d_k, n, n_src) in enumerate(_large_dk_configs(ctx.tier != "quick")):
@@ -226,7 +231,13 @@ def _check_large_dk(ctx: CheckContext) -> Verdict:
     readings = {"'d_k >= C (log m)^2' with d_k = C (log m)^2 at C = 64 (the proof's own constant), fixed context C = V":
                 {Status.REFUTED: FAILS, Status.VERIFIED: HOLDS}.get(verdicts[0].status, NOT_TESTED) + ": " + outcomes[0],
                 "'d_k >= C (log m)^2' as a lower bound (every larger d_k allowed), fixed context C = V":
-                (FAILS if refuted else HOLDS) + ": " + "; ".join(outcomes)}
+                (FAILS if refuted else HOLDS) + ": " + "; ".join(outcomes),
+                # the regime a restated theorem could keep (the slip's repair): heads of width Theta((log m)^2) on
+                # embeddings much wider than C log m, where the non-owner heads stay diffuse; no size here reaches it
+                "'d_k = C (log m)^2' with c0 much larger than C (c0 >= 20 C, e.g. d_model >= 1280 ln m at C = 64)":
+                f"{NOT_TESTED}: the largest c0 / C run here is {max(_c0_over_c(v.params) for v in verdicts):.2f}"
+                " (c0 = d_model / ln m, C = d_k / ln^2 m); at C = 64, c0 >= 20 C with h >= 2 heads needs m in the hundreds "
+                "of thousands"}
     return with_readings(Verdict(
         status=status,
         paper_value="w.p. >= 1 - m^-3: A_{i,pi(i)} > 1/2 > A_ij (j != pi(i)) whenever d_k >= C (log m)^2, "
