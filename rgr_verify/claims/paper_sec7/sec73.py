@@ -262,6 +262,56 @@ def _check_near_perfect(ctx: CheckContext) -> Verdict:
     return _check(decide_near_perfect, ctx, "full", gpt2_only=True)
 
 
+# One declaration per rule: the quick analogue and the paper-scale claim of a Figure 7 statement are judged by the
+# same standard (issue 37).
+_STANDARDS = {
+    "grows": Standard("trend", "per-seed test-accuracy gain from the smallest to the largest D_K, averaged "
+                               "over h >= 2",
+                      tolerance="95% t-interval of the gain above 0 (one-sided 0.025) and no h >= 2 losing "
+                                "more than 0.02 between consecutive D_K; an interval wholly below 0 "
+                                "contradicts",
+                      source="ours: 0.02 accuracy as the largest tolerated dip; level 0.025",
+                      primary="t-interval over all seeds of the end-to-end gain, no winner picked",
+                      dimensions=()),
+    "advantage": Standard("comparison", "per D_K, the confirmation-seed accuracy difference of the best h >= 2 "
+                                        "(picked on the selection seeds) over h = 1",
+                          tolerance="at every D_K the confirmation 95% t-interval of the difference lies above 0 "
+                                    "(one-sided 0.025); an interval wholly below 0.02 at some D_K contradicts",
+                          source="ours: 'substantially higher' read as at least 2 accuracy points; level 0.025 "
+                                 "fixed on a pilot sweep with another root seed",
+                          primary="winner picked on the selection seeds, paired t-interval on the confirmation "
+                                  "seeds",
+                          dimensions=()),
+    "bimodality": Standard("comparison", "collapses (test accuracy < 0.05) among the h = 1 runs at the upper half "
+                                         "of the D_K grid and among all h >= 2 runs",
+                           tolerance="k >= k_min single-head collapses (pass <= 0.05 under one common collapse "
+                                     "rate, worst case) and no multi-head collapse; any multi-head collapse, or a "
+                                     "Clopper-Pearson 95% upper bound < 0.25 on the h = 1 rate, contradicts",
+                           source="ours: 'substantial fraction' read as at least a quarter, collapse as accuracy "
+                                  "below 0.05; null budget 0.05",
+                           primary="exact binomial bound under a common collapse rate, maximised over the rate",
+                           dimensions=()),
+    "best": Standard("comparison", "per D_K, confirmation-seed accuracy differences of the best h in {4, 8} "
+                                   "against every h outside {4, 8}",
+                     tolerance="the best of h in {4, 8} confirmed against every other h (each 95% "
+                               "t-interval above 0) at >= half of the D_K; the best other h confirmed "
+                               "against both at more than half contradicts",
+                     source="ours: 'typically' read as at least half the D_K; null pass <= 0.05 by a Markov "
+                            "bound over the D_K",
+                     primary="intersection-union test on the confirmation seeds, winners picked on the "
+                             "selection seeds",
+                     dimensions=()),
+    "h8": Standard("comparison", "per-seed test accuracy of h = 4 minus h = 8 at D_K = 64 (d_k = 8 for h "
+                                 "= 8)",
+                   tolerance="95% t-interval above 0 (one-sided 0.025); wholly below 0 contradicts only "
+                             "at the paper's m, a reversal in the small analogue stays inconclusive",
+                   source="paper: the cell D_K = 64, h = 8 (Sec. 7.3); ours: the comparator h = 4 fixed "
+                          "in advance, level 0.025",
+                   primary="paired t-interval over all seeds, no winner picked",
+                   dimensions=()),
+}
+
+
 CLAIMS = (
     dataclasses.replace(
         symbolic_claim("sec7-sym-sec73-widths", "Sec. 7", "Sec. 7.3's example h = 8 at D_K = 64 has d_k = 8.",
@@ -270,14 +320,7 @@ CLAIMS = (
     _claim("sec73-accuracy-grows-with-dk-quick", "Sec. 7.3",
            f"Sec. 7.3 {_Q}: for h >= 2 test accuracy increases with D_K (null pass probability 0.025).",
            _check_grows_quick, Tier.QUICK, _QUICK_NOTE,
-           standard=Standard("trend", "per-seed test-accuracy gain from the smallest to the largest D_K, averaged "
-                                      "over h >= 2",
-                             tolerance="95% t-interval of the gain above 0 (one-sided 0.025) and no h >= 2 losing "
-                                       "more than 0.02 between consecutive D_K; an interval wholly below 0 "
-                                       "contradicts",
-                             source="ours: 0.02 accuracy as the largest tolerated dip; level 0.025",
-                             primary="t-interval over all seeds of the end-to-end gain, no winner picked",
-                             dimensions=())),
+           standard=_STANDARDS["grows"]),
     _claim("sec73-multihead-advantage-every-dk-quick", "Sec. 7.3",
            f"Sec. 7.3 {_Q}: at every D_K the best multi-head partition (picked on seed 0) beats h = 1 on seeds "
            "1-3 (null pass probability 0.025).",
@@ -287,15 +330,7 @@ CLAIMS = (
            "difference 0.027 has interval [-0.036, 0.091] on 3 confirming seeds: neither shown nor excluded (no "
            "D_K is 'absent', < 0.02). 'Every D_K' cannot be decided with 3 confirming seeds at d_k <= 8 in this "
            "analogue; the paper's setting is decided by fig7-multihead-advantage-every-dk (GPU tier).",
-           standard=Standard("comparison", "per D_K, the confirmation-seed accuracy difference of the best h >= 2 "
-                                           "(picked on the selection seeds) over h = 1",
-                             tolerance="at every D_K the confirmation 95% t-interval of the difference lies above 0 "
-                                       "(one-sided 0.025); an interval wholly below 0.02 at some D_K contradicts",
-                             source="ours: 'substantially higher' read as at least 2 accuracy points; level 0.025 "
-                                    "fixed on a pilot sweep with another root seed",
-                             primary="winner picked on the selection seeds, paired t-interval on the confirmation "
-                                     "seeds",
-                             dimensions=())),
+           standard=_STANDARDS["advantage"]),
     _claim("sec73-single-head-bimodality-quick", "Sec. 7.3",
            f"Sec. 7.3 {_Q}: single-head runs at the larger D_K collapse to NULL in a substantial fraction of seeds "
            "while no multi-head run collapses (null pass probability <= 0.05).",
@@ -306,15 +341,7 @@ CLAIMS = (
            "excluded (a rate up to 0.6 is consistent with 0 of 4); the quick analogue is also far from the "
            "regime where the paper sees the collapse (m = 6144, up to 100k updates). Decided on GPT-2 by "
            "fig7-single-head-bimodality (GPU tier).",
-           standard=Standard("comparison", "collapses (test accuracy < 0.05) among the h = 1 runs at the upper half "
-                                           "of the D_K grid and among all h >= 2 runs",
-                             tolerance="k >= k_min single-head collapses (pass <= 0.05 under one common collapse "
-                                       "rate, worst case) and no multi-head collapse; any multi-head collapse, or a "
-                                       "Clopper-Pearson 95% upper bound < 0.25 on the h = 1 rate, contradicts",
-                             source="ours: 'substantial fraction' read as at least a quarter, collapse as accuracy "
-                                    "below 0.05; null budget 0.05",
-                             primary="exact binomial bound under a common collapse rate, maximised over the rate",
-                             dimensions=())),
+           standard=_STANDARDS["bimodality"]),
     _claim("sec73-best-partitions-h4-h8-quick", "Sec. 7.3",
            f"Sec. 7.3 {_Q}: at at least half of the D_K the best of h in {{4, 8}} (picked on seed 0) beats every "
            "other h on seeds 1-3 (null pass probability 0.05).",
@@ -323,16 +350,7 @@ CLAIMS = (
            "interval [-0.028, 0.049]; D_K = 32: 0.072, [-0.227, 0.370]) while it beats h = 1 at D_K = 32; "
            "h = 2 does not beat h = 4 either, so the claim is neither confirmed nor refuted at 3 confirming "
            "seeds. The paper's regime is decided by fig7-best-partitions-h4-h8 (GPU tier).",
-           standard=Standard("comparison", "per D_K, confirmation-seed accuracy differences of the best h in {4, 8} "
-                                           "against every h outside {4, 8}",
-                             tolerance="the best of h in {4, 8} confirmed against every other h (each 95% "
-                                       "t-interval above 0) at >= half of the D_K; the best other h confirmed "
-                                       "against both at more than half contradicts",
-                             source="ours: 'typically' read as at least half the D_K; null pass <= 0.05 by a Markov "
-                                    "bound over the D_K",
-                             primary="intersection-union test on the confirmation seeds, winners picked on the "
-                                     "selection seeds",
-                             dimensions=())),
+           standard=_STANDARDS["best"]),
     _claim("sec73-h8-counterproductive-dk64-quick", "Sec. 7.3",
            f"Sec. 7.3 {_Q}: at D_K = 64, h = 8 (d_k = 8, the paper's cell) does worse than h = 4 (null pass "
            "probability 0.025); a reversal at this m is outside the paper's regime and reported as inconclusive.",
@@ -344,14 +362,7 @@ CLAIMS = (
            "(d_k = 8 is ample at m = 256, while the paper ties the harm to d_k = 8 being too small at m = 6144), so "
            "it cannot refute the paper, and it cannot confirm it. Decided by fig7-h8-counterproductive-dk64 on "
            "GPT-2 (GPU tier).",
-           standard=Standard("comparison", "per-seed test accuracy of h = 4 minus h = 8 at D_K = 64 (d_k = 8 for h "
-                                           "= 8)",
-                             tolerance="95% t-interval above 0 (one-sided 0.025); wholly below 0 contradicts only "
-                                       "at the paper's m, a reversal in the small analogue stays inconclusive",
-                             source="paper: the cell D_K = 64, h = 8 (Sec. 7.3); ours: the comparator h = 4 fixed "
-                                    "in advance, level 0.025",
-                             primary="paired t-interval over all seeds, no winner picked",
-                             dimensions=())),
+           standard=_STANDARDS["h8"]),
     _claim("sec73-gaussian-control-multihead-advantage", "Sec. 7.3",
            "Control, " + _Q.replace("MiniLM", "Gaussian unit-norm rows (d_model = 384)") + ": at every D_K the "
            "best multi-head partition (picked on seed 0) beats h = 1 on seeds 1-3 (null pass probability 0.025).",
@@ -373,40 +384,17 @@ CLAIMS = (
            "For h >= 2 test accuracy increases with D_K over {64, 128, 256, 512} (m = 6144, l = 16; decided on "
            "the source named in the verdict; null pass probability 0.025).",
            _check_grows, Tier.GPU, _FULL_NOTE,
-           standard=Standard("trend", "per-seed test-accuracy gain from the smallest to the largest D_K, averaged "
-                                      "over h >= 2",
-                             tolerance="95% t-interval of the gain above 0 (one-sided 0.025) and no h >= 2 losing "
-                                       "more than 0.02 between consecutive D_K; an interval wholly below 0 "
-                                       "contradicts",
-                             source="ours: 0.02 accuracy as the largest tolerated dip; level 0.025",
-                             primary="t-interval over all seeds of the end-to-end gain, no winner picked",
-                             dimensions=())),
+           standard=_STANDARDS["grows"]),
     _claim("fig7-multihead-advantage-every-dk", "Figure 7",
            "At every D_K in {64, ..., 512} the best multi-head partition (picked on seeds 0-1) beats h = 1 by a "
            "substantial margin on seeds 2-6 (null pass probability 0.025).",
            _check_advantage, Tier.GPU, _FULL_NOTE,
-           standard=Standard("comparison", "per D_K, the confirmation-seed accuracy difference of the best h >= 2 "
-                                           "(picked on the selection seeds) over h = 1",
-                             tolerance="at every D_K the confirmation 95% t-interval of the difference lies above 0 "
-                                       "(one-sided 0.025); an interval wholly below 0.02 at some D_K contradicts",
-                             source="ours: 'substantially higher' read as at least 2 accuracy points; level 0.025 "
-                                    "fixed on a pilot sweep with another root seed",
-                             primary="winner picked on the selection seeds, paired t-interval on the confirmation "
-                                     "seeds",
-                             dimensions=())),
+           standard=_STANDARDS["advantage"]),
     _claim("fig7-single-head-bimodality", "Figure 7",
            "For h = 1 at D_K >= 256 a substantial fraction of seeds collapse to the NULL baseline; no h >= 2 run "
            "collapses (null pass probability <= 0.05).",
            _check_bimodality, Tier.GPU, _FULL_NOTE,
-           standard=Standard("comparison", "collapses (test accuracy < 0.05) among the h = 1 runs at the upper half "
-                                           "of the D_K grid and among all h >= 2 runs",
-                             tolerance="k >= k_min single-head collapses (pass <= 0.05 under one common collapse "
-                                       "rate, worst case) and no multi-head collapse; any multi-head collapse, or a "
-                                       "Clopper-Pearson 95% upper bound < 0.25 on the h = 1 rate, contradicts",
-                             source="ours: 'substantial fraction' read as at least a quarter, collapse as accuracy "
-                                    "below 0.05; null budget 0.05",
-                             primary="exact binomial bound under a common collapse rate, maximised over the rate",
-                             dimensions=())),
+           standard=_STANDARDS["bimodality"]),
     dataclasses.replace(
         _claim("fig7-single-head-plateau-near-081", "Figure 7",
                "On GPT-2 embeddings, non-collapsed single-head runs at D_K >= 256 converge to a partial solution near "
@@ -432,27 +420,11 @@ CLAIMS = (
            "At at least half of the D_K the best of h in {4, 8} (picked on seeds 0-1) beats every other h on "
            "seeds 2-6 (null pass probability 0.05).",
            _check_best, Tier.GPU, _FULL_NOTE,
-           standard=Standard("comparison", "per D_K, confirmation-seed accuracy differences of the best h in {4, 8} "
-                                           "against every h outside {4, 8}",
-                             tolerance="the best of h in {4, 8} confirmed against every other h (each 95% "
-                                       "t-interval above 0) at >= half of the D_K; the best other h confirmed "
-                                       "against both at more than half contradicts",
-                             source="ours: 'typically' read as at least half the D_K; null pass <= 0.05 by a Markov "
-                                    "bound over the D_K",
-                             primary="intersection-union test on the confirmation seeds, winners picked on the "
-                                     "selection seeds",
-                             dimensions=())),
+           standard=_STANDARDS["best"]),
     _claim("fig7-h8-counterproductive-dk64", "Figure 7",
            "At D_K = 64 (d_k = 8) eight heads do worse than four (null pass probability 0.025).",
            _check_h8, Tier.GPU, _FULL_NOTE,
-           standard=Standard("comparison", "per-seed test accuracy of h = 4 minus h = 8 at D_K = 64 (d_k = 8 for h "
-                                           "= 8)",
-                             tolerance="95% t-interval above 0 (one-sided 0.025); wholly below 0 contradicts only "
-                                       "at the paper's m, a reversal in the small analogue stays inconclusive",
-                             source="paper: the cell D_K = 64, h = 8 (Sec. 7.3); ours: the comparator h = 4 fixed "
-                                    "in advance, level 0.025",
-                             primary="paired t-interval over all seeds, no winner picked",
-                             dimensions=())),
+           standard=_STANDARDS["h8"]),
     _claim("fig7-multihead-near-perfect-dk512", "Figure 7",
            "On GPT-2 embeddings, multi-head accuracy begins to saturate near-perfect two-step retrieval by "
            "D_K = 512 (decided on the GPT-2 source only).",
