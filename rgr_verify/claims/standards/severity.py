@@ -41,9 +41,10 @@ SLIP_CLASSES = {
     "proof-step-false": "a step of a proof is false as written",
     "hypothesis-does-not-cover": "a hypothesis does not cover the cases the text applies the result to",
     "tightness-gap": "two bounds are said to match, but the argument that they do does not cover the cases compared",
-    "construction-fails-repairable": "the printed construction fails, for every constant, in cases the statement "
-                                     "covers, and a visible change of the construction at a constant factor of the "
-                                     "budget repairs it: the stated rate stands, the printed construction does not",
+    "construction-fails-repairable": "the printed construction (or a lemma stated for it) fails, for every "
+                                     "constant, in cases the statement covers, and a visible change of the "
+                                     "construction at a constant factor of the budget repairs it: the stated rate "
+                                     "stands, the printed construction (or lemma) does not",
 }
 
 # What a slip falls on.
@@ -51,7 +52,8 @@ SLIP_TARGETS = {
     "result": "the statement of a numbered result (theorem, lemma, corollary, proposition, construction, or a "
               "displayed equation that states a result)",
     "proof-step": "a step in the proof or sketch of a result (a displayed equation inside it included); a lemma "
-                  "is a result of its own, whose failure lands on the results it serves as a proof gap",
+                  "is a result of its own, whose failure lands on the results it serves as a proof gap (a lemma that "
+                  "fails with the construction it is stated for takes the construction's class)",
     "remark": "a remark, consequence or summary sentence (the introduction, a discussion, the abstract)",
     "comparison": "a comparison between results (matching bounds, tightness, one budget against another)",
     "experiment": "an experimental finding (a figure, table, threshold, fitted law or trend)",
