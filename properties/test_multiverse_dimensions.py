@@ -230,3 +230,19 @@ def test_every_full_tier_experimental_claim_varies_three_dimensions_besides_left
     f1 = [c.id for c in experimental if set(c.replays) & set(F1_REPLAYS) and "F1 target" not in c.analyses
           and c.id not in ("sec61-multihead-advantage-full-grid",)]
     assert not f1, f1
+
+
+def test_the_sharp_transition_width_is_a_tolerance_the_multiverse_varies():
+    # the width of the one sharp-transition rule is ours: "tolerance" judges it at the declared factor 4, then at its
+    # square root (2) and its square (16), the way every factor band of ours is varied
+    from rgr_verify.claims.tools.sharp import sharp_verdict
+
+    pts = _points({8: 0.5, 16: 0.8, 32: 0.999}, spread=0.01)
+    widths = {}
+    for scale in (1.0, 0.5, 2.0):
+        ctx = CheckContext(seed=1, tolerance_scale=scale)
+        with ctx.applied():
+            v = sharp_verdict({(64, 16): pts}, {(64, 16): {"cap-limited": False}}, 4.0, 9, "one curve")
+        widths[scale] = v.params["width from each anchor"]["0.5"]
+        assert ctx.seeds_read["reads"].get("tolerance") == 1
+    assert widths == {1.0: pytest.approx(4.0), 0.5: pytest.approx(2.0), 2.0: pytest.approx(16.0)}

@@ -647,7 +647,7 @@ CLAIMS = (
                             primary="exact separation margins of Algorithm 5 over increasing widths",
                             dimensions=("points compared",), alternative=("nothing_passes", "holds-empirically"))),
     Claim(id="appa3-sharp-transition-persists", ref="App. A.3",
-          analyses=("leave one seed out", "F1 target", "threshold rule", "test level"),
+          analyses=("leave one seed out", "F1 target", "threshold rule", "test level", "tolerance"),
           statement="For r-regular graphs F1 stays step-like in D_K (Figure 11)",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_regular_sharp, role="result",
           replays=("a3-regular",),

@@ -565,7 +565,7 @@ CLAIMS = (
     Claim(id="sec61-sharp-transition-full-grid", ref="Sec. 6.1",
           statement="A sharp F1 transition in a narrow D_K window across all (m, d_model, h) of the base grid",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_sharp_full,
-          replays=("sec6-grid",), role="result", analyses=_GRID + ("test level",),
+          replays=("sec6-grid",), role="result", analyses=_GRID + ("test level", "tolerance"),
           notes=GRID_FULL_NOTES + SHARP_RULE + " Committed evidence: of 49 curves that reach 0.99, (64,64) h = 1 is at "
                 "0.99 on its first rung (set aside); of the other 48, 36 are anchored at 0.5 and 12 at 0.8 (none "
                 "starts above 0.8); 20 sharp (18 from 0.5, 2 from 0.8), 0 gradual, 28 undecided: inconclusive.",

@@ -104,7 +104,7 @@ def _check_single_beats_h16(ctx, d_model=32):
 
 CLAIMS = (
     Claim(id="sec7-softmax-keeps-sharp-transition", ref="Sec. 7",
-          analyses=("leave one seed out", "F1 target", "threshold rule", "test level"),
+          analyses=("leave one seed out", "F1 target", "threshold rule", "test level", "tolerance"),
           statement="With scaled-softmax aggregation the F1-D_K transition stays sharp (as with max-over-heads)",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_softmax_sharp, role="result",
           replays=("sec71-softmax",),

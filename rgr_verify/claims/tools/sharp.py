@@ -11,7 +11,7 @@ from ...fits import transition_windows
 from ..base import Status, Verdict
 from ..standards import decide
 from .cells import FAMILY_ALPHA
-from .multiverse import significance
+from .multiverse import significance, tolerance
 
 __all__ = ["SHARP_ANCHORS", "SHARP_TOLERANCE", "SHARP_SOURCE", "SHARP_PRIMARY", "SHARP_RULE", "sharp_anchor",
            "sharp_factor", "sharp_verdict"]
@@ -95,6 +95,9 @@ def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},
     verdict."""
     if not factor > 1:
         raise ValueError(f"factor must be > 1, got {factor!r}")
+    # the width is ours: the multiverse's "tolerance" dimension judges it as declared, then at its square root and
+    # its square (a factor 2 and 16 for the declared 4; an independent review of 2026-11-28 found it not varied)
+    factor = tolerance(factor, kind="factor")
     high = f1_target()
     widths = {a: sharp_factor(a, factor, high) for a in SHARP_ANCHORS if a < high}
     n_points = sum(len(v) for v in cells.values())
