@@ -59,7 +59,7 @@ import torch
 import torch.nn.functional as F
 
 from ._checks import check_choice, check_int, check_real
-from .engine.capture import ChunkGraphs, cuda_graphs_enabled
+from .engine.capture import cuda_graphs_enabled, graphed_step
 from .transformer_task import (moved_items, pack_runs, run_generator, sample_examples, sample_permutation,
                                stack_examples)
 
@@ -301,32 +301,9 @@ def _stepper(params, opt, E, G, scale, mask, packed, batch_size, ell, gens, *, a
 
     if not graph:
         return eager
-    graphs = ChunkGraphs(E.device, enabled=True)
-    state = {"calls": 0, "replay": None}
-
-    def run():
-        if state["replay"] is not None:
-            state["replay"]()
-            return
-        side, main = graphs.side_stream(), torch.cuda.current_stream(E.device)
-        if state["calls"] < warmup:
-            side.wait_stream(main)
-            with torch.cuda.stream(side):
-                eager()
-            main.wait_stream(side)
-            state["calls"] += 1
-            return
-        for group in opt.param_groups:  # fused AdamW: the flag only lifts torch's capture check (same kernel)
-            group["capturable"] = True
-        try:
-            state["replay"] = graphs.record(eager, (), generators=gens)
-        except Exception as exc:
-            torch.cuda.set_stream(main)  # torch.cuda.graph may leave the capture stream current when capture_end fails
-            raise RuntimeError(f"CUDA graph capture of the Sec. 7.3 step failed ({type(exc).__name__}: {exc}); "
-                               "set RGR_VERIFY_CUDA_GRAPHS=0 (or cuda_graph=False) to train eagerly") from exc
-        state["replay"]()  # the capture ran nothing: this call's step
-
-    return run
+    return graphed_step(eager, opt, gens, E.device, warmup=warmup, failure=lambda exc: RuntimeError(
+        f"CUDA graph capture of the Sec. 7.3 step failed ({type(exc).__name__}: {exc}); "
+        "set RGR_VERIFY_CUDA_GRAPHS=0 (or cuda_graph=False) to train eagerly"))
 
 
 class BatchDeadline:

@@ -69,7 +69,7 @@ import torch
 import torch.nn.functional as F
 
 from ._checks import check_choice, check_int, check_real
-from .engine.capture import ChunkGraphs, cuda_graphs_enabled
+from .engine.capture import cuda_graphs_enabled, graphed_step
 from .transformer import (BatchDeadline, BlockRunResult, DeadlineReached, RunSpec, TaskConfig, TrainConfig,
                           block_inputs)
 from .transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
@@ -378,32 +378,8 @@ def _stepper_v3(params, opt, E, layout, packed, batch_size, ell, gens, *, autoca
 
     if not graph:
         return eager
-    graphs = ChunkGraphs(E.device, enabled=True)
-    state = {"calls": 0, "replay": None}
-
-    def run():
-        if state["replay"] is not None:
-            state["replay"]()
-            return
-        side, main = graphs.side_stream(), torch.cuda.current_stream(E.device)
-        if state["calls"] < warmup:
-            side.wait_stream(main)
-            with torch.cuda.stream(side):
-                eager()
-            main.wait_stream(side)
-            state["calls"] += 1
-            return
-        for group in opt.param_groups:  # fused AdamW: the flag only lifts torch's capture check (same kernel)
-            group["capturable"] = True
-        try:
-            state["replay"] = graphs.record(eager, (), generators=gens)
-        except Exception as exc:
-            torch.cuda.set_stream(main)  # torch.cuda.graph may leave the capture stream current when capture_end fails
-            raise GraphCaptureFailed(f"CUDA graph capture of the Sec. 7.3 v3 step failed "
-                                     f"({type(exc).__name__}: {exc})") from exc
-        state["replay"]()  # the capture ran nothing: this call's step
-
-    return run
+    return graphed_step(eager, opt, gens, E.device, warmup=warmup, failure=lambda exc: GraphCaptureFailed(
+        f"CUDA graph capture of the Sec. 7.3 v3 step failed ({type(exc).__name__}: {exc})"))
 
 
 def _fixed_examples(perms, moved, n, ell, purpose, specs, device):

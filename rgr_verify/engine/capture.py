@@ -17,7 +17,7 @@ from typing import Callable
 import torch
 from ..settings import CUDA_GRAPHS_ENV, env
 
-__all__ = ["cuda_graphs_enabled", "ChunkGraphs"]
+__all__ = ["cuda_graphs_enabled", "ChunkGraphs", "graphed_step"]
 
 
 def cuda_graphs_enabled() -> bool:
@@ -118,3 +118,37 @@ class ChunkGraphs:
         else:
             steps(*inputs)
             self._warm.add(K)
+
+
+def graphed_step(eager: Callable[[], None], opt, generators, device, *, warmup: int = 3,
+                 failure: Callable[[Exception], Exception]) -> Callable[[], None]:
+    """``eager`` (one whole training step: sampler, forward, backward, optimiser) run ``warmup`` times on a side
+    stream, then captured once as a CUDA graph with ``generators`` registered (each replay draws what the next eager
+    call would) and replayed at every later call. ``opt``'s param groups are marked capturable (fused AdamW: the
+    flag only lifts torch's capture check, the kernel is the same). A failed capture raises ``failure(exc)`` from
+    the exception (never a silent switch to eager). Shared by the Sec. 7.3 trainers (today's block and v3)."""
+    graphs = ChunkGraphs(device, enabled=True)
+    state = {"calls": 0, "replay": None}
+
+    def run():
+        if state["replay"] is not None:
+            state["replay"]()
+            return
+        side, main = graphs.side_stream(), torch.cuda.current_stream(device)
+        if state["calls"] < warmup:
+            side.wait_stream(main)
+            with torch.cuda.stream(side):
+                eager()
+            main.wait_stream(side)
+            state["calls"] += 1
+            return
+        for group in opt.param_groups:
+            group["capturable"] = True
+        try:
+            state["replay"] = graphs.record(eager, (), generators=generators)
+        except Exception as exc:
+            torch.cuda.set_stream(main)  # torch.cuda.graph may leave the capture stream current when capture_end fails
+            raise failure(exc) from exc
+        state["replay"]()  # the capture ran nothing: this call's step
+
+    return run

@@ -84,7 +84,10 @@ STORE_NAME = "sec73-runs.jsonl"
 # gave every parameter bit for bit equal to the eager loop's after 3000 full-tier steps for (D_K 512, h 1) and
 # (D_K 256, h 4), 7 runs each (docs/engine.md); the cell (D_K 128, h 1) was trained under it. The sources
 # between it and today's (72ace67 to the shared BatchDeadline) trained no record, so none of their versions needs listing.
-EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3", "d82a1fb65e48")
+# a2b370c2c23b: the sources before the graphed step's warm-up, capture and replay moved into
+# engine.capture.graphed_step (2026-11-28, 13th session, shared with the v3 trainer); the step's kernels are the same
+# and the eager step is unchanged; the cells (64, 4), (64, 8) and (256, 1) were trained under it.
+EQUIVALENT_CODE_VERSIONS = ("cfd1c392b7c3", "94b55fb122c1", "e9cdb88f25e3", "d82a1fb65e48", "a2b370c2c23b")
 # The same for the v3 engine's records (code_version("v3")): none yet.
 V3_EQUIVALENT_CODE_VERSIONS: tuple = ()
 # The sources each engine's code version hashes (in rgr_verify/). v3 hashes transformer.py too: its trainer runs

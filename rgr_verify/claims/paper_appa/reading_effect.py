@@ -8,6 +8,8 @@ thresholds rest on readings the paper leaves open.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 from ...capacity import threshold
@@ -78,6 +80,17 @@ def _check_init_effect(ctx):
     return _check_reading_effect(ctx, "sec6-grid-init-variance", "variance", "App. A.1's initialisation", "std")
 
 
+# The one standard of both App. A.1 reading claims (each against its own planted alternative).
+_READING_STANDARD = Standard("threshold", "per base-grid cell with m <= 128, the ladder rungs between its central "
+                                          "D_K* under the two readings",
+                             tolerance="at most one rung in every cell; two or more rungs with per-seed thresholds "
+                                       "differing at two-sided p <= 0.05 / #cells contradicts",
+                             source="ours: one rung is the ladder's resolution; level 0.05, Bonferroni over the cells",
+                             primary="central App. A.2 thresholds decide a pass (no test); an exact permutation test "
+                                     "on per-seed thresholds is needed to fail",
+                             dimensions=())
+
+
 CLAIMS = (
     Claim(id="appa1-sampler-reading-moves-no-threshold", ref="App. A.1",
           analyses=("leave one seed out", "F1 target", "threshold rule", "test level"),
@@ -90,14 +103,8 @@ CLAIMS = (
                 "two-sided permutation test on the per-seed thresholds rejects equality at 0.05 / #cells; "
                 "inconclusive otherwise. Multiverse: each seed left out. The literal reading's positive rate is "
                 "0.39 at m = 64 and falls with m (appa1-sampler-rate-* claims); the protected one's stays near rho.",
-          standard=Standard("threshold", "per base-grid cell with m <= 128, the ladder rungs between its central "
-                                         "D_K* under the two readings",
-                            tolerance="at most one rung in every cell; two or more rungs with per-seed thresholds "
-                                      "differing at two-sided p <= 0.05 / #cells contradicts",
-                            source="ours: one rung is the ladder's resolution; level 0.05, Bonferroni over the cells",
-                            primary="central App. A.2 thresholds decide a pass (no test); an exact permutation test "
-                                    "on per-seed thresholds is needed to fail",
-                            dimensions=(), alternative=("protected_nothing_passes", "holds-empirically"))),
+          standard=dataclasses.replace(_READING_STANDARD,
+                                       alternative=("protected_nothing_passes", "holds-empirically"))),
     Claim(id="appa1-init-reading-moves-no-threshold", ref="App. A.1",
           analyses=("leave one seed out", "F1 target", "threshold rule", "test level"),
           statement="(ours) On the base-grid cells with m <= 128, initialising W_Q and W_K with variance "
@@ -112,12 +119,6 @@ CLAIMS = (
                 "every cell's central D_K* is equal or one rung apart under the two readings; contradicted when some "
                 "cell's are >= 2 rungs apart and an exact two-sided permutation test on the per-seed thresholds "
                 "rejects equality at 0.05 / #cells; inconclusive otherwise. Multiverse: each seed left out.",
-          standard=Standard("threshold", "per base-grid cell with m <= 128, the ladder rungs between its central "
-                                         "D_K* under the two readings",
-                            tolerance="at most one rung in every cell; two or more rungs with per-seed thresholds "
-                                      "differing at two-sided p <= 0.05 / #cells contradicts",
-                            source="ours: one rung is the ladder's resolution; level 0.05, Bonferroni over the cells",
-                            primary="central App. A.2 thresholds decide a pass (no test); an exact permutation test "
-                                    "on per-seed thresholds is needed to fail",
-                            dimensions=(), alternative=("variance_init_nothing_passes", "holds-empirically"))),
+          standard=dataclasses.replace(_READING_STANDARD,
+                                       alternative=("variance_init_nothing_passes", "holds-empirically"))),
 )

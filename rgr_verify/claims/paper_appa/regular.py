@@ -362,27 +362,19 @@ def _check_heads_near_edge_ratio(ctx, factor=2.0, far=3.0):
     for pts in DIMENSIONS["points compared"]:
         for tie in DIMENSIONS["h* tie-break"]:
             tths = {r: h_star_tie_break(ths[r], by_r[r], tie) for r in by_r}
-            st, rows_ = _near_edge_status(tths, by_r, caps, factor, far, point=pts != DIMENSIONS["points compared"][0])
+            st, _, _ = _near_edge_status(tths, by_r, caps, factor, far, point=pts != DIMENSIONS["points compared"][0])
             analyses.append({"choices": {"points compared": pts, "h* tie-break": tie}, "estimate": None,
                              "interval": None, "status": st})
     robustness = multiverse_status(analyses)[1]
-    rows, off, away = {}, [], []
-    for r in sorted(by_r):
+    _, ratios, away = _near_edge_status(ths, by_r, caps, factor, far, point=False)  # App. A.2's h* intervals
+    rows = {}
+    for key, (lo, hi) in ratios.items():
+        r = int(key[2:])
         th = ths[r]
-        if th.h_star is None:
-            continue
-        target = r * _A3_M / _A3_D
-        lo, hi = th.h_low / target, th.h_high / target
-        ok = lo >= 1 / factor and hi <= factor  # one standard: the whole interval inside the band passes
-        rows[f"r={r}"] = {"target r m / d_model": target, "h* (interval)": [th.h_star, th.h_low, th.h_high],
-                          "ratio interval": [lo, hi], "inside [1/2, 2]": ok,
-                          "meets [1/2, 2]": hi >= 1 / factor and lo <= factor,
-                          "cap-limited": caps[r]["cap-limited"],
-                          "largest h tested": max(p.h for p in by_r[r])}
-        if not ok:
-            off.append(r)
-            if (hi < 1 / far or lo > far) and not caps[r]["cap-limited"]:
-                away.append(r)
+        rows[key] = {"target r m / d_model": r * _A3_M / _A3_D, "h* (interval)": [th.h_star, th.h_low, th.h_high],
+                     "ratio interval": [lo, hi], "inside [1/2, 2]": lo >= 1 / factor and hi <= factor,
+                     "meets [1/2, 2]": hi >= 1 / factor and lo <= factor,
+                     "cap-limited": caps[r]["cap-limited"], "largest h tested": max(p.h for p in by_r[r])}
     if not rows:
         return Verdict(Status.INCONCLUSIVE, details="no degree has an h*", evidence_level="experiment")
     status = multiverse_status(analyses)[0]
@@ -399,7 +391,7 @@ def _check_heads_near_edge_ratio(ctx, factor=2.0, far=3.0):
 def _near_edge_status(ths, by_r, caps, factor: float, far: float, *, point: bool):
     """The rule of appa3-hstar-near-edge-ratio on thresholds ``ths``: each degree's h* interval over the target
     (``point``: the point h* alone) inside [1/factor, factor] holds; one wholly beyond a factor ``far`` (cap-limited
-    degrees excluded) contradicts; else inconclusive. Returns (status, rows)."""
+    degrees excluded) contradicts; else inconclusive. Returns (status, {"r=R": [low, high] ratio}, degrees away)."""
     rows, off, away = {}, [], []
     for r in sorted(by_r):
         th = ths[r]
@@ -413,8 +405,8 @@ def _near_edge_status(ths, by_r, caps, factor: float, far: float, *, point: bool
             if (hi < 1 / far or lo > far) and not caps[r]["cap-limited"]:
                 away.append(r)
     if not rows:
-        return Status.INCONCLUSIVE, rows
-    return decide(not off, away), rows  # every degree away is off: never both
+        return Status.INCONCLUSIVE, rows, away
+    return decide(not off, away), rows, away  # every degree away is off: never both
 
 
 def _check_below_construction(ctx, r=16, draws=3):

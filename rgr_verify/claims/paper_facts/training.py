@@ -460,6 +460,18 @@ _NULL_T = ("Null: chance of holding under no effect <= 5% (one-sided paired t-te
 # The committed evidence the full-tier claims read (evidence/facts-full: the store facts-runs.jsonl).
 _STORES = ("facts-runs.jsonl",)
 
+def _paired_t(estimand: str, *, full: bool = False) -> Standard:
+    """The standard of every Figure 4 comparison: a one-sided paired t-test over seeds each way at 0.05; the full
+    tier varies the accuracy criterion and the contrast, and is held against the no-effect plant."""
+    return Standard("comparison", estimand,
+                    tolerance="one-sided paired t p < 0.05 for the stated direction; the reverse at p < 0.05 "
+                              "contradicts",
+                    source="ours: conventional level 0.05",
+                    primary="one-sided paired t-test over seeds (argmax accuracy)",
+                    dimensions=("accuracy criterion", "contrast") if full else (),
+                    alternative=("facts_no_config_effect", "holds-empirically") if full else ())
+
+
 CLAIMS = (
     Claim(id="facts-rank10-layer-memorises-rank80-quick", ref="Summary", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.QUICK,
@@ -494,13 +506,8 @@ CLAIMS = (
           notes="Analogue at 20 keys x 10 predicates, 20 values (random functional database, 200 triples), d_model 8, "
                 "one head, d_qk, d_vo in {1, 2, 4, 8}, 600 epochs, 4 seeds. Per seed: mean gain from d_vo 1 -> 8 minus "
                 "mean gain from d_qk 1 -> 8 (argmax accuracy). " + _NULL_T,
-          standard=Standard("comparison", "per seed, the mean accuracy gain from d_vo 1 -> 8 minus that from d_qk 1 "
-                                          "-> 8",
-                            tolerance="one-sided paired t p < 0.05 for the stated direction; the reverse at p < "
-                                      "0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="one-sided paired t-test over seeds (argmax accuracy)",
-                            dimensions=())),
+          standard=_paired_t("per seed, the mean accuracy gain from d_vo 1 -> 8 minus that from d_qk 1 "
+                                          "-> 8")),
     Claim(id="facts-fig4-min-dqk-at-small-dvo-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.QUICK,
           statement="At small d_k,vo accuracy needs d_k,qk: raising d_qk from 1 to 8 at d_vo = 1 raises "
@@ -508,12 +515,7 @@ CLAIMS = (
           check=_check_fig4_min_qk, role="result",
           notes="Same sweep as facts-fig4-vo-beats-qk-quick. Per seed: accuracy(d_qk 8, d_vo 1) - accuracy(d_qk 1, "
                 "d_vo 1). " + _NULL_T,
-          standard=Standard("comparison", "per seed, acc(d_qk 8, d_vo 1) - acc(d_qk 1, d_vo 1)",
-                            tolerance="one-sided paired t p < 0.05 for the stated direction; the reverse at p < "
-                                      "0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="one-sided paired t-test over seeds (argmax accuracy)",
-                            dimensions=())),
+          standard=_paired_t("per seed, acc(d_qk 8, d_vo 1) - acc(d_qk 1, d_vo 1)")),
     Claim(id="facts-fig4-fixed-params-grows-with-dvo-quick", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           tier=Tier.QUICK,
           statement="At a fixed parameter count, capacity grows with d_k,vo: (d_qk, d_vo) = (a, b) beats (b, a) "
@@ -521,38 +523,23 @@ CLAIMS = (
           check=_check_fig4_fixed_params, role="result",
           notes="Same sweep. QK and OV parameter counts are 2 d_model d_qk and 2 d_model d_vo, so (a, b) and (b, a) "
                 "have equal counts. Per seed: mean over the 6 pairs of accuracy(a, b) - accuracy(b, a). " + _NULL_T,
-          standard=Standard("comparison", "per seed, the mean over the pairs b > a of acc(d_qk a, d_vo b) - "
-                                          "acc(d_qk b, d_vo a)",
-                            tolerance="one-sided paired t p < 0.05 for the stated direction; the reverse at p < "
-                                      "0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="one-sided paired t-test over seeds (argmax accuracy)",
-                            dimensions=())),
+          standard=_paired_t("per seed, the mean over the pairs b > a of acc(d_qk a, d_vo b) - "
+                                          "acc(d_qk b, d_vo a)")),
     Claim(id="facts-fig4-vo-beats-qk", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           analyses=("leave one seed out", "test level"),
           statement="Accuracy grows more with d_k,vo than with d_k,qk (d_model 8, 200 triples, 10 seeds, 2000 "
                     "epochs)",
           check=_check_fig4_vo_over_qk_full, role="result", stores=_STORES,
           notes="Full tier of facts-fig4-vo-beats-qk-quick: same grid and rule, 10 seeds, 2000 epochs. " + _NULL_T,
-          standard=Standard("comparison", "per seed, the mean accuracy gain from d_vo 1 -> 8 minus that from d_qk 1 "
-                                          "-> 8",
-                            tolerance="one-sided paired t p < 0.05 for the stated direction; the reverse at p < "
-                                      "0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="one-sided paired t-test over seeds (argmax accuracy)",
-                            dimensions=("accuracy criterion", "contrast"), alternative=("facts_no_config_effect", "holds-empirically"))),
+          standard=_paired_t("per seed, the mean accuracy gain from d_vo 1 -> 8 minus that from d_qk 1 "
+                                          "-> 8", full=True)),
     Claim(id="facts-fig4-min-dqk-at-small-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.FULL,
           analyses=("leave one seed out", "test level"),
           statement="At small d_k,vo accuracy needs d_k,qk: raising d_qk from 1 to 8 at d_vo = 1 raises accuracy "
                     "(10 seeds, 2000 epochs)",
           check=_check_fig4_min_qk_full, role="result", stores=_STORES,
           notes="Full tier of facts-fig4-min-dqk-at-small-dvo-quick: same rule, 10 seeds, 2000 epochs. " + _NULL_T,
-          standard=Standard("comparison", "per seed, acc(d_qk 8, d_vo 1) - acc(d_qk 1, d_vo 1)",
-                            tolerance="one-sided paired t p < 0.05 for the stated direction; the reverse at p < "
-                                      "0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="one-sided paired t-test over seeds (argmax accuracy)",
-                            dimensions=("accuracy criterion", "contrast"), alternative=("facts_no_config_effect", "holds-empirically"))),
+          standard=_paired_t("per seed, acc(d_qk 8, d_vo 1) - acc(d_qk 1, d_vo 1)", full=True)),
     Claim(id="facts-fig4-fixed-params-grows-with-dvo", ref="Figure 4", paper=_P, kind=Kind.QUALITATIVE,
           analyses=("leave one seed out", "test level"),
           tier=Tier.FULL,
@@ -560,13 +547,8 @@ CLAIMS = (
           check=_check_fig4_fixed_params_full, role="result", stores=_STORES,
           notes="Full tier of facts-fig4-fixed-params-grows-with-dvo-quick: same rule, 10 seeds, 2000 epochs. "
                 + _NULL_T,
-          standard=Standard("comparison", "per seed, the mean over the pairs b > a of acc(d_qk a, d_vo b) - "
-                                          "acc(d_qk b, d_vo a)",
-                            tolerance="one-sided paired t p < 0.05 for the stated direction; the reverse at p < "
-                                      "0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="one-sided paired t-test over seeds (argmax accuracy)",
-                            dimensions=("accuracy criterion", "contrast"), alternative=("facts_no_config_effect", "holds-empirically"))),
+          standard=_paired_t("per seed, the mean over the pairs b > a of acc(d_qk a, d_vo b) - "
+                                          "acc(d_qk b, d_vo a)", full=True)),
     Claim(id="facts-fig3-tau095-best-quick", ref="Figure 3", paper=_P, kind=Kind.QUALITATIVE, tier=Tier.QUICK,
           statement="softmax>=tau with tau = 0.95 gives the best correspondence between memorisation and "
                     "rank(D) <= rank(L) (analogue at a rank-80 database)",
