@@ -14,7 +14,7 @@ from ...capacity import threshold
 from ...fits import permutation_pvalue
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..standards import Standard, decide
-from .trends import dkstar_grows_verdict, hstar_grows_verdict
+from .trends import DKSTAR_GROWS_STANDARD, HSTAR_GROWS_STANDARD, dkstar_grows_verdict, hstar_grows_verdict
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools import (
     FAMILY_ALPHA,
@@ -171,14 +171,7 @@ CLAIMS = (
                 "ranks) that the more compressed cell needs more; holds when every pair has p <= 0.05 / #pairs; "
                 "contradicted when some pair has the reverse p <= 0.05 / #pairs. Chance of passing under the null "
                 "(cells exchangeable): <= 5%.",
-          standard=Standard("trend", "per-seed D_K* (smallest D_K where some h reaches F1 0.99) of every pair of "
-                                     "cells that differ in m only or in d_model only",
-                            tolerance="the more compressed cell needs more at exact one-sided p <= 0.05 / #pairs in "
-                                      "every pair; the reverse at that level in some pair contradicts",
-                            source="ours: conventional family level 0.05, Bonferroni over the pairs",
-                            primary="exact one-sided permutation tests (mid-ranks), cap-limited seeds read in the "
-                                    "claim's disfavour",
-                            dimensions=())),
+          standard=dataclasses.replace(DKSTAR_GROWS_STANDARD, alternative=())),
     Claim(id="fig2-hstar-grows-with-compression-quick", ref="Figure 2",
           statement="Analogue at m <= 64, cap 12000: the head count attaining D_K* increases with compression "
                     "m / d_model",
@@ -186,13 +179,7 @@ CLAIMS = (
           notes=_QUICK_NOTES + " Per-seed h* (the h attaining the per-seed D_K*; ties: larger F1, then fewer heads) "
                 "of the least and most compressed cells; exact one-sided permutation test, holds at p <= 0.05, "
                 "contradicted when the reverse test gives p <= 0.05. Chance of passing under the null: <= 5%.",
-          standard=Standard("trend", "per-seed h* (the h attaining the per-seed D_K*) in the least and the most "
-                                     "compressed cells",
-                            tolerance="more heads in the most compressed cell at exact one-sided p <= 0.05; the "
-                                      "reverse at p <= 0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="exact one-sided permutation test on per-seed h*, seeds without h* left out",
-                            dimensions=())),
+          standard=dataclasses.replace(HSTAR_GROWS_STANDARD, alternative=())),
     Claim(id="fig4-diagonal-sublinear-growth-quick", ref="Figure 4",
           statement="Analogue at m <= 128, cap 12000: along the fixed compression m / d_model = 2, D_K* grows with m "
                     "but far slower than m",

@@ -306,6 +306,27 @@ _DIR_NOTES = (" Full tier: the committed sec6-grid full sweep (m in {64, 128, 25
 # interval) at each F1 bar, each seed left out, App. A.1's readings, their tests' level.
 _PER_SEED = ("leave one seed out", "readings of App. A.1", "F1 target", "test level")
 
+# The standard of sec61-dkstar-grows-with-compression and of its quick analogue (which has no planted alternative).
+DKSTAR_GROWS_STANDARD = Standard("trend", "per-seed D_K* (smallest D_K where some h reaches F1 0.99) of every pair of "
+                                          "cells that differ in m only or in d_model only",
+                                 tolerance="the more compressed cell needs more at exact one-sided p <= 0.05 / #pairs "
+                                           "in every pair; the reverse at that level in some pair contradicts",
+                                 source="ours: conventional family level 0.05, Bonferroni over the pairs",
+                                 primary="exact one-sided permutation tests (mid-ranks), cap-limited seeds read in the "
+                                         "claim's disfavour",
+                                 dimensions=(), alternative=("flat_threshold", "holds-empirically"))
+
+
+# The standard of fig2-hstar-grows-with-compression and of its quick analogue (which has no planted alternative).
+HSTAR_GROWS_STANDARD = Standard("trend", "per-seed h* (the h attaining the per-seed D_K*) in the least and the most "
+                                         "compressed cells",
+                                tolerance="more heads in the most compressed cell at exact one-sided p <= 0.05; the "
+                                          "reverse at p <= 0.05 contradicts",
+                                source="ours: conventional level 0.05",
+                                primary="exact one-sided permutation test on per-seed h*, seeds without h* left out",
+                                dimensions=(), alternative=("no_head_effect", "holds-empirically"))
+
+
 CLAIMS = (
     Claim(id="sec61-dkstar-grows-with-compression", ref="Sec. 6.1",
           statement="At paper scale, D_K* grows with m at fixed d_model and decreases with d_model at fixed m",
@@ -316,14 +337,7 @@ CLAIMS = (
                 "permutation test that the more compressed cell needs more; holds when every pair has p <= 0.05 / "
                 "#pairs; contradicted when some pair has the reverse p <= 0.05 / #pairs. Null pass probability "
                 "<= 5%." + _DIR_NOTES,
-          standard=Standard("trend", "per-seed D_K* (smallest D_K where some h reaches F1 0.99) of every pair of "
-                                     "cells that differ in m only or in d_model only",
-                            tolerance="the more compressed cell needs more at exact one-sided p <= 0.05 / #pairs in "
-                                      "every pair; the reverse at that level in some pair contradicts",
-                            source="ours: conventional family level 0.05, Bonferroni over the pairs",
-                            primary="exact one-sided permutation tests (mid-ranks), cap-limited seeds read in the "
-                                    "claim's disfavour",
-                            dimensions=(), alternative=("flat_threshold", "holds-empirically"))),
+          standard=DKSTAR_GROWS_STANDARD),
     Claim(id="fig2-hstar-grows-with-compression", ref="Figure 2",
           statement="At paper scale, the head count attaining D_K* increases with compression m / d_model",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_hstar_grows,
@@ -331,13 +345,7 @@ CLAIMS = (
           notes="Per-seed h* (the h attaining the per-seed D_K*; ties: larger F1, then fewer heads) of the least "
                 "((64,64)) and most ((512,16)) compressed cells; exact one-sided permutation test, holds at p <= 0.05, "
                 "contradicted when the reverse test gives p <= 0.05. Null pass probability <= 5%." + _DIR_NOTES,
-          standard=Standard("trend", "per-seed h* (the h attaining the per-seed D_K*) in the least and the most "
-                                     "compressed cells",
-                            tolerance="more heads in the most compressed cell at exact one-sided p <= 0.05; the "
-                                      "reverse at p <= 0.05 contradicts",
-                            source="ours: conventional level 0.05",
-                            primary="exact one-sided permutation test on per-seed h*, seeds without h* left out",
-                            dimensions=(), alternative=("no_head_effect", "holds-empirically"))),
+          standard=HSTAR_GROWS_STANDARD),
     Claim(id="fig3-small-dmodel-points-above-line", ref="Figure 3",
           statement="The three (d_model = 16, m > 64) points of Fig. 3 lie above the fitted line",
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_small_dmodel_above_line, role="detail",
