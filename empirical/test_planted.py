@@ -71,10 +71,14 @@ def test_planted_alternative_is_rejected(cid, facts_results):
 def test_the_sampler_reading_rule_can_fail_and_pass():
     from rgr_verify.claims.paper_appa.reading_effect import reading_shift_status
 
-    def row(rungs, p):
-        return {"rungs apart": rungs, "p (per-seed thresholds differ)": p}
+    # one standard to pass and to fail: each cell's interval for the shift (in rungs) against [-1, 1]
+    def row(lo, hi):
+        return {"shift interval (rungs)": [lo, hi]}
 
-    assert reading_shift_status({"a": row(0, 1.0), "b": row(1, 0.001)}, 0.01) is Status.HOLDS_EMPIRICALLY
-    assert reading_shift_status({"a": row(0, 1.0), "b": row(2, 0.001)}, 0.01) is Status.CONTRADICTED_EMPIRICALLY
-    assert reading_shift_status({"a": row(float("inf"), 0.0)}, 0.01) is Status.CONTRADICTED_EMPIRICALLY
-    assert reading_shift_status({"a": row(3, 0.2)}, 0.01) is Status.INCONCLUSIVE
+    inf = float("inf")
+    assert reading_shift_status({"a": row(0, 0), "b": row(-1, 1)}) is Status.HOLDS_EMPIRICALLY
+    assert reading_shift_status({"a": row(0, 0), "b": row(2, 3)}) is Status.CONTRADICTED_EMPIRICALLY
+    assert reading_shift_status({"a": row(inf, inf)}) is Status.CONTRADICTED_EMPIRICALLY
+    assert reading_shift_status({"a": row(-inf, -2)}) is Status.CONTRADICTED_EMPIRICALLY
+    assert reading_shift_status({"a": row(-4, 4)}) is Status.INCONCLUSIVE  # a cell the grid cannot resolve
+    assert reading_shift_status({"a": row(0, 2)}) is Status.INCONCLUSIVE

@@ -100,8 +100,16 @@ def test_regular_edges_rule():
     assert v.status is not Status.HOLDS_EMPIRICALLY and v.evidence_level == "fitted"
     linear = {r: 24 * r for r in rs}
     assert xpaper.regular_edges_verdict(linear, _bounds(rs), 128).status is Status.HOLDS_EMPIRICALLY
+    # the band is 1 +- EXPONENT_HALF_WIDTH (standards.tolerances, since 2026-11-28; +-0.25 before): a square-root law
+    # sits on its edge (undecided, never a pass), the rank's flat law and a quarter power lie wholly below it, r^2 above
     sqrt = {r: round(24 * r**0.5) for r in rs}
-    assert xpaper.regular_edges_verdict(sqrt, _bounds(rs), 128).status is Status.CONTRADICTED_EMPIRICALLY
+    assert xpaper.regular_edges_verdict(sqrt, _bounds(rs), 128).status is Status.INCONCLUSIVE
+    flat = {r: 24 + r % 3 for r in rs}
+    assert xpaper.regular_edges_verdict(flat, _bounds(rs), 128).status is Status.CONTRADICTED_EMPIRICALLY
+    quarter = {r: round(24 * r**0.25) for r in rs}
+    assert xpaper.regular_edges_verdict(quarter, _bounds(rs), 128).status is Status.CONTRADICTED_EMPIRICALLY
+    square = {r: 24 * r * r for r in rs}
+    assert xpaper.regular_edges_verdict(square, _bounds(rs), 128).status is Status.CONTRADICTED_EMPIRICALLY
     bad_rank = _bounds(rs)
     bad_rank[32]["prop21 bound min(...)"] = 4096
     assert xpaper.regular_edges_verdict(linear, bad_rank, 128).status is Status.CONTRADICTED_EMPIRICALLY

@@ -18,13 +18,13 @@ from ... import formulas as F
 from ...capacity import compression_x, curves, threshold
 from ...fits import cap_sensitivity, dk_interval
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
-from ..standards import Standard, decide, decide_tests
-from ..paper_sec6.measure import (LOADER_FREE, FACTOR2_TOL, conjunction_status, equivalence_status,
-                                  measured_reading, memo)
+from ..standards import (EXPONENT_HALF_WIDTH, FACTOR_TWO, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, decide,
+                         decide_tests, factor_name)
+from ..paper_sec6.measure import LOADER_FREE, conjunction_status, equivalence_status, measured_reading, memo
 from ..tools.cells import h_star_tie_break
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
-from .a3_rules import (CONSTRUCTION_DKS, DEGREE_TOL, construction_decision, degree_band_part, degree_exponent,
+from .a3_rules import (CONSTRUCTION_DKS, construction_decision, degree_band_part, degree_exponent,
                        degree_law_status, degree_rows, edges_collapse_status, one_constant_tol)
 from ..symbolic import Var, identity_verdict
 from ..tools import (
@@ -110,7 +110,7 @@ def regular_sweep(ctx):
     return _cached_regular(ctx)
 
 
-def _check_edges_collapse(ctx, factor=FACTOR2_TOL, min_r2=0.8):
+def _check_edges_collapse(ctx, factor=STATED_CONSTANT_FACTOR, min_r2=0.8, gamma_tol=EXPONENT_HALF_WIDTH):
     slope = ctx.expect("slope")
     factor = tolerance(factor, kind="factor")  # ours: the package's factor for a stated constant
     got, why = _cached_regular(ctx)
@@ -132,7 +132,8 @@ def _check_edges_collapse(ctx, factor=FACTOR2_TOL, min_r2=0.8):
                           "tolerance band for the slope": [round(band[0], 4), round(band[1], 4)]}
     capped = {r for r in rs if caps[r]["cap-limited"]}
     gfit = degree_exponent(rs, ivs, capped)
-    st_gamma, res_gamma = degree_law_status(gfit, tol=tolerance(DEGREE_TOL))
+    gamma_tol = tolerance(gamma_tol)  # ours: closer to the edges law's exponent 1 than to the vertices law's 0
+    st_gamma, res_gamma = degree_law_status(gfit, tol=gamma_tol)
     st_deg, deg_rows = degree_band_part(rs, ivs, capped, slope, _xs(rs), factor)
     parts = {"constant (log2, as Eq. (31) writes it)": Status(readings["log2"]["verdict under this reading"]),
              "exponent of r (the edges law's 1)": st_gamma, "every degree within the constant's band": st_deg}
@@ -158,7 +159,7 @@ def _check_edges_collapse(ctx, factor=FACTOR2_TOL, min_r2=0.8):
                    paper_value=f"D_K* = {slope} (r m / d_model) log2 m across r in {{1,2,4,8,16}} (one standard per part: "
                                f"the 95% interval of the constant wholly inside [{band[0]:.3g}, {band[1]:.3g}] (a factor "
                                f"{factor:.3g}, log2 as Eq. (31) writes it, centred R2 >= {min_r2}) and the 95% interval of "
-                               f"the exponent of r wholly inside [{1 - DEGREE_TOL:g}, {1 + DEGREE_TOL:g}], and each "
+                               f"the exponent of r wholly inside [{1 - gamma_tol:g}, {1 + gamma_tol:g}], and each "
                                f"degree's D_K* interval inside [{slope} x / {factor:.3g}, {slope} x * {factor:.3g}]; "
                                "contradicted when any lies wholly outside)",
                    measured_value={"per part": words, "every degree against the constant's band": deg_rows,
@@ -170,7 +171,7 @@ def _check_edges_collapse(ctx, factor=FACTOR2_TOL, min_r2=0.8):
                                    "laws (edges vs vertices vs free)": laws,
                                    "degrees": degree_rows(sorted(by_r), ths, ivs, caps, rates)},
                    witness=words if status is Status.CONTRADICTED_EMPIRICALLY else None, artefacts=arts,
-                   params={"factor": factor, "tolerance on the exponent": DEGREE_TOL,
+                   params={"factor": factor, "tolerance on the exponent": gamma_tol,
                            "resolution": {"constant": readings["log2"]["resolution"], "exponent": res_gamma}},
                    evidence=f"full sweep ({len(recs)} runs); censored interval regression on log D_K* (offset log x for "
                             "the constant; log r for the exponent, sigma at least the ladder's resolution), 95% "
@@ -178,11 +179,13 @@ def _check_edges_collapse(ctx, factor=FACTOR2_TOL, min_r2=0.8):
                             "origin reported; laws by AIC reported", evidence_level="fitted")
 
 
-def _check_eq32_per_degree(ctx, factor=FACTOR2_TOL):
+def _check_eq32_per_degree(ctx, factor=STATED_CONSTANT_FACTOR):
     """Eq. (32) read per degree: one constant for every density, i.e. D_K* proportional to x = (r m / d_model) log2 m
     at fixed (m, d_model), so D_K* ~ r^gamma with gamma = 1, and that constant the stated one. Two parts, each by one
     standard (inside holds, wholly outside contradicted): gamma's 95% interval against [1 - tol, 1 + tol], and every
-    degree's D_K* interval against [slope x / sqrt2, slope x sqrt2] (:func:`~.a3_rules.degree_band_part`)."""
+    degree's D_K* interval against [slope x / sqrt2, slope x sqrt2] (:func:`~.a3_rules.degree_band_part`). The
+    exponent's tolerance is not a number of its own: :func:`~.a3_rules.one_constant_tol` derives it from the factor
+    (:data:`~rgr_verify.claims.standards.STATED_CONSTANT_FACTOR`) over the degrees' range."""
     slope = ctx.expect("slope")
     factor = tolerance(factor, kind="factor")  # ours: the package's factor for a stated constant
     got, why = _cached_regular(ctx)
@@ -208,7 +211,7 @@ def _check_eq32_per_degree(ctx, factor=FACTOR2_TOL):
     return Verdict(status,
                    paper_value=f"Eq. (32): D_K* ~ {slope} x with x = (r m / d_model) log2 m, one constant for every "
                                f"r in {{1, 2, 4, 8, 16}}: at fixed m and d_model, D_K* ~ r^gamma with gamma = 1 "
-                               f"(tolerance: the 95% interval of gamma wholly inside [{1 - tol:.3g}, {1 + tol:.3g}], "
+                               f"(tolerance: the 95% interval of gamma wholly inside [{1 - tol:.4g}, {1 + tol:.4g}], "
                                f"i.e. the constant drifts by at most a factor {factor:.3g} from r = {rs[0]} to r = "
                                f"{rs[-1]}; and each degree's D_K* interval inside [{slope} x / {factor:.3g}, {slope} x "
                                f"* {factor:.3g}]; contradicted when either lies wholly outside)",
@@ -352,7 +355,7 @@ def _check_heads_with_r(ctx, alpha=FAMILY_ALPHA):
                    evidence=f"full sweep ({len(recs)} runs)")
 
 
-def _check_heads_near_edge_ratio(ctx, factor=2.0, far=3.0):
+def _check_heads_near_edge_ratio(ctx, factor=FACTOR_TWO, far=3.0):
     got, why = _regular(ctx)
     if got is None:
         return Verdict.not_run(why)
@@ -498,6 +501,17 @@ def _eq31(ctx: CheckContext) -> Verdict:
                             paper_value="Eq. (31): x = (m'/d_model) log2 m = (r m/d_model) log2 m for r-regular graphs (m' = r m)")
 
 
+# The tolerances of the App. A.3 claims as their notes and standards write them, built from the declared constants
+# (standards.tolerances): the factor for a stated constant, the half-width on the edges law's exponent 1, the factor
+# the paper's 'a factor ~2' allows, and the exponent band that one constant over r = 1..16 allows (derived).
+_F = factor_name(STATED_CONSTANT_FACTOR)
+_C_BAND = f"[0.46 / {_F}, 0.46 {_F}]"
+_X_BAND = f"[0.46 x / {_F}, 0.46 x {_F}]"
+_GAMMA_BAND = f"[{1 - EXPONENT_HALF_WIDTH:g}, {1 + EXPONENT_HALF_WIDTH:g}]"
+_ONE_CONSTANT = one_constant_tol(1, 16, STATED_CONSTANT_FACTOR)  # ln sqrt2 / ln 16 = 0.125
+_ONE_CONSTANT_BAND = f"[{1 - _ONE_CONSTANT:.4g}, {1 + _ONE_CONSTANT:.4g}]"
+_NEAR_BAND = f"[1/{FACTOR_TWO:g}, {FACTOR_TWO:g}]"
+
 CLAIMS = (
     Claim(id="appa3-edges-not-vertices-set-threshold", ref="App. A.3",
           analyses=("leave one seed out", "F1 target", "threshold rule", "tolerance"),
@@ -509,23 +523,26 @@ CLAIMS = (
                 "(the 95% interval wholly inside the band holds, wholly outside contradicts, else inconclusive with "
                 "the resolution reached), as Figure 3's law is held: (1) the constant: the 95% profile interval of "
                 "the censored interval-regression constant on the offset log x (log2, as Eq. (31)-(32) write it; ln "
-                "reported beside it) inside [0.46 / sqrt2, 0.46 sqrt2] (the package's factor for a stated constant), "
-                "with centred R^2 >= 0.8 for a pass; (2) the edges law: the 95% profile interval of the exponent "
-                "gamma of D_K* ~ r^gamma (sigma held at least at the ladder's resolution; cap-limited degrees as "
-                "upper bounds) inside [0.5, 1.5], closer to the edges law's 1 than to the vertices law's 0; (3) "
-                "every degree: its D_K* interval (a cap-limited degree's as (0, high]) inside [0.46 x / sqrt2, 0.46 x "
-                "sqrt2] (degree_band_part; one degree wholly outside contradicts the collapse onto 0.46 x). The "
+                f"reported beside it) inside {_C_BAND} (standards.tolerances.STATED_CONSTANT_FACTOR, the package's "
+                "factor for a stated constant), with centred R^2 >= 0.8 for a pass; (2) the edges law: the 95% "
+                "profile interval of the exponent gamma of D_K* ~ r^gamma (sigma held at least at the ladder's "
+                f"resolution; cap-limited degrees as upper bounds) inside {_GAMMA_BAND} "
+                "(standards.tolerances.EXPONENT_HALF_WIDTH), closer to the edges law's 1 than to the vertices law's "
+                "0; (3) every degree: its D_K* interval (a cap-limited degree's as (0, high]) inside "
+                f"{_X_BAND} (degree_band_part; one degree wholly outside contradicts the collapse onto 0.46 x). The "
                 "statement holds when all parts hold, is contradicted when one is contradicted. Measured: constant "
-                "0.528, 95% [0.405, 0.692] against [0.325, 0.651]: inconclusive; gamma 0.758, 95% [0.602, 0.911]: "
+                f"0.528, 95% [0.405, 0.692] against [{0.46 / STATED_CONSTANT_FACTOR:.3f}, "
+                f"{0.46 * STATED_CONSTANT_FACTOR:.3f}]: inconclusive; gamma 0.758, 95% [0.602, 0.911]: "
                 "inside; degrees: r = 8 inside, r = 1, 2, 4, 16 straddle (ratio to 0.46 x [1.24, 1.86] at r = 1, 2, "
                 "[0.62, 0.93] at r = 16). Status inconclusive. Edges, vertices and free laws are still compared by AIC and reported "
                 "(the free law r^0.76 is preferred by dAIC 8.8), not decided on.",
           standard=Standard("band", "constant c of D_K* = c (r m / d_model) log2 m over r in {1, ..., 16}, the "
                                     "exponent gamma of r, and each degree's D_K* interval",
-                            tolerance="c's 95% interval inside [0.46 / sqrt2, 0.46 sqrt2] with centred R^2 >= 0.8; "
-                                      "gamma's inside [0.5, 1.5]; every degree inside [0.46 x / sqrt2, 0.46 x sqrt2]",
-                            source="paper: 0.46 (Eq. (32), Fig. 12); ours: the factor sqrt2, +-0.5 on gamma, the "
-                                   "R^2 floor",
+                            tolerance=f"c's 95% interval inside {_C_BAND} with centred R^2 >= 0.8; "
+                                      f"gamma's inside {_GAMMA_BAND}; every degree inside {_X_BAND}",
+                            source=f"paper: 0.46 (Eq. (32), Fig. 12); ours: the factor {_F} for a stated constant, "
+                                   f"+-{EXPONENT_HALF_WIDTH:g} on gamma (the exponent 1 of the edges law against 0), "
+                                   "the R^2 floor",
                             primary="censored interval regression (offset log2 x for c, log r for gamma), parts "
                                     "combined as a conjunction",
                             dimensions=(), alternative=("flat_threshold", "holds-empirically"))),
@@ -539,23 +556,27 @@ CLAIMS = (
           notes="Full tier (a3-regular full: m=128, d_model=32). appa3-edges-not-vertices-set-threshold tests the "
                 "constant and the edges law; this claim tests Eq. (32)'s 'a single proportionality constant fits all "
                 "densities': at fixed m and d_model, D_K* / x constant means D_K* ~ r^gamma with gamma = 1. Over r = 1 "
-                "to 16 the constant drifts by 16^(gamma - 1); one constant allows at most the package's factor sqrt2 "
-                "for a stated constant, i.e. |gamma - 1| <= ln sqrt2 / ln 16 = 0.125. One standard: the 95% profile "
+                f"to 16 the constant drifts by 16^(gamma - 1); one constant allows at most the package's factor {_F} "
+                f"for a stated constant, i.e. |gamma - 1| <= ln {_F} / ln 16 = {_ONE_CONSTANT:.3g} (derived in code "
+                "from standards.tolerances.STATED_CONSTANT_FACTOR by a3_rules.one_constant_tol, not a tolerance of "
+                "its own). One standard: the 95% profile "
                 "interval of gamma (censored-Gaussian interval regression of log D_K* on log r, sigma held at least "
-                "at the ladder's resolution, cap-limited degrees as upper bounds) wholly inside [0.875, 1.125] holds, "
+                f"at the ladder's resolution, cap-limited degrees as upper bounds) wholly inside {_ONE_CONSTANT_BAND} "
+                "holds, "
                 "wholly outside contradicts, else inconclusive. Measured: gamma 0.758, 95% [0.602, 0.911]: it "
                 "overlaps the band, inconclusive (D_K* / x falls from 0.86 at r = 1 to 0.43 at r = 16 at the "
                 "first passing D_K; about 2x the degrees or a finer ladder would decide). Second part, by the same "
-                "standard: every degree's D_K* interval (a cap-limited degree's as (0, high]) against [0.46 x / "
-                "sqrt2, 0.46 x sqrt2] (degree_band_part): one wholly outside contradicts the stated constant at that "
+                f"standard: every degree's D_K* interval (a cap-limited degree's as (0, high]) against {_X_BAND} "
+                "(degree_band_part): one wholly outside contradicts the stated constant at that "
                 "degree, all inside hold; measured: r = 8 inside, the others straddle (inconclusive). The claim holds "
                 "when both parts hold and is contradicted when either is.",
           standard=Standard("band", "exponent gamma of D_K* ~ r^gamma at fixed (m, d_model), and each degree's D_K* "
                                     "interval against 0.46 x",
-                            tolerance="gamma's 95% interval inside [0.875, 1.125] (the constant drifts by at most "
-                                      "sqrt2 from r = 1 to 16); every degree inside [0.46 x / sqrt2, 0.46 x sqrt2]",
-                            source="paper: one constant 0.46 (Eq. (32)); ours: the factor sqrt2 for a stated "
-                                   "constant",
+                            tolerance=f"gamma's 95% interval inside {_ONE_CONSTANT_BAND} (the constant drifts by at "
+                                      f"most {_F} from r = 1 to 16); every degree inside {_X_BAND}",
+                            source="paper: one constant 0.46 (Eq. (32)); ours: "
+                                   f"{TOLERANCE_REASONS['STATED_CONSTANT_FACTOR']}, and the exponent band it implies "
+                                   "over r = 1..16",
                             primary="censored-Gaussian interval regression of log D_K* on log r, sigma held at the "
                                     "ladder's resolution",
                             dimensions=("points compared",), alternative=("flat_threshold", "holds-empirically"))),
@@ -600,17 +621,17 @@ CLAIMS = (
           kind=Kind.EMPIRICAL, tier=Tier.FULL, check=_check_heads_near_edge_ratio, role="result",
           replays=("a3-regular",),
           notes="Full tier (m=128, d_model=32, r in {1..32}; target 4r). h* interval = App. A.2 paired-t pool. Holds when "
-                "every degree's h* interval over the target lies inside [1/2, 2] (one standard: inside passes); "
+                f"every degree's h* interval over the target lies inside {_NEAR_BAND} (one standard: inside passes); "
                 "contradicted when some degree's interval lies wholly beyond a factor 3 (cells whose threshold runs "
-                "mostly hit the cap excluded); inconclusive otherwise. The factor 2 (the paper's '~2') is not declared "
-                "as a stated value for mutation. Why inconclusive (ledger): r = 1, 2 have h*/target intervals [0.25, "
+                "mostly hit the cap excluded); inconclusive otherwise. The factor 2 (the paper's '~2', "
+                "standards.tolerances.FACTOR_TWO) is not declared as a stated value for mutation. Why inconclusive (ledger): r = 1, 2 have h*/target intervals [0.25, "
                 "1] and r = 4, 8, 16 [0.25, 0.5]: they meet the band but are not inside it (the doubling head ladder "
                 "cannot resolve a factor 2); at r = 32 h* = 16 is an eighth of the target 128, but that cell is "
                 "cap-limited (most threshold runs hit the 20000-step cap) and the largest h tested is 64 < 128, so "
                 "its h* is an artefact of the tested range and the cap: it can neither confirm nor refute. Deciding "
                 "needs a finer head ladder, and r = 32 runs with h up to 128 and a longer cap (GPU).",
           standard=Standard("band", "per degree r, the h* interval over the target r m / d_model",
-                            tolerance="every ratio interval inside [1/2, 2]; one wholly beyond a factor 3 "
+                            tolerance=f"every ratio interval inside {_NEAR_BAND}; one wholly beyond a factor 3 "
                                       "(cap-limited degrees excluded) contradicts",
                             source="paper: 'a factor ~2' (App. A.3); ours: the factor 3 for a fail",
                             primary="App. A.2 paired-t h* pools",

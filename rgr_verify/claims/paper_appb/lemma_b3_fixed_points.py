@@ -123,7 +123,9 @@ CLAIMS = (
                 "At j = i the sum is the leakage mass ||delta_{i,T_k}||^2 (about 1), not O(sqrt(log m / d_model)), "
                 "whenever T_k holds fixed points, for every constant, so item 3 as printed ('for all j') is false; "
                 "it is the slip of thm41-fixed-points-self-pair seen in the lemma stated for Algorithm 1's blocks: "
-                "for j != i it holds, and fixed and moved sources in separate blocks (a constant factor of the "
-                "budget) repair both, so the rate of Theorem 4.1 stands (same class, same severity; review of "
-                "2026-11-28).")),
+                "for j != i it holds. Fixed and moved sources in separate blocks (a constant factor of the budget) "
+                "repair Theorem 4.1, whose rate stands (same class, same severity; review of 2026-11-28), but not "
+                "the lemma: inside a block of fixed points the j = i sum stays of order 1 (about 0.25 at every "
+                "d_model; second review of 2026-11-28), so the lemma is repaired only by stating item 3 for "
+                "j != pi(i).")),
 )

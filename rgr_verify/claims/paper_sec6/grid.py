@@ -15,7 +15,8 @@ from scipy import stats as _st
 from ...capacity import compression_x, f1_target, fit_through_origin, threshold
 from ...fits import LAWS, compare_designs
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
-from ..standards import Standard, conjunction, decide
+from ..standards import (EXPONENT_HALF_WIDTH, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, conjunction, decide,
+                         factor_name)
 from ..tools import (
     verdict_over_readings,
     GRID_FULL_NOTES,
@@ -32,7 +33,7 @@ from ..tools import (
 )
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve, significance, tolerance
-from .measure import (LOADER_FREE, FACTOR2_TOL, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid,
+from .measure import (LOADER_FREE, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid,
                       equivalence_status, exponent_fit, measured_reading, memo, r2_status, reading_verdict)
 
 __all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
@@ -127,7 +128,7 @@ def _fig3_measure(ctx, exclude: bool):
             "rates": reported_only(ctx, lambda: sampler_rates(ctx, [k[0] for k in keys]))}, ""
 
 
-def _fig3(ctx, *, exclude: bool, slope_factor=FACTOR2_TOL, r2_tol=0.1):
+def _fig3(ctx, *, exclude: bool, slope_factor=STATED_CONSTANT_FACTOR, r2_tol=0.1):
     paper_slope, paper_r2 = ctx.expect("slope"), ctx.expect("r2")
     # both tolerances are ours (the package's factor for a stated constant; 0.1 on R^2): the multiverse varies them
     slope_factor, r2_tol = tolerance(slope_factor, kind="factor"), tolerance(r2_tol)
@@ -272,7 +273,7 @@ def _doubled_cap_intervals(ctx, recs, keys, ivs, capped):
     return out, cap
 
 
-def _check_law_form(ctx, tol=0.5):
+def _check_law_form(ctx, tol=EXPONENT_HALF_WIDTH):
     tol = tolerance(tol)  # ours: closer to the law's exponent than to 0 or 2
     got, why = cached_full_grid(ctx)
     if got is None:
@@ -459,8 +460,9 @@ _READING_RULE = (" Readings: the printed 'log m' names no base, so ln and log2 a
                  "an analysis that takes the cells the Table 2 cap stopped as upper bounds takes them as (0, high] "
                  "here too) wholly within 0.1 of the stated R^2 holds, wholly outside contradicts, otherwise "
                  "inconclusive; an analysis holds when both parts hold and is contradicted when either is. The readings are combined by verdict_over_readings: both hold -> holds; both fail -> "
-                 "contradicted; mixed -> inconclusive (no reading is the printed one). Tolerance: a factor sqrt(2) on "
-                 "the slope, the package's rule for a stated constant (a measured slope is read as agreeing when it "
+                 f"contradicted; mixed -> inconclusive (no reading is the printed one). Tolerance: a factor "
+                 f"{factor_name(STATED_CONSTANT_FACTOR)} on the slope, the package's rule for a stated constant "
+                 "(standards.tolerances.STATED_CONSTANT_FACTOR: a measured slope is read as agreeing when it "
                  "is closer in log to the stated one than to its double or its half, so that a factor-2 error is "
                  "detected); it is that fixed rule, not a band chosen for this grid.")
 
@@ -468,6 +470,18 @@ _READING_RULE = (" Readings: the printed 'log m' names no base, so ln and log2 a
 # The runner's dimensions of the base-grid claims (Claim.analyses): each seed left out, App. A.1's readings, App. A.2's
 # F1 bar and threshold rule, and (where the check judges one) our tolerance band or its tests' level.
 _GRID = ("leave one seed out", "readings of App. A.1", "F1 target", "threshold rule")
+
+_F = factor_name(STATED_CONSTANT_FACTOR)  # the factor for a stated constant, as the notes and standards write it
+
+
+def _slope_band_text(slope: float) -> str:
+    """The band of a stated slope under :data:`STATED_CONSTANT_FACTOR`, e.g. "[1.19 / sqrt2, 1.19 sqrt2] = [0.841,
+    1.683]"."""
+    return (f"[{slope:g} / {_F}, {slope:g} {_F}] = [{slope / STATED_CONSTANT_FACTOR:.3f}, "
+            f"{slope * STATED_CONSTANT_FACTOR:.3f}]")
+
+
+_EXPONENT_BAND = f"[{1 - EXPONENT_HALF_WIDTH:g}, {1 + EXPONENT_HALF_WIDTH:g}]"  # the law's exponent 1 +- the half-width
 
 CLAIMS = (
     Claim(id="fig3-dkstar-scaling-slope", ref="Figure 3",
@@ -478,14 +492,14 @@ CLAIMS = (
                                                      "m log m / d_model"),
                    "r2": Stated(0.944, "value", "Sec. 6.1 display and Figure 3 caption: R^2 = 0.944")},
           role="result",
-          notes=GRID_FULL_NOTES + " Band for the slope: [1.19 / sqrt(2), 1.19 sqrt(2)] = [0.841, 1.683]; centred R^2 "
+          notes=GRID_FULL_NOTES + f" Band for the slope: {_slope_band_text(1.19)}; centred R^2 "
                 "within 0.1 of 0.944 (two-sided)." + _READING_RULE,
           standard=Standard("band", "slope a of D_K* = a m log m / d_model over the 12 base-grid cells, and its "
                                     "centred R^2",
-                            tolerance="95% profile interval of a inside [1.19 / sqrt2, 1.19 sqrt2]; R^2 grid range "
+                            tolerance=f"95% profile interval of a inside [1.19 / {_F}, 1.19 {_F}]; R^2 grid range "
                                       "within 0.1 of 0.944",
-                            source="paper: 1.19 and R^2 0.944 (Sec. 6.1, Fig. 3); ours: the factor sqrt2 for a "
-                                   "stated constant and +-0.1 on R^2",
+                            source="paper: 1.19 and R^2 0.944 (Sec. 6.1, Fig. 3); ours: "
+                                   f"{TOLERANCE_REASONS['STATED_CONSTANT_FACTOR']}, and +-0.1 on R^2",
                             primary="censored-Gaussian interval regression of log D_K* on the offset log x, 95% "
                                     "profile interval; R^2 grid range of the paper's least-squares estimator",
                             dimensions=("thresholds", "log base", "estimator"), alternative=("flat_threshold", "holds-empirically"))),
@@ -496,14 +510,14 @@ CLAIMS = (
           expects={"slope": Stated(0.966, "constant", "Sec. 6.1, after the Fig. 3 display: 'gives slope 0.966'"),
                    "r2": Stated(0.992, "value", "Sec. 6.1, after the Fig. 3 display: 'with R^2 = 0.992'")},
           role="result",
-          notes=GRID_FULL_NOTES + " Band for the slope: [0.966 / sqrt(2), 0.966 sqrt(2)] = [0.683, 1.366]; centred "
+          notes=GRID_FULL_NOTES + f" Band for the slope: {_slope_band_text(0.966)}; centred "
                 "R^2 within 0.1 of 0.992 (two-sided)." + _READING_RULE,
           standard=Standard("band", "slope a of D_K* = a m log m / d_model over the 9 base-grid cells without "
                                     "d_model = 16, m > 64, and its centred R^2",
-                            tolerance="95% profile interval of a inside [0.966 / sqrt2, 0.966 sqrt2]; R^2 grid "
+                            tolerance=f"95% profile interval of a inside [0.966 / {_F}, 0.966 {_F}]; R^2 grid "
                                       "range within 0.1 of 0.992",
-                            source="paper: 0.966 and R^2 0.992 (Sec. 6.1); ours: the factor sqrt2 for a stated "
-                                   "constant and +-0.1 on R^2",
+                            source="paper: 0.966 and R^2 0.992 (Sec. 6.1); ours: "
+                                   f"{TOLERANCE_REASONS['STATED_CONSTANT_FACTOR']}, and +-0.1 on R^2",
                             primary="censored-Gaussian interval regression of log D_K* on the offset log x, 95% "
                                     "profile interval; R^2 grid range of the paper's least-squares estimator",
                             dimensions=("thresholds", "log base", "estimator"), alternative=("flat_threshold", "holds-empirically"))),
@@ -518,15 +532,16 @@ CLAIMS = (
                 "spread over one ladder step in log, median step / sqrt(12)): a threshold known only to a ladder step "
                 "cannot pin the scatter below that, and a free sigma collapses towards 0 when a line threads every "
                 "interval, which makes the profile intervals spuriously narrow. Each exponent's 95% profile interval "
-                "is held to [0.5, 1.5] (closer to the law's exponent 1 than to 0 or 2, the rule of "
-                "fig4-diagonal-logarithmic-growth): holds when both lie wholly inside, contradicted when either lies "
-                "wholly outside, inconclusive otherwise (resolution and what would decide recorded). The paper does "
+                f"is held to {_EXPONENT_BAND} (standards.tolerances.EXPONENT_HALF_WIDTH: closer to the law's "
+                "exponent 1 than to 0 or 2, the rule of fig4-diagonal-logarithmic-growth): holds when both lie wholly "
+                "inside, contradicted when either lies wholly outside, inconclusive otherwise (resolution and what would decide recorded). The paper does "
                 "not claim that m log m / d_model beats other laws: the AIC comparison with m / d_model and a free "
                 "power law is our own and is only reported.",
           standard=Standard("rate", "exponents alpha of m ln m and beta of 1 / d_model in log D_K* over the base "
                                     "grid",
-                            tolerance="each exponent's 95% profile interval inside [0.5, 1.5]",
-                            source="ours: closer to the law's exponent 1 than to 0 or 2",
+                            tolerance=f"each exponent's 95% profile interval inside {_EXPONENT_BAND}",
+                            source=f"ours: {TOLERANCE_REASONS['EXPONENT_HALF_WIDTH']} (the law's exponent 1 against 0 "
+                                   "or 2)",
                             primary="censored-Gaussian interval regression, sigma held at the ladder's resolution, "
                                     "cap-limited cells as upper bounds",
                             dimensions=("cells", "cap-limited cells", "cap runs"), alternative=("flat_threshold", "holds-empirically"))),

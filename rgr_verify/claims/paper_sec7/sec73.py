@@ -151,12 +151,21 @@ _PAPER = {
 }
 
 
+def _kept(ctx: CheckContext, res):
+    """``res`` with its records read through the context (:meth:`CheckContext.keep_records`): the multiverse's
+    left-out seed is left out, and the seeds read are noted."""
+    return dataclasses.replace(res, records=tuple(ctx.keep_records(list(res.records))))
+
+
 def _check(decide, ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only: bool = False) -> Verdict:
     """Run (or replay) the tier's sweep (at the full tier the cells ``decide`` reads) and decide ``decide`` on it;
-    the Figure 7 plot goes with the first claim."""
+    the Figure 7 plot goes with the first claim. At the full tier the records pass through the context, so the
+    runner's "leave one seed out" applies."""
     res, skip = _sweep(ctx, tier, source, gpt2_only=gpt2_only, decide=decide if tier != "quick" else None)
     if skip:
         return skip
+    if tier != "quick":
+        res = _kept(ctx, res)
     artefacts = ()
     if decide is decide_grows and ctx.out_dir is not None:
         from ...plots import plot_fig7
@@ -247,6 +256,7 @@ def _check_plateau(ctx: CheckContext) -> Verdict:
     res, skip = _sweep(ctx, "full", None, gpt2_only=True, decide=decide_plateau)
     if skip:
         return skip
+    res = _kept(ctx, res)
     return _verdict(res, decide_plateau(res, center=ctx.expect("plateau")), paper=_PAPER[decide_plateau])
 
 
@@ -383,17 +393,17 @@ CLAIMS = (
     _claim("fig7-accuracy-grows-with-dk", "Figure 7",
            "For h >= 2 test accuracy increases with D_K over {64, 128, 256, 512} (m = 6144, l = 16; decided on "
            "the source named in the verdict; null pass probability 0.025).",
-           _check_grows, Tier.GPU, _FULL_NOTE,
+           _check_grows, Tier.GPU, _FULL_NOTE, analyses=("leave one seed out", "test level", "tolerance"),
            standard=_STANDARDS["grows"]),
     _claim("fig7-multihead-advantage-every-dk", "Figure 7",
            "At every D_K in {64, ..., 512} the best multi-head partition (picked on seeds 0-1) beats h = 1 by a "
            "substantial margin on seeds 2-6 (null pass probability 0.025).",
-           _check_advantage, Tier.GPU, _FULL_NOTE,
+           _check_advantage, Tier.GPU, _FULL_NOTE, analyses=("leave one seed out", "test level", "tolerance"),
            standard=_STANDARDS["advantage"]),
     _claim("fig7-single-head-bimodality", "Figure 7",
            "For h = 1 at D_K >= 256 a substantial fraction of seeds collapse to the NULL baseline; no h >= 2 run "
            "collapses (null pass probability <= 0.05).",
-           _check_bimodality, Tier.GPU, _FULL_NOTE,
+           _check_bimodality, Tier.GPU, _FULL_NOTE, analyses=("leave one seed out",),
            standard=_STANDARDS["bimodality"]),
     dataclasses.replace(
         _claim("fig7-single-head-plateau-near-081", "Figure 7",
@@ -402,7 +412,7 @@ CLAIMS = (
                _check_plateau, Tier.GPU, _GPT2_NOTE + " Rule (one standard, issue 37): holds when the 95% "
                "t-interval of the non-collapsed mean lies inside [0.76, 0.86] and the gain's 95% interval below "
                "0.03; contradicted when either lies wholly outside; inconclusive otherwise (until 2026-11-28 a mean "
-               "and a gain inside as points passed).", kind=Kind.EMPIRICAL,
+               "and a gain inside as points passed).", kind=Kind.EMPIRICAL, analyses=("leave one seed out",),
                standard=Standard("plateau", "mean test accuracy of the non-collapsed h = 1 runs at D_K >= 256 "
                                             "(GPT-2 source) and its gain from the smallest to the largest of those "
                                             "D_K",
@@ -419,11 +429,11 @@ CLAIMS = (
     _claim("fig7-best-partitions-h4-h8", "Figure 7",
            "At at least half of the D_K the best of h in {4, 8} (picked on seeds 0-1) beats every other h on "
            "seeds 2-6 (null pass probability 0.05).",
-           _check_best, Tier.GPU, _FULL_NOTE,
+           _check_best, Tier.GPU, _FULL_NOTE, analyses=("leave one seed out", "test level"),
            standard=_STANDARDS["best"]),
     _claim("fig7-h8-counterproductive-dk64", "Figure 7",
            "At D_K = 64 (d_k = 8) eight heads do worse than four (null pass probability 0.025).",
-           _check_h8, Tier.GPU, _FULL_NOTE,
+           _check_h8, Tier.GPU, _FULL_NOTE, analyses=("leave one seed out", "test level"),
            standard=_STANDARDS["h8"]),
     _claim("fig7-multihead-near-perfect-dk512", "Figure 7",
            "On GPT-2 embeddings, multi-head accuracy begins to saturate near-perfect two-step retrieval by "
@@ -431,7 +441,7 @@ CLAIMS = (
            _check_near_perfect, Tier.GPU, _GPT2_NOTE + " Rule (one standard, issue 37): holds when the 95% "
            "t-interval of the confirmation-seed mean lies at or above 0.95, contradicted when it lies wholly below "
            "0.95, inconclusive otherwise (until 2026-11-28 a mean >= 0.95 passed as a point, and only an upper end "
-           "below 0.9 failed).", kind=Kind.EMPIRICAL,
+           "below 0.9 failed).", kind=Kind.EMPIRICAL, analyses=("leave one seed out", "test level"),
            standard=Standard("band", "confirmation-seed mean test accuracy of the best h >= 2 (picked on the "
                                      "selection seeds) at the largest D_K (GPT-2 source)",
                              tolerance="the mean's 95% t-interval inside [0.95, 1] holds, wholly below 0.95 "

@@ -59,6 +59,7 @@ import numpy as np
 from ...stats import clopper_pearson, t_interval
 from ..base import Status
 from ..standards import decide
+from ..standards.comparison import decide_advantage as advantage_standard
 
 __all__ = [
     "ALPHA", "NULL_BUDGET", "COLLAPSE", "MARGIN", "PLATEAU", "PLATEAU_GAIN", "NEAR_PERFECT", "H8_CELL",
@@ -99,9 +100,12 @@ def analogue_text(preset) -> str:
 
 
 def _iv(values, alpha: float | None = None) -> list:
-    """[mean, lo, hi] of ``values``: the two-sided 95% t-interval, or the one whose ends are one-sided tests at
-    ``alpha``."""
-    mean, lo, hi = t_interval(values) if alpha is None else t_interval(values, confidence=1 - 2 * alpha)
+    """[mean, lo, hi] of ``values``: the two-sided t-interval whose ends are one-sided tests at ``alpha`` (default
+    :data:`ALPHA` at the multiverse's test level: the 95% interval as declared)."""
+    from ..tools.multiverse import significance
+
+    alpha = significance(ALPHA) if alpha is None else alpha
+    mean, lo, hi = t_interval(values, confidence=1 - 2 * alpha)
     return [round(mean, 4), round(lo, 4), round(hi, 4)]
 
 
@@ -124,6 +128,8 @@ def _split_ok(res) -> str | None:
 
 def decide_grows(res) -> dict:
     """Accuracy grows with D_K for h >= 2 (all seeds, no winner picked)."""
+    from ..tools.multiverse import tolerance
+
     p = res.preset
     multi = [h for h in p.heads if h >= 2]
     Dmin, Dmax = p.D_Ks[0], p.D_Ks[-1]
@@ -131,7 +137,7 @@ def decide_grows(res) -> dict:
     iv = _iv(per_seed)
     means = {D: _means(res, D) for D in p.D_Ks}
     drops = {f"h={h},{a}->{b}": round(means[a][h] - means[b][h], 4)
-             for h in multi for a, b in zip(p.D_Ks, p.D_Ks[1:]) if means[a][h] - means[b][h] > MARGIN}
+             for h in multi for a, b in zip(p.D_Ks, p.D_Ks[1:]) if means[a][h] - means[b][h] > tolerance(MARGIN)}
     # the interval's low end above 0 and its high end below 0 exclude each other
     status = decide(iv[1] > 0 and not drops, iv[2] < 0)
     return {"status": status, "null_pass_probability": ALPHA, "null": "no effect of D_K: the one-sided test's level",
@@ -151,7 +157,7 @@ def decide_advantage(res) -> dict:
                 "measured": None, "details": why + "."}
     from ..tools.multiverse import significance, tolerance
 
-    per_D, established, absent = {}, [], []
+    per_D, ivs = {}, {}
     alpha, margin = significance(ALPHA), tolerance(MARGIN)  # the multiverse's test level and tolerance (ours)
     for D in p.D_Ks:
         sel = _means(res, D, [h for h in p.heads if h >= 2], seeds="selection")
@@ -159,12 +165,12 @@ def decide_advantage(res) -> dict:
         iv = _iv(res.values(D, best, seeds="confirmation") - res.values(D, 1, seeds="confirmation"), alpha)
         per_D[f"D_K={D}"] = {"best_h_on_selection_seeds": best, "confirmation_diff_mean_lo_hi": iv,
                              "mean_acc_all_seeds": {f"h={h}": round(v, 4) for h, v in _means(res, D).items()}}
-        # one standard (issue 37; an independent review of 2026-11-28 found the pass looser than the fail): the
-        # advantage's one-sided interval against the band [margin, inf) of "substantially higher", inside passes,
-        # wholly below fails, meeting it is undecided (until then a low end above 0 passed)
-        established += [D] if iv[1] >= margin else []
-        absent += [D] if iv[2] < margin else []
-    status = decide(len(established) == len(p.D_Ks), absent)
+        ivs[D] = iv[1:]
+    # the comparison standard (standards.comparison, issue 37): per D_K the advantage's one-sided interval against
+    # the band [margin, inf) of "substantially higher", inside passes, wholly below fails, meeting it is undecided;
+    # every D_K must pass, one failing fails (h* is picked on other seeds: no Bonferroni over the pick)
+    status, resolution = advantage_standard(ivs, margin, every=True, level=alpha)
+    established, absent = resolution["held"], resolution["failed"]
     return {"status": status, "null_pass_probability": ALPHA,
             "null": "no effect of h: every D_K must pass a one-sided test on seeds not used to pick h*",
             "measured": per_D, "witness": {"advantage_absent_at": absent},

@@ -112,9 +112,11 @@ CLAIMS = (
                 "that reach 0.99 starts above 0.5 (0.57 to 1.0), so none could be decided from a fixed 0.5; (64,32) "
                 "h = 32 is at 0.99 on its first rung (set aside); the other 16 are anchored at 0.8 (4 start above "
                 "it) and all 16 are undecided (0 sharp, 0 gradual): with 3 seeds per point the one-sided t-bounds "
-                "(2 degrees of freedom) at 0.05 / 164 are too wide to certify either end (the means alone would "
-                "read the 12 that start below 0.8 as sharp). Deciding needs more seeds. Multiverse: each seed left "
-                "out.",
+                "(2 degrees of freedom) at 0.05 / 164 are too wide to certify either end. On the means, by the width "
+                "rule from 0.8, only 1 of the 12 curves that start below 0.8 is sharp ((64,32), h = 4) and none is "
+                "gradual (e.g. (64,32) h = 2 rises from 6 to 16, a factor 2.67 against 2.633): more seeds could "
+                "certify at most that one curve, so on these ladders the claim cannot hold under this rule (a finer "
+                "ladder would be needed; second review of 2026-11-28). Multiverse: each seed left out.",
           standard=Standard("sharp-transition", "per (cell, h) softmax F1-D_K curve (sec71-softmax full) that "
                                                 "rises on the ladder to mean F1 0.99: sharp, gradual or undecided",
                             tolerance=SHARP_TOLERANCE, source=SHARP_SOURCE,

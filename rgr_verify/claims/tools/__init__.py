@@ -50,6 +50,7 @@ from .cells import (
 )
 from .readings import (FAILS, HOLDS, NOT_TESTED, outcome, outcome_word, reading_record, recorded, refutation_scope, verdict_over_readings,
                        with_readings)
+from .rungs import end_level, rung, rung_at_least, rung_shift, seed_rungs, shift_interval, smallest_pvalue
 from .sweeps import exponent_verdict, fit_exponent, full_tier, onehot_montecarlo, whp_constant_sweep
 from .verdicts import (
     DEFAULT_MAX_EXAMPLES,
@@ -122,4 +123,11 @@ __all__ = [
     "full_grid",
     "sharp_verdict",
     "GRID_FULL_NOTES",
+    "rung",
+    "rung_at_least",
+    "seed_rungs",
+    "shift_interval",
+    "smallest_pvalue",
+    "end_level",
+    "rung_shift",
 ]

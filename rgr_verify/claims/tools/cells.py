@@ -27,9 +27,9 @@ from ...fits import (
     slope_range_through_origin,
 )
 from ...graphs import random_permutation_graph, random_regular_graph
-from ...stats import paired_t_pvalue, t_interval
+from ...stats import t_interval
 from ..base import TIERS, Status, Verdict
-from ..standards import decide
+from ..standards import advantage_interval, conjunction, decide_advantage, failing, holding, picked_level
 from .multiverse import significance, tolerance
 
 __all__ = [
@@ -308,9 +308,12 @@ def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambd
     """At a fixed D_K, several heads beat one head in every compressed cell (m / d_model >= ``min_lambda``) of
     ``preset``'s ``variant`` runs at ``tier``.
 
-    Holds when every compressed cell has an (h > 1, D_K) whose mean F1 exceeds h = 1 at the same D_K by at least
-    ``min_gap`` with a paired t-test p below ``alpha`` / #comparisons (Bonferroni over the cell's comparisons);
-    contradicted when some compressed cell has no h > 1 above h = 1; inconclusive otherwise. The rule of
+    The comparison standard (:func:`rgr_verify.claims.standards.decide_advantage`). Units: per compressed cell, each
+    (h > 1, D_K) with h = 1 run at the same D_K on the same seeds; its advantage is the per-seed F1 of h > 1 minus
+    h = 1, its interval the t-interval at one-sided level ``alpha`` / k (Bonferroni over the cell's k comparisons).
+    A cell holds when some comparison's interval lies inside [``min_gap``, inf), fails when every comparison's lies
+    wholly below ``min_gap``, else is undecided (a cell without a paired comparison is undecided); the claim holds
+    when every compressed cell holds and is contradicted when some cell fails. The rule of
     sec61-multihead-advantage-quick (and of the Figure 5 softmax analogue). ``evidence_level`` (e.g. "analogue"
     for a quick-tier training analogue, "experiment" for replayed paper-scale runs) is set on the verdict.
     """
@@ -322,44 +325,46 @@ def multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", min_lambd
         return Verdict.not_run(why)
     m_max, cap = quick_sizes(recs)
     cells = permutation_cells(recs, variant)
-    per_cell, failed = {}, []
+    a, margin = significance(alpha), tolerance(min_gap)  # the multiverse's test level and tolerance (ours)
+    per_cell, cell_status = {}, {}
     for (m, d), pts in sorted(cells.items()):
         if m / d < min_lambda:
             continue
         single = {p.D_K: p for p in pts if p.h == 1}
-        comps = []
-        for p in pts:
-            s = single.get(p.D_K)
-            if p.h == 1 or s is None or p.seeds != s.seeds:
-                continue
-            comps.append((p, s, p.mean - s.mean, paired_t_pvalue(p.values, s.values)))
-        bonf = significance(alpha) / max(len(comps), 1)  # Bonferroni over the (h, D_K) comparisons of the cell
-        best = max(comps, key=lambda c: c[2], default=None)
-        sig = [c for c in comps if c[2] >= tolerance(min_gap) and c[3] < bonf]
+        comps = [(p, single[p.D_K]) for p in pts
+                 if p.h != 1 and p.D_K in single and p.seeds == single[p.D_K].seeds]
+        level = picked_level(a, max(len(comps), 1))  # Bonferroni over the (h, D_K) comparisons of the cell
+        ivs = {f"h={p.h}, D_K={p.D_K}": advantage_interval(np.subtract(p.values, s.values), level) for p, s in comps}
+        key = f"({m},{d})"
+        # "some (h > 1, D_K) of the cell beats h = 1": held by one comparison inside the band, failed only when every
+        # comparison lies wholly below it (never refuted on one comparison while another still reaches the margin)
+        cell_status[key], res = decide_advantage({u: iv[1:] for u, iv in ivs.items()}
+                                                 or {"no paired comparison": (-math.inf, math.inf)},
+                                                 margin, every=False, level=level)
+        best = max(ivs, key=lambda u: ivs[u][0], default=None)
         th = threshold(pts)
         th1 = threshold([p for p in pts if p.h == 1])
-        per_cell[f"({m},{d})"] = {
-            "best gap (mean F1, h>1 minus h=1)": None if best is None else round(best[2], 4),
-            "at": None if best is None else {"h": best[0].h, "D_K": best[0].D_K, "p": best[3]},
-            "significant comparisons": len(sig), "Bonferroni alpha": bonf,
+        per_cell[key] = {
+            "status": cell_status[key].value,
+            "best gap (mean F1, h>1 minus h=1)": None if best is None else round(ivs[best][0], 4),
+            "at": None if best is None else {"comparison": best,
+                                             "interval": [round(x, 4) for x in ivs[best][1:]]},
+            "comparisons": len(comps), "one-sided level (Bonferroni)": level, "band": [margin, math.inf],
+            "held": len(res["held"]), "failed": len(res["failed"]), "undecided": len(res["undecided"]),
             "D_K* any h": th.central, "D_K* h=1": th1.central if th1.central is not None else f"> {th1.max_tested}"}
-        if not sig:
-            failed.append(f"({m},{d})")
     params = {"preset": preset, "tier": tier, "variant": variant, "compressed cells": f"m/d_model >= {min_lambda}",
               "min gap": min_gap, "alpha": alpha,
-              "null pass probability": f"<= {alpha} (Bonferroni, paired t-tests' normal model)"}
+              "null pass probability": f"<= {alpha} per cell (Bonferroni over its comparisons, paired t model)"}
     if not per_cell:
         return Verdict(Status.INCONCLUSIVE, measured_value="no compressed cell in the preset", params=params,
                        evidence_level=evidence_level)
-    no_adv = [k for k, v in per_cell.items() if v["best gap (mean F1, h>1 minus h=1)"] is not None
-              and v["best gap (mean F1, h>1 minus h=1)"] <= 0]
-    # precedence kept: a cell with no h > 1 above h = 1 contradicts even if every cell also has a significant
-    # comparison (possible only with a zero gap tolerance, min_gap = 0)
-    status = decide(not failed and not no_adv, bool(no_adv))
+    status = conjunction(cell_status.values())
+    failed = [k for k, s in cell_status.items() if failing(s)]
+    open_ = [k for k, s in cell_status.items() if not holding(s)]
     return Verdict(status, paper_value=f"analogue at m <= {m_max}, cap {cap}: at fixed D_K, splitting into several "
                                        "heads beats one head when m >> d_model",
-                   measured_value=per_cell, witness=no_adv or failed or None, params=params,
-                   evidence=f"training sweep ({len(recs)} runs), paired t-tests over seeds, Bonferroni",
+                   measured_value=per_cell, witness=failed or open_ or None, params=params,
+                   evidence=f"training sweep ({len(recs)} runs), paired t-intervals over seeds, Bonferroni per cell",
                    evidence_level=evidence_level)
 
 
