@@ -130,6 +130,7 @@ def decide_grows(res) -> dict:
     """Accuracy grows with D_K for h >= 2 (all seeds, no winner picked)."""
     from ..tools.multiverse import tolerance
 
+    margin = tolerance(MARGIN)  # read up front: the multiverse's tolerance applies to every path
     p = res.preset
     multi = [h for h in p.heads if h >= 2]
     Dmin, Dmax = p.D_Ks[0], p.D_Ks[-1]
@@ -137,7 +138,7 @@ def decide_grows(res) -> dict:
     iv = _iv(per_seed)
     means = {D: _means(res, D) for D in p.D_Ks}
     drops = {f"h={h},{a}->{b}": round(means[a][h] - means[b][h], 4)
-             for h in multi for a, b in zip(p.D_Ks, p.D_Ks[1:]) if means[a][h] - means[b][h] > tolerance(MARGIN)}
+             for h in multi for a, b in zip(p.D_Ks, p.D_Ks[1:]) if means[a][h] - means[b][h] > margin}
     # the interval's low end above 0 and its high end below 0 exclude each other
     status = decide(iv[1] > 0 and not drops, iv[2] < 0)
     return {"status": status, "null_pass_probability": ALPHA, "null": "no effect of D_K: the one-sided test's level",
@@ -150,15 +151,15 @@ def decide_grows(res) -> dict:
 
 def decide_advantage(res) -> dict:
     """At every D_K the best h >= 2 (picked on the selection seeds) beats h = 1 on the confirmation seeds."""
+    from ..tools.multiverse import significance, tolerance
+
+    alpha, margin = significance(ALPHA), tolerance(MARGIN)  # the multiverse's test level and tolerance (ours)
     p = res.preset
     why = _split_ok(res)
     if why:
         return {"status": Status.INCONCLUSIVE, "null_pass_probability": 0.0, "null": "the rule cannot pass",
                 "measured": None, "details": why + "."}
-    from ..tools.multiverse import significance, tolerance
-
     per_D, ivs = {}, {}
-    alpha, margin = significance(ALPHA), tolerance(MARGIN)  # the multiverse's test level and tolerance (ours)
     for D in p.D_Ks:
         sel = _means(res, D, [h for h in p.heads if h >= 2], seeds="selection")
         best = max(sel, key=sel.get)
@@ -223,6 +224,9 @@ def decide_bimodality(res) -> dict:
 
 def decide_best(res) -> dict:
     """The best partitions use h in {4, 8} at at least half of the D_K (winners picked on selection seeds)."""
+    from ..tools.multiverse import significance
+
+    alpha = significance(ALPHA)  # read up front: the multiverse's test level applies to every path
     p = res.preset
     why = _split_ok(res)
     high = [h for h in p.heads if h in (4, 8)]
@@ -234,8 +238,8 @@ def decide_best(res) -> dict:
     def beats_all(D, pool, others) -> tuple:
         sel = _means(res, D, pool, seeds="selection")
         win = max(sel, key=sel.get)
-        ivs = {f"h={win}-h={o}": _iv(res.values(D, win, seeds="confirmation") - res.values(D, o, seeds="confirmation"))
-               for o in others}
+        ivs = {f"h={win}-h={o}": _iv(res.values(D, win, seeds="confirmation") - res.values(D, o, seeds="confirmation"),
+                                     alpha) for o in others}
         return win, ivs, all(iv[1] > 0 for iv in ivs.values())
 
     per_D, confirmed, refuted = {}, [], []
@@ -262,12 +266,15 @@ def decide_best(res) -> dict:
 
 def decide_h8(res) -> dict:
     """acc(64, 4) - acc(64, 8) on all seeds: h = 8 (d_k = 8) at D_K = 64 does worse than h = 4."""
+    from ..tools.multiverse import significance
+
+    alpha = significance(ALPHA)  # read up front: the multiverse's test level applies to every path
     p = res.preset
     D, h8, h4 = H8_CELL
     if (D, h8) not in p.cells() or (D, h4) not in p.cells():
         return {"status": Status.INCONCLUSIVE, "null_pass_probability": 0.0, "null": "the rule cannot pass",
                 "measured": None, "details": f"the sweep lacks D_K = {D} with h = {h4} and h = {h8}."}
-    iv = _iv(res.values(D, h4) - res.values(D, h8))
+    iv = _iv(res.values(D, h4) - res.values(D, h8), alpha)
     # The paper attributes the harm to a per-head width too small at its m = 6144; only a sweep at that m can
     # contradict it. At a smaller m the same d_k is a larger relative budget (outside the statement's regime), so
     # there a reversal is reported, not counted against the paper.
@@ -355,6 +362,9 @@ def decide_plateau(res, center: float = 0.81) -> dict:
 
 def decide_near_perfect(res) -> dict:
     """The best h >= 2 at the largest D_K (picked on selection seeds) reaches >= 0.95 on confirmation seeds."""
+    from ..tools.multiverse import significance
+
+    alpha = significance(ALPHA)  # read up front: the multiverse's test level applies to every path
     p = res.preset
     why = _split_ok(res)
     base = {"null_pass_probability": None, "null": ""}
@@ -363,7 +373,7 @@ def decide_near_perfect(res) -> dict:
     D = p.D_Ks[-1]
     sel = _means(res, D, [h for h in p.heads if h >= 2], seeds="selection")
     best = max(sel, key=sel.get)
-    iv = _iv(res.values(D, best, seeds="confirmation"))
+    iv = _iv(res.values(D, best, seeds="confirmation"), alpha)
     # One standard to pass and to fail (issue 37): the mean's 95% t-interval on the confirmation seeds inside
     # [NEAR_PERFECT, inf) passes, wholly below NEAR_PERFECT fails, straddling it is inconclusive (a mean >= 0.95 whose
     # interval reaches below no longer passes; the old fail bar 0.9 was a second standard).
