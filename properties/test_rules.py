@@ -74,6 +74,39 @@ def test_fingerprint_follows_the_rule_not_its_prose(tmp_path):
     assert stated != stated2 and base not in (stated, stated2)
 
 
+_DEFAULTS = '''
+TOL = {tol}
+
+
+def _helper(x, tol=TOL, *, level={level}):
+    return x <= tol and level < 1
+
+
+def check(ctx):
+    return _helper(0.1)
+'''
+
+
+def test_fingerprint_follows_a_tolerance_passed_as_a_default(tmp_path):
+    """A tolerance or level given as a default argument (evaluated when the function is defined, so its name is not
+    among the code's names) is part of the rule: changing its value, positional or keyword-only, changes the
+    fingerprint (until 2026-11-28 it did not: a review found xpaper's band moved without a new fingerprint)."""
+    def planted(name, tol, level):
+        path = tmp_path / f"{name}.py"
+        path.write_text(_DEFAULTS.format(tol=tol, level=level))
+        modname = f"rgr_verify.claims._planted_defaults_{name}"
+        spec = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[modname] = mod
+        spec.loader.exec_module(mod)
+        return rule_fingerprint(_claim(mod.check))
+
+    base = planted("a", 0.25, 0.05)
+    assert planted("b", 0.25, 0.05) == base
+    assert planted("c", 0.5, 0.05) != base  # the positional default's value
+    assert planted("d", 0.25, 0.01) != base  # the keyword-only default's value
+
+
 def test_fingerprint_is_stable_and_distinct_for_every_claim():
     fps = {c.id: rule_fingerprint(c) for c in all_claims()}
     assert fps == {c.id: rule_fingerprint(c) for c in all_claims()}

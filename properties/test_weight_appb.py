@@ -9,6 +9,8 @@
 - thmb1-sym-union-constant: the verdict names each reading of log and where it fails.
 - thmb5-sym-bernoulli-noise-mean: the refutation is symbolic in c and p (every admissible constant), level proved.
 - corb6 / corb7 log-factor reading: judged by the equivalence band, undecided when the interval straddles it.
+- Record texts (rev39): thmb1 why scoped to p, lemb3 identity on the lemma, corb6 sweep texts, corb10 witnesses
+  (non-degenerate graph; every c0), the softmax threshold at Theorem B.1's own C.
 - Roles: every App. B claim declares one; a proof step never has role "result"; detail findings are imprecisions.
 """
 
@@ -141,3 +143,60 @@ def test_every_claim_declares_a_role():
                 "thmb5-limit-separation", "thmb5-rademacher-signatures-verbatim"):
         assert CLAIMS[cid].role == "detail", cid
     assert "Corollary B.10" in CLAIMS["corb10-sym-heads-from-theorem-b9"].supported
+
+
+# --- record texts and witnesses the second review of 2026-11-28 (rev39, section 1) showed to be inaccurate ---------
+
+def test_union_constant_why_is_scoped_to_the_p_where_the_exact_tails_meet_m_minus_3():
+    from rgr_verify import minimal_constants as K
+
+    ratios = {}
+    for p in np.linspace(0.01, 0.49, 49):
+        C = 1.000001 * K.paper_c_theorem_b1(float(p))["C_paper"]
+        for e in range(4, 21):
+            m = 2**e
+            ratios[(round(float(p), 2), m)] = K.union_bound_algorithm3(m, math.ceil(C * math.log(m)), float(p)) * m**3
+    over = {k: r for k, r in ratios.items() if r > 1}
+    assert max(r for (p, _), r in ratios.items() if p == 0.25) < 0.033  # Algorithm 3's p = 1/4: below m^-3
+    assert len(over) == 14 and max(p for p, _ in over) <= 0.03 and 2.7 < max(over.values()) < 2.8
+    why = CLAIMS["thmb1-sym-union-constant"].slip.why
+    assert "p = 1/4" in why and "p <= 0.03" in why and "14 of 833" in why
+
+
+def test_leakage_identity_slip_is_on_the_lemmas_statement_with_the_same_severity():
+    slip = CLAIMS["lemb3-sym-leakage-identity"].slip
+    assert (slip.kind, slip.target, slip.severity) == ("wording-or-count", "result", "imprecision")
+
+
+def test_gun_sweep_texts_follow_the_swept_values():
+    for param in ("rho", "gamma"):
+        text = construction3_corollaries._gun_sweeps(param)
+        for axis, (fixed, quick, extra) in construction3_corollaries._GUN_AXES[param].items():
+            assert f"{axis} from {quick[0]} to {quick[-1]}" in text, (param, axis)
+            assert (f"to {extra[-1]} in the full tier" in text) if extra else True, (param, axis)
+
+
+def test_heads_witness_is_a_graph_where_lemma_b8s_procedure_exceeds_h0():
+    v = CLAIMS["corb10-sym-heads-from-theorem-b9"].check(_with_expects("corb10-sym-heads-from-theorem-b9"))
+    w = v.witness
+    assert v.status is Status.REFUTED and w["(33) Delta <= m'/d_model"]
+    assert (w["Delta"], w["d_model"], w["m'"], w["Konig colour classes"]) == (2, 2, 4, [3, 1])
+    assert w["matchings by Lemma B.8 (its procedure)"] == 3 > w["h_0"] == 2
+    assert v.params["grid_smallest_point"] == {"m'": 1, "d_model": 1, "Delta": 1}  # degenerate: kept beside only
+
+
+def test_theta_log_m_prime_is_decided_for_every_c0():
+    v = CLAIMS["corb10-sym-theta-log-m-prime"].check(_with_expects("corb10-sym-theta-log-m-prime"))
+    assert v.status is Status.REFUTED and v.params["refuted_under"] == "every reading"
+    assert all(r.startswith("fails") for r in v.params["readings"].values())
+    assert v.params["every_c0"]["at K = 1024, in units of C"]["m = 1e6"] == 1.45
+
+
+def test_softmax_threshold_fails_at_theorem_b1s_own_constant():
+    from rgr_verify.claims import paper_appc
+
+    draws = paper_appc._alg3_softmax_draws(CheckContext(seed=0))
+    assert [d["m"] for d in draws] == [256, 1024, 4096] and all(170 < d["C"] < 171 for d in draws)
+    for d in draws:  # the full context's weakest true edge lies below a pair context's strongest non-edge
+        assert not d["one_threshold_exists"]
+        assert d["min_true_edge_prob_full_context"] < 0.5 < d["max_non_edge_prob_pair_context"], d

@@ -132,6 +132,16 @@ def _walk(obj, parts: list, seen: set) -> None:
     if not _is_rule_module(fn.__module__):
         return
     parts.append(f"{fn.__qualname__}:{_normalised_source(fn.__code__)}")  # not the module: moving code is no change
+    # default argument values: a tolerance or level passed as a default (``tol=EXPONENT_HALF_WIDTH``) is evaluated
+    # when the function is defined, so its name is not among the code's names; its value is part of the rule
+    defaults = [(str(i), v) for i, v in enumerate(fn.__defaults__ or ())]
+    defaults += sorted((fn.__kwdefaults__ or {}).items())
+    for name, value in defaults:
+        const = _constant_repr(value)
+        if const is not None:
+            parts.append(f"default {name} = {const}")
+        elif isinstance(value, (types.FunctionType, functools.partial)) or hasattr(value, "__wrapped__"):
+            _walk(value, parts, seen)
     for cell, name in zip(fn.__closure__ or (), fn.__code__.co_freevars):
         if _is_cache(name):
             continue

@@ -185,8 +185,9 @@ SUPPORTS_AT = {
     "constr1-normalised-margin-26": {"Definition 9.1": "L528", "Theorem 9.2": "L528"},  # "upper bounds ... constant
     # margins, so the comparison is like for like"
     "def91-constructions-normalised-margin": {"Theorem 9.2": "L528"},
-    "thm41-hypotheses-at-paper-sizes": {"Theorem 4.1": "L110", "Sec. 6.1": "L190"},  # Sec. 6.1 explains its
-    # deviations by the constructions' precondition d_model >~ c0 log m
+    "thm41-hypotheses-at-paper-sizes": {"Sec. 6.1": "L190"},  # Sec. 6.1 explains its deviations by the
+    # constructions' precondition d_model >~ c0 log m (Theorem 4.1 itself, asymptotic, is not touched: second review
+    # of 2026-11-28)
     "thm41-fixed-points-self-pair": {"Theorem B.2": "L946"},  # App. B.2 restates Theorem 4.1 as Theorem B.2
     "eq1-n3-sqrt-dk": {"Sec. 5": "L150", "Proposition 8.4": "L508"},  # Sec. 5 plugs B = d_model into (1);
     # Proposition 8.4's sketch takes N_3 from (1)

@@ -11,13 +11,14 @@ import numpy as np
 from ...fits import interval_regression, profile_interval
 from ..base import Status
 from ..standards import decide
+from ..standards.tolerances import EXPONENT_HALF_WIDTH
 from ..paper_sec6.measure import FACTOR2_TOL, conjunction_status, equivalence_status
 
 __all__ = ["DEGREE_TOL", "one_constant_tol", "degree_exponent", "degree_law_status", "edges_collapse_status",
            "degree_band_part", "degree_rows", "CONSTRUCTION_DKS", "construction_decision"]
 
 
-DEGREE_TOL = 0.5  # the exponent of D_K* in r: closer to the edges law's 1 than to 0 (vertices) or 2
+DEGREE_TOL = EXPONENT_HALF_WIDTH  # the exponent of D_K* in r: closer to the edges law's 1 than to 0 (vertices) or 2
 
 
 def one_constant_tol(r_lo: float, r_hi: float, factor: float = FACTOR2_TOL) -> float:

@@ -365,10 +365,11 @@ CLAIMS = (
                                                       "e_i X X^T - e_i as defined", "S = T_k = pi(V_k) may contain i "
                                                       "(pi^-1(i) in V_k; always at h = 1)"],
                             _leakage_readings), role="proof-step", supports=("Lemma B.3",),
-                   slip=("wording-or-count", "proof-step",
-                         "When i lies in T_k the printed sum includes <x_i, x_i>^2 = 1 and so exceeds the leakage "
-                         "mass by exactly 1; as an upper bound it still holds, Lemma B.3's bound is untouched, and "
-                         "leaving out s = i makes the identity exact.")),
+                   slip=("wording-or-count", "result",
+                         "The identity is printed in Lemma B.3's statement (item 2); when i lies in T_k the printed "
+                         "sum includes <x_i, x_i>^2 = 1 and so exceeds the leakage mass by exactly 1; as an upper "
+                         "bound it still holds, Lemma B.3's bound is untouched, and leaving out s = i makes the "
+                         "identity exact.")),
     symbolic_claim("lemb3-sym-second-moment", "Lemma B.3", "<x_i, x_s>^2 has mean 1/d_model, so the leakage mass "
                           "over d_model items has mean 1 < C_2 = 2.", _lemb3_second_moment, role="proof-step",
                           supports=("Lemma B.3",),

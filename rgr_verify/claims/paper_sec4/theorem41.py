@@ -302,7 +302,7 @@ CLAIMS = (
           statement="At the (m, d_model) of the paper's max-over-heads experiments, Algorithm 1 with h = m / d_model "
                     "separates for a large enough C (the hypothesis d_model >= c0 log m is met)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, check=_check_paper_sizes, role="detail",
-          supports=("Theorem 4.1", "Sec. 6.1"),
+          supports=("Sec. 6.1",),
           notes="Detail: whether the experiments' sizes meet the theorem's 'c0 sufficiently large' (Sec. 6.1 excludes "
                 "only (16, m > 64)); the theorem itself is asymptotic and is not broken by it. "
                 "Quick tier: sizes with m <= 512; full tier adds the r = 8 diagonal up to (4096, 512) and (1024, 32). "

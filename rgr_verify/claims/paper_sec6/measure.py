@@ -16,6 +16,7 @@ import numpy as np
 from ...fits import interval_regression, profile_interval, r2_range_through_origin
 from ..base import Status, Verdict
 from ..standards import conjunction, decide, decide_interval
+from ..standards.tolerances import STATED_CONSTANT_FACTOR
 from ..tools import full_grid, slope_reading
 
 __all__ = ["memo", "LOADER_FREE", "cached_full_grid", "exponent_fit", "measured_reading", "within_factor", "FACTOR2_TOL",
@@ -24,7 +25,7 @@ __all__ = ["memo", "LOADER_FREE", "cached_full_grid", "exponent_fit", "measured_
 
 # "A factor 2 must be detected": a measured value is read as agreeing with a stated one when it is closer (in log) to
 # it than to its double or its half, i.e. within a factor sqrt(2).
-FACTOR2_TOL = math.sqrt(2.0)
+FACTOR2_TOL = STATED_CONSTANT_FACTOR  # its first name, which other modules import (declared once: standards.tolerances)
 
 _MEMO: dict = {}
 

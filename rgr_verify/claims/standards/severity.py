@@ -28,7 +28,13 @@ __all__ = ["SLIP_CLASSES", "SLIP_TARGETS", "SEVERITY_TABLE", "Slip", "as_slip", 
 # paper shows (App. B: constructing stays cheaper than training, with Algorithm 5's own size). An experimental
 # statement the paper makes, contradicted at its scale, is "contradicted-by-experiment"; a protocol choice found too
 # weak (Table 2's caps) is "condition-too-weak" (none of the paper's stated findings is contradicted at its scale
-# today, so the first class has no finding yet).
+# today, so the first class has no finding yet). Choosing between the first and the last for a printed bound of a
+# lemma or corollary that fails for every constant: "construction-fails-repairable" when a change of the construction
+# at a constant factor of the budget repairs what it serves and the stated rate stands (Lemma B.3 item 3 at j = i:
+# fixed and moved sources in separate blocks), "false-for-every-constant" when the repair costs more than a constant
+# factor (Corollaries B.6 and B.7's rho and gamma rates need an extra log m, so Theorem B.5 gives their budgets only
+# a log factor larger): the two differ in what the repair costs, not in how the bound fails (second review of
+# 2026-11-28, which asked for one rule between them).
 SLIP_CLASSES = {
     "false-for-every-constant": "false as stated for every admissible constant, inside the statement's ranges",
     "contradicted-by-experiment": "an experimental statement contradicted by the experiment run at the paper's scale "

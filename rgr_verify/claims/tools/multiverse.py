@@ -119,6 +119,12 @@ DIMENSIONS = {
     "seed split": ("pick on the first half, test on the second", "pick on the second half, test on the first"),
     # the committed doubled-cap runs (table2-cap2x) in place of the Table 2 cap runs where they cover a cell
     "cap runs": ("Table 2 caps", "doubled caps where table2-cap2x covers the rung"),
+    # the cells a trend claim compares: the comparison it declares (e.g. the least against the most compressed cell),
+    # then every pair of cells that differ in one coordinate (m only or d_model only), each pair tested
+    "cells compared": ("the claim's declared comparison", "every pair differing in one coordinate"),
+    # a per-seed threshold the Table 2 cap stopped (known only as an upper bound): read against the claim (replaced,
+    # where a test needs it large, by its lower bound, tools.seed_values) or as measured (App. A.2's protocol)
+    "cap-limited seeds": ("read against the claim", "as measured"),
 }
 
 _WORD = {Status.HOLDS_EMPIRICALLY: "holds", Status.CONTRADICTED_EMPIRICALLY: "contradicted",
