@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ...fits import interval_regression, profile_interval
+from ...fits import profile_interval
 from ..base import Status
 from ..standards import decide
 from ..standards.tolerances import EXPONENT_HALF_WIDTH
@@ -31,7 +31,7 @@ def degree_exponent(rs, ivs, capped=()) -> dict:
     """log D_K* = c + gamma log r at fixed (m, d_model), by censored-Gaussian interval regression on the degrees' D_K*
     intervals (cap-limited degrees as upper bounds only), sigma held at least at the ladder's resolution (as for
     Figure 3's law: a free sigma collapses when a line threads every interval); the 95% profile interval of gamma."""
-    from ..paper_sec6.measure import ladder_sigma_floor
+    from ..paper_sec6.measure import floored_fit
 
     rs = sorted(rs)
     lows = [0.0 if r in capped else ivs[r].low for r in rs]
@@ -39,9 +39,7 @@ def degree_exponent(rs, ivs, capped=()) -> dict:
         lo = np.log(np.array(lows, dtype=float))
         hi = np.log(np.array([ivs[r].high for r in rs], dtype=float))
     X = np.column_stack([np.ones(len(rs)), np.log(np.array(rs, dtype=float))])
-    free = interval_regression(lo, hi, X)
-    floor = ladder_sigma_floor(ivs, rs)
-    fit = free if free.sigma >= floor else interval_regression(lo, hi, X, fixed_sigma=floor)
+    fit, free, floor = floored_fit(lo, hi, X, ivs, rs)
     ci = profile_interval(fit, 1)
     return {"gamma": float(fit.beta[1]), "gamma 95% profile": [float(ci[0]), float(ci[1])],
             "sigma (log) fitted freely": float(free.sigma), "sigma floor (ladder)": floor,

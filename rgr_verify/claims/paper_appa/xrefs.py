@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ...contexts import context_labels, sample_contexts
-from ...fits import DKInterval, interval_regression, profile_interval
+from ...fits import DKInterval, profile_interval
 from ...graphs import random_regular_graph
 from .sampler import hoeffding_interval as _hoeffding
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
@@ -25,7 +25,7 @@ from ..standards import EXPONENT_HALF_WIDTH, TOLERANCE_REASONS, Standard
 from ..standards.decide import decide
 from ..symbolic import exhaustive_verdict
 from ..tools import BASE_GRID, TABLE1, symbolic_claim
-from ..paper_sec6.measure import equivalence_status, ladder_sigma_floor
+from ..paper_sec6.measure import equivalence_status, floored_fit
 from ..tools import fit_exponent
 from ..tools.cells import h_star_tie_break
 from ..tools.multiverse import DIMENSIONS, multiverse_status, tolerance
@@ -101,9 +101,7 @@ def heads_exponent(ths, rs) -> dict:
     lo = np.log([ivs[r].low for r in rs])
     hi = np.log([ivs[r].high for r in rs])
     X = np.column_stack([np.ones(len(rs)), np.log(np.array(rs, dtype=float))])
-    free = interval_regression(lo, hi, X)
-    floor = ladder_sigma_floor(ivs, rs)
-    fit = free if free.sigma >= floor else interval_regression(lo, hi, X, fixed_sigma=floor)
+    fit, free, floor = floored_fit(lo, hi, X, ivs, rs)
     ci = profile_interval(fit, 1)
     return {"p": float(fit.beta[1]), "95% profile": [float(ci[0]), float(ci[1])],
             "sigma fitted freely": float(free.sigma), "sigma floor (ladder)": floor,

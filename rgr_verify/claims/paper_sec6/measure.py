@@ -20,7 +20,7 @@ from ..standards.tolerances import STATED_CONSTANT_FACTOR
 from ..tools import full_grid, slope_reading
 
 __all__ = ["memo", "LOADER_FREE", "cached_full_grid", "exponent_fit", "measured_reading", "within_factor", "FACTOR2_TOL",
-           "equivalence_status", "reading_verdict", "ladder_sigma_floor", "r2_status", "conjunction_status",
+           "equivalence_status", "reading_verdict", "ladder_sigma_floor", "floored_fit", "r2_status", "conjunction_status",
            "R2_RANGE", "R2_RANGE_CAPPED", "R2_RANGE_ANY_HIT"]
 
 # "A factor 2 must be detected": a measured value is read as agreeing with a stated one when it is closer (in log) to
@@ -246,6 +246,15 @@ def ladder_sigma_floor(ivs, keys) -> float:
     if not steps:
         raise ValueError("no bounded D_K* interval to read the ladder step from")
     return float(np.median(steps)) / math.sqrt(12.0)
+
+
+def floored_fit(lo, hi, X, ivs, keys) -> tuple:
+    """The censored-Gaussian interval regression of ``(lo, hi]`` on ``X`` with sigma held at least at
+    :func:`ladder_sigma_floor` of ``ivs`` over ``keys``: ``(fit, free fit, floor)`` (the free fit is kept when its
+    sigma is already above the floor)."""
+    free = interval_regression(lo, hi, X)
+    floor = ladder_sigma_floor(ivs, keys)
+    return (free if free.sigma >= floor else interval_regression(lo, hi, X, fixed_sigma=floor)), free, floor
 
 
 def exponent_fit(keys, ivs, *, m_of=lambda k: k[0], d_of=lambda k: k[1], cap_limited=()) -> dict:

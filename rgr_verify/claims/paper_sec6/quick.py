@@ -12,7 +12,7 @@ import math
 
 from ...capacity import threshold
 from ...fits import permutation_pvalue
-from ..base import Claim, Kind, Status, Tier, Verdict
+from ..base import Claim, Kind, Tier, Verdict
 from ..standards import Standard, decide
 from .trends import DKSTAR_GROWS_STANDARD, HSTAR_GROWS_STANDARD, dkstar_grows_verdict, hstar_grows_verdict
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
@@ -31,7 +31,7 @@ from ..tools import (
     threshold_table,
 )
 
-__all__ = ["CLAIMS", "ORDER"]
+__all__ = ["CLAIMS", "ORDER", "MULTIHEAD_QUICK_STANDARD"]
 
 ORDER = 60
 
@@ -124,6 +124,21 @@ def _check_multihead_advantage_quick(ctx):
     return multihead_advantage_verdict(ctx, preset="sec6-grid", tier="quick", evidence_level="analogue")
 
 
+
+# The standard of the quick multi-head advantage analogues (max-over-heads here, softmax in paper_sec7.softmax),
+# declared once.
+MULTIHEAD_QUICK_STANDARD = Standard("comparison", "per compressed cell (m / d_model >= 4) of sec6-grid quick, the paired "
+                                          "test-F1 gap of each (h > 1, D_K) over h = 1 at the same D_K",
+                            tolerance="band [0.1, inf) of mean-F1 gap; per comparison the two-sided t-interval at "
+                                      "1 - 2 * 0.05 / k (one-sided ends at 0.05 / k, k comparisons in the cell); a "
+                                      "cell holds when some interval is inside the band, fails when all lie wholly "
+                                      "below; every cell must hold, one failing cell contradicts",
+                            source="ours: 0.1 F1 read as a clear gap; conventional level 0.05, Bonferroni over each "
+                                   "cell's comparisons",
+                            primary="paired t-intervals over seeds at equal D_K, Bonferroni per cell "
+                                    "(standards.comparison.decide_advantage, some comparison per cell, every cell)",
+                            dimensions=())
+
 CLAIMS = (
     Claim(id="sec61-sharp-transition-quick", ref="Sec. 6.1",
           statement="Analogue at m <= 64, cap 12000: every F1-D_K curve that rises to F1 0.99 does so from <= 0.5 "
@@ -157,17 +172,7 @@ CLAIMS = (
                 "cell holds, is contradicted when some cell fails. Chance of passing under the null (h > 1 and h = 1 "
                 "equal in distribution): <= 5% per cell (Bonferroni, paired t model). No planted alternative is "
                 "declared for the quick analogue; under the no_head_effect plant the rule contradicts.",
-          standard=Standard("comparison", "per compressed cell (m / d_model >= 4) of sec6-grid quick, the paired "
-                                          "test-F1 gap of each (h > 1, D_K) over h = 1 at the same D_K",
-                            tolerance="band [0.1, inf) of mean-F1 gap; per comparison the two-sided t-interval at "
-                                      "1 - 2 * 0.05 / k (one-sided ends at 0.05 / k, k comparisons in the cell); a "
-                                      "cell holds when some interval is inside the band, fails when all lie wholly "
-                                      "below; every cell must hold, one failing cell contradicts",
-                            source="ours: 0.1 F1 read as a clear gap; conventional level 0.05, Bonferroni over each "
-                                   "cell's comparisons",
-                            primary="paired t-intervals over seeds at equal D_K, Bonferroni per cell "
-                                    "(standards.comparison.decide_advantage, some comparison per cell, every cell)",
-                            dimensions=())),
+          standard=MULTIHEAD_QUICK_STANDARD),
     Claim(id="sec61-dkstar-grows-with-compression-quick", ref="Sec. 6.1",
           statement="Analogue at m <= 64, cap 12000: D_K* grows with m and decreases with d_model",
           kind=Kind.EMPIRICAL, tier=Tier.QUICK, check=_check_dkstar_grows_quick, role="result",

@@ -7,6 +7,7 @@ sec61-multihead-advantage-quick (:func:`rgr_verify.claims.tools.multihead_advant
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 from ...capacity import threshold
 from ...fits import dk_interval, stratified_permutation_pvalue
 from ..base import Claim, Kind, Status, Tier, Verdict
+from ..paper_sec6.quick import MULTIHEAD_QUICK_STANDARD
 from ..standards import Standard, conjunction, decide, decide_interval
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
 from ..tools.rungs import end_level, rung_shift
@@ -284,7 +286,6 @@ def _check_softmax_shift_size(ctx):
     base, why = sweep_records("sec6-grid", "full", ctx)
     if base is None:
         return Verdict.not_run(why)
-    import dataclasses
 
     tol = tolerance(SHIFT_TOL)  # ours: closer to the claimed growth 1 than to none or to (ln m)^2
     by = {c: _shift_size_verdict(soft, recs, tol)
@@ -487,17 +488,9 @@ CLAIMS = (
                 "passing under the null (no multi-head effect): <= 5% per cell (Bonferroni, paired t model). No "
                 "planted alternative is declared for the quick analogue; under the no_head_effect plant the rule "
                 "contradicts.",
-          standard=Standard("comparison", "per compressed cell (m / d_model >= 4) of sec71-softmax quick, the paired "
-                                          "test-F1 gap of each (h > 1, D_K) over h = 1 at the same D_K",
-                            tolerance="band [0.1, inf) of mean-F1 gap; per comparison the two-sided t-interval at "
-                                      "1 - 2 * 0.05 / k (one-sided ends at 0.05 / k, k comparisons in the cell); a "
-                                      "cell holds when some interval is inside the band, fails when all lie wholly "
-                                      "below; every cell must hold, one failing cell contradicts",
-                            source="ours: 0.1 F1 read as a clear gap; conventional level 0.05, Bonferroni over each "
-                                   "cell's comparisons",
-                            primary="paired t-intervals over seeds at equal D_K, Bonferroni per cell "
-                                    "(standards.comparison.decide_advantage, some comparison per cell, every cell)",
-                            dimensions=())),
+          standard=dataclasses.replace(MULTIHEAD_QUICK_STANDARD,
+                                       estimand=MULTIHEAD_QUICK_STANDARD.estimand.replace("sec6-grid quick",
+                                                                                          "sec71-softmax quick"))),
     Claim(id="fig5-softmax-multihead-advantage", ref="Figure 5",
           analyses=("leave one seed out", "F1 target", "threshold rule", "test level"),
           statement="With softmax, multi-head attention still reaches F1 0.99 at a smaller D_K than one head when "
