@@ -1,14 +1,19 @@
 # The reader's site in a real browser: an audit of a few fast claims (two findings that break a result, several
 # verified claims) is written by the CLI, then headless Chromium opens it from the file system and a reader's path
-# through it is replayed: no console error, the findings ranked with a result-breaking one first, a finding's page
-# and back, the status filter and the search, every local link and image, the blueprint's labels, screenshots.
+# through it is replayed: no console message, the findings ranked with a result-breaking one first, a finding's page
+# and back, every finding's figure loaded, the status filter and the search (kept in the address and restored from
+# it), the glossary and the badges' tooltips, every page without a raw repr and without a value cut with no way to
+# the whole, every local link and image, the blueprint's labels, the index at 600 px without horizontal overflow,
+# screenshots.
 # Skipped, with the reason, where selenium or Chromium and chromedriver are absent (.ci/run installs them).
+import functools
 import json
 import os
 import re
 import subprocess
 import sys
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -51,7 +56,76 @@ def site(tmp_path_factory) -> Path:
 
 
 def _severe(driver) -> list:
-    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+    """Every console message of the page (an error, a warning or a log line alike): a clean site prints none."""
+    return list(driver.get_log("browser"))
+
+
+REPR = re.compile(r"\{'[^']+': |\[\d+\.\d{6,}")
+CUT = re.compile(r"\(\d+ (?:more|entries)\)|\[\d+ items\]")
+
+
+def _texts(driver) -> tuple[str, str]:
+    """The page's text, and its text outside <details> (where a cut value would have no way to the whole)."""
+    return tuple(driver.execute_script(
+        "var all = document.body.textContent; var c = document.body.cloneNode(true);"
+        "c.querySelectorAll('details, script, style').forEach(function (d) { d.remove(); });"
+        "return [all, c.textContent];"))
+
+
+class _Page(HTMLParser):
+    """A page read without a browser: its text (and the part outside <details>), badges, local links."""
+
+    def __init__(self):
+        super().__init__()
+        self.text, self.outside, self.badges, self.refs, self.depth, self.skip = [], [], [], [], 0, 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.depth += tag == "details"
+        self.skip += tag in ("script", "style")
+        if "badge" in (a.get("class") or "").split():
+            self.badges.append(a.get("title"))
+        ref = a.get("src") if tag == "img" else a.get("href") if tag == "a" else None
+        if ref:
+            self.refs.append(ref)
+
+    def handle_endtag(self, tag):
+        self.depth -= tag == "details"
+        self.skip -= tag in ("script", "style")
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.text.append(data)
+            if not self.depth:
+                self.outside.append(data)
+
+
+def _check_static(page: Path, root: Path) -> None:
+    """What the browser walk checks, for a page without scripts: words, tooltips, local links."""
+    p = _Page()
+    p.feed(page.read_text(encoding="utf-8"))
+    name = page.relative_to(root).as_posix()
+    assert not REPR.search("".join(p.text)) and not CUT.search("".join(p.outside)), name
+    assert all(p.badges), f"{name}: a badge without a tooltip"
+    assert any(r.endswith("index.html#glossary") for r in p.refs), f"{name} does not link the glossary"
+    for value in p.refs:
+        parts = urlsplit(value)
+        if parts.scheme or value.startswith("#"):
+            continue
+        target = (page.parent / unquote(parts.path)).resolve()
+        assert target.is_file() and target.is_relative_to(root), f"{name}: {value!r} names a missing file"
+        if parts.fragment and target.suffix == ".html" and not parts.fragment.startswith("filter:"):
+            assert parts.fragment in _ids(target), f"{name}: {value!r}: no element with that id"
+
+
+def _check_words(driver, name: str) -> None:
+    text, outside = _texts(driver)
+    assert not REPR.search(text), f"{name}: a raw repr {REPR.search(text).group(0)!r}"
+    assert not CUT.search(outside), f"{name}: {CUT.search(outside).group(0)!r} with no way to the whole value"
+    untitled = driver.execute_script(
+        "return Array.from(document.querySelectorAll('.badge')).filter(function (b) {"
+        " return !b.getAttribute('title'); }).map(function (b) { return b.textContent; });")
+    assert untitled == [], f"{name}: badges without a tooltip: {untitled[:5]}"
 
 
 def _filterables(driver) -> list[dict]:
@@ -99,12 +173,17 @@ def _local_refs(driver, page: Path) -> list[tuple[str, Path, str]]:
     return refs
 
 
+@functools.lru_cache(maxsize=None)
+def _ids(target: Path) -> frozenset:
+    return frozenset(re.findall(r'\bid="([^"]+)"', target.read_text()))
+
+
 def _check_links(driver, page: Path, root: Path) -> None:
     for value, target, fragment in _local_refs(driver, page):
         assert target.is_file(), f"{page.relative_to(root)}: {value!r} names a missing file"
         assert target.is_relative_to(root), f"{page.relative_to(root)}: {value!r} leaves the site"
-        if fragment and target.suffix == ".html":
-            assert re.search(rf'\bid="{re.escape(fragment)}"', target.read_text()), \
+        if fragment and target.suffix == ".html" and not fragment.startswith("filter:"):
+            assert fragment in _ids(target), \
                 f"{page.relative_to(root)}: {value!r}: no element with id {fragment!r} in {target.name}"
 
 
@@ -115,7 +194,11 @@ def test_site_in_headless_chromium(site, tmp_path):
     with headless_driver(width=1400, height=2000, console_log=True) as driver:
         wait = WebDriverWait(driver, 10)
         driver.get(index.as_uri())
-        assert _severe(driver) == [], "console errors on index.html"
+        assert _severe(driver) == [], "console messages on index.html"
+        assert driver.find_elements(By.ID, "glossary"), "index.html has no #glossary"
+        assert driver.find_element(By.CSS_SELECTOR, "a.skip").get_attribute("href").endswith("#main")
+        hrefs = {a.get_attribute("href").rsplit("/", 1)[-1] for a in driver.find_elements(By.CSS_SELECTOR, "a[href]")}
+        assert {"report.json", "report.md"} <= hrefs, "index.html links neither report.json nor report.md"
 
         # The findings, ranked: the worst severity first; its page and back.
         findings = driver.find_elements(By.CSS_SELECTOR, "li.finding")
@@ -127,7 +210,8 @@ def test_site_in_headless_chromium(site, tmp_path):
             (f.get_attribute("data-severity") for f in findings), key=ranks.index)
         findings[0].find_element(By.CSS_SELECTOR, f'a[href="claims/{first}.html"]').click()
         wait.until(lambda d: urlsplit(d.current_url).path.endswith(f"/claims/{first}.html"))
-        assert first in driver.find_element(By.TAG_NAME, "h1").text
+        assert driver.find_element(By.ID, "claim-id").text == first
+        assert re.match(r".+ \(l\. \d+\): \S", driver.find_element(By.TAG_NAME, "h1").text)
         assert _severe(driver) == [], f"console errors on claims/{first}.html"
         driver.find_element(By.ID, "back").click()
         wait.until(lambda d: urlsplit(d.current_url).path.endswith("/index.html"))
@@ -145,8 +229,16 @@ def test_site_in_headless_chromium(site, tmp_path):
         assert {r["status"] for r in visible} == {"refuted"}
         assert all(r["hidden"] for r in rows if r["status"] != "refuted")
         assert _shown(driver) != before and _shown(driver) == _count_line(rows)
+        # the address keeps the filter, and a page opened at that address shows it again
+        assert "filter:status=refuted" in urlsplit(driver.current_url).fragment
+        driver.get(driver.current_url)
+        driver.refresh()
+        assert Select(driver.find_element(By.ID, "filter-status")).first_selected_option.get_property("value") \
+            == "refuted"
+        assert _shown(driver) == _count_line(rows)
         _choose(driver, "filter-status", "")
         assert _shown(driver) == before
+        assert "filter:" not in urlsplit(driver.current_url).fragment
 
         # The search keeps exactly the elements whose text holds the query: here one verified claim's id.
         query = next(r["id"] for r in doc["claims"] if r["status"] == "verified")
@@ -159,15 +251,33 @@ def test_site_in_headless_chromium(site, tmp_path):
         assert len(visible) < len(rows)
         driver.find_element(By.ID, "search").clear()
 
-        # Every local link and image resolves, on the index and on each finding's page.
+        # Every page: its local links and images resolve, no console message, no repr, no cut without the whole.
         _check_links(driver, index, site)
-        for cid in doc["findings"]:
-            page = site / "claims" / f"{cid}.html"
+        _check_words(driver, "index.html")
+        pages = sorted(site.glob("*.html")) + sorted((site / "claims").glob("*.html")) + \
+            sorted((site / "labels").glob("*.html"))
+        # the label pages no claim of this audit checks share one template: one in the browser, the rest read here
+        bare = [p for p in pages if p.parent.name == "labels" and "no claim of this audit checks" in p.read_text()]
+        for page in bare[1:]:
+            _check_static(page, site)
+        for page in [p for p in pages if p not in bare[1:]]:
+            name = page.relative_to(site).as_posix()
             driver.get(page.as_uri())
-            assert _severe(driver) == [], f"console errors on claims/{cid}.html"
-            assert cid in driver.find_element(By.TAG_NAME, "h1").text
-            assert driver.find_elements(By.CSS_SELECTOR, "a#back"), f"claims/{cid}.html has no a#back"
+            assert _severe(driver) == [], f"console messages on {name}"
+            _check_words(driver, name)
             _check_links(driver, page, site)
+            if name != "paper.html":  # the annotated paper has its own header (rgr_verify.papertext)
+                assert driver.find_elements(By.CSS_SELECTOR, 'header a[href$="index.html#glossary"]'), \
+                    f"{name} does not link the glossary from its header"
+        for cid in doc["findings"]:
+            driver.get((site / "claims" / f"{cid}.html").as_uri())
+            assert driver.find_element(By.ID, "claim-id").text == cid
+            assert driver.find_elements(By.CSS_SELECTOR, "a#back"), f"claims/{cid}.html has no a#back"
+            # every finding's page has its figure (the paper's value and ours), and the image loads
+            widths = driver.execute_script(
+                "return Array.from(document.querySelectorAll('figure.finding-figure img')).map(function (i) {"
+                " return i.complete ? i.naturalWidth : 0; });")
+            assert widths and all(w > 0 for w in widths), f"claims/{cid}.html: no finding figure that loads"
 
         # The blueprint: a node for every rolled-up label.
         driver.get(index.as_uri())
@@ -177,6 +287,14 @@ def test_site_in_headless_chromium(site, tmp_path):
         assert set(doc["rollup"]["labels"]) <= drawn, f"labels missing from the blueprint: " \
             f"{sorted(set(doc['rollup']['labels']) - drawn)}"
         assert _severe(driver) == []
+
+        # The index at 600 px: nothing wider than the window, and the filters still at hand.
+        driver.set_window_size(600, 1000)
+        driver.get(index.as_uri())
+        widths = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth];")
+        assert widths[0] <= widths[1], f"index.html at 600 px overflows: {widths[0]} px wide in {widths[1]}"
+        _choose(driver, "filter-status", "refuted")
+        assert _shown(driver) == _count_line(_filterables(driver))
 
     shots = take_screenshots(site, tmp_path)
     assert [p.name for p in shots] == ["screenshot-index.png", "screenshot-claim.png"]

@@ -184,3 +184,28 @@ def test_fig7_near_perfect_mean_above_095_with_interval_reaching_below_is_not_a_
     # wholly below 0.95 fails (the old rule needed the upper end below 0.9)
     out = decide_near_perfect(_sec73(lambda D, h, i: 0.92 + 0.001 * i if h >= 2 else 0.5))
     assert out["measured"]["confirmation_acc_mean_lo_hi"][2] > 0.9 and out["status"] is FAILS
+
+
+def test_figure7_rules_vary_their_own_dimension_at_the_full_tier():
+    """Issue 37: the full-tier Figure 7 rules vary a choice of their own besides the runner's (left-out seeds, test
+    level, tolerance): which seeds pick the winners (disjoint blocks, the declared one first), and the growth rule
+    read per head as well as on the average over h >= 2. A planted sweep where only the average grows is decided
+    differently by the two readings."""
+    from rgr_verify.claims.paper_sec7.sec73 import own_analyses
+    from rgr_verify.claims.paper_sec7.sec73_rules import decide_advantage, decide_grows
+
+    res = _sec73(lambda D, h, i: 0.5 + 0.01 * i)
+    dim, variants = own_analyses(decide_advantage, res)
+    k = res.preset.selection_seeds
+    assert dim == "selection seeds" and variants[0][0].endswith("(declared)") and variants[0][1] is not res
+    picked = [frozenset(r["test_acc"] for r in v.records if r["seed_index"] < k and r["D_K"] == 64 and r["h"] == 1)
+              for _, v, _ in variants]  # the accuracy names the seed here
+    assert len(picked) == res.preset.seeds // k and all(len(s) == k for s in picked)
+    assert len(frozenset().union(*picked)) == k * len(picked)  # disjoint blocks
+    dim, variants = own_analyses(decide_grows, res)
+    assert dim == "contrast" and [kw for _, _, kw in variants] == [{}, {"per_head": True}]
+    # h = 2 does not grow (noise around 0), h = 4 and h = 8 grow a lot: the average grows, h = 2 alone cannot be shown to
+    noise = [0.03, -0.02, 0.01, -0.03, 0.02, -0.01, 0.0]
+    grows = _sec73(lambda D, h, i: 0.5 + (noise[i] * (D == 512) if h == 2 else (0.3 if D == 512 else 0.0) + 0.001 * i))
+    assert decide_grows(grows)["status"] is HOLDS
+    assert decide_grows(grows, per_head=True)["status"] is Status.INCONCLUSIVE

@@ -162,3 +162,24 @@ def test_max_over_sigma_far_from_start_falls_back():
                         method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12})
     assert got == -float(ref.fun)
     assert got > ll(mu, 0.01) + 100
+
+
+def test_repeated_fits_and_profiles_are_served_whole_and_never_share_the_callers_arrays():
+    """A multiverse refits the same data under choices that change no fit: interval_regression and profile_interval
+    keep what they computed (keyed by every input), so a repeat returns exactly the first result, and a caller that
+    changes its arrays afterwards changes neither the stored fit nor what a new call with the new values returns."""
+    rng = np.random.default_rng(3)
+    x = np.linspace(0.0, 2.0, 9)
+    y = 0.7 + 1.3 * x + rng.normal(0, 0.2, x.size)
+    low, high = y - 0.3, y + 0.3
+    design = np.column_stack([np.ones_like(x), x])
+    first = fits.interval_regression(low, high, design)
+    again = fits.interval_regression(low.copy(), high.copy(), design.copy())
+    assert again is first  # served from the store
+    iv = fits.profile_interval(first, 1)
+    assert fits.profile_interval(again, 1) == iv
+    design[:, 1] *= 2.0  # the caller reuses its array: the stored fit is a copy
+    assert first.design[0, 1] == x[0] and first.design[-1, 1] == x[-1]
+    moved = fits.interval_regression(low, high, design)
+    assert moved is not first and moved.beta[1] == pytest.approx(first.beta[1] / 2, rel=1e-4)
+    assert fits.profile_interval(first, 1, confidence=0.9) != iv  # another confidence is another key

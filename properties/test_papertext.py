@@ -17,7 +17,8 @@ import pytest
 from rgr_verify import cli
 from rgr_verify.claims import all_claims
 from rgr_verify.claims.structure import node_of
-from rgr_verify.papertext import V3_LABELS, V3_LABELS_PATH, annotate, find_labels, label_references, paper_diff, slug
+from rgr_verify.papertext import (V3_LABELS, V3_LABELS_PATH, annotate, changed_tokens, claim_places,
+                                  default_text_path, find_labels, label_references, paper_diff, slug)
 
 # A small stand-in of the paper's plain-text layout (our own words): headings, statements, floats, equations.
 SYNTH = """Title
@@ -162,7 +163,7 @@ def test_paper_diff_edited_theorem_statement():
     assert set(rows) == {"Theorem 2.1", "Sec. 2"}
     thm = rows["Theorem 2.1"]
     assert thm == {"label": "Theorem 2.1", "old_lines": [11, 20], "new_lines": [11, 20], "change": "edited",
-                   "claims": ["step-for-thm", "thm21-a", "thm21-b"]}
+                   "claims": ["step-for-thm", "thm21-a", "thm21-b"], "readers": []}
     assert rows["Sec. 2"]["claims"] == ["sec2-step"]
 
 
@@ -180,6 +181,57 @@ def test_paper_diff_renumbered_removed_and_added():
     # a claim of the other paper never matches, even with the same label
     rows = _by_label(paper_diff(SYNTH, SYNTH.replace("Toy curves", "Toy lines"), CLAIMS))
     assert rows["Figure 1"]["claims"] == ["fig1-x"]
+
+
+def _rec(cid, ref, statement="", stated=None, supports=(), supports_at=None):
+    return {"id": cid, "ref": ref, "paper": "2509.22840", "statement": statement, "supports": supports,
+            "stated": stated or {}, "supports_at": supports_at or {}}
+
+
+def test_paper_diff_lists_the_readers_of_the_changed_line_first():
+    text = SYNTH.replace("*For all n the score exceeds the threshold.*",
+                         "*For all n the score exceeds the threshold w.p. 1 - n^{-3}.*")
+    claims = [_rec("a-other", "Theorem 2.1", "Scores are finite."),
+              _rec("b-formula", "Theorem 2.1", "Fails w.p. at most n^-3."),
+              _rec("c-value", "Theorem 2.1", "The exponent.", {"fail_exponent": {"value": -3, "note": "Thm 2.1"}}),
+              _rec("d-line", "Sec. 1", "Restated.", supports=("Theorem 2.1",), supports_at={"Theorem 2.1": "L11"}),
+              _rec("e-elsewhere", "Sec. 1", "Other line.", supports=("Theorem 2.1",),
+                   supports_at={"Theorem 2.1": "L15"})]
+    new = text.replace("n^{-3}", "n^{-2}")
+    thm = _by_label(paper_diff(text, new, claims))["Theorem 2.1"]
+    assert thm["readers"] == ["b-formula", "c-value", "d-line"]
+    assert thm["claims"] == ["b-formula", "c-value", "d-line", "a-other", "e-elsewhere"]
+    assert changed_tokens("w.p. 1 - n^{-3}.*", "w.p. 1 - n^{-2}.*") == (["n^{-3}.*"], ["n^{-2}.*"])
+
+
+def test_claim_places_read_supports_at_and_note_lines():
+    assert claim_places(_rec("x", "Theorem 8.1", supports_at={"Theorem 8.1": "L434", "Eq. (1)": "L995-L999"})) == \
+        [(434, 434), (995, 999)]
+    assert claim_places(_rec("y", "Theorem 8.1", stated={"v": {"value": 1, "note": "Step 3 at L12-L14"}})) == [(12, 14)]
+    assert claim_places(_rec("z", "Theorem 8.1", supports_at={"Theorem 8.1": "OpenReview abstract"})) == []
+
+
+def test_annotate_marks_the_lines_claims_are_about():
+    marks = {11: [{"claim": "thm21-a", "status": "refuted", "href": "claims/thm21-a.html", "finding": True,
+                   "severity": "breaks-result"}],
+             15: [{"claim": "thm21-b", "status": "verified", "href": "claims/thm21-b.html", "finding": False}]}
+    page = annotate(SYNTH, {"Theorem 2.1": {"status": "broken"}}, marks=marks, back="index.html")
+    assert re.search(r'<span id="L11" class="marked finding"><span class="ln">11</span><a class="mark status-refuted" '
+                     r'href="claims/thm21-a.html" data-claim="thm21-a"', page)
+    assert '<span id="L15" class="marked"><span class="ln">15</span><a class="mark status-verified"' in page
+    assert '<span id="L12"><span class="ln">12</span>' in page and 'id="back" href="index.html"' in page
+    with pytest.raises(ValueError, match="marks"):
+        annotate(SYNTH, {}, marks={"L11": []})
+
+
+def test_default_text_path_reads_the_environment(tmp_path, monkeypatch):
+    f = tmp_path / "v3.txt"
+    f.write_text("1 Intro\n", encoding="utf-8")
+    monkeypatch.setenv("RGR_VERIFY_PAPER_TEXT", str(f))
+    assert default_text_path() == f
+    monkeypatch.setenv("RGR_VERIFY_PAPER_TEXT", str(tmp_path / "missing.txt"))
+    with pytest.raises(ValueError, match="RGR_VERIFY_PAPER_TEXT"):
+        default_text_path()
 
 
 def test_paper_diff_bad_input():
@@ -312,3 +364,23 @@ def test_cli_synthetic(tmp_path, capsys):
     assert cli.main(["paper-diff", str(old), str(binary)]) == 2
     assert "UTF-8" in capsys.readouterr().err
     assert cli.main(["paper-diff", str(old), str(old), "--json", str(tmp_path / "no" / "d.json")]) == 2
+
+
+@needs_v3
+def test_v3_failure_probability_edit_names_its_readers_first(v3, tmp_path, capsys):
+    # issue 40: a one-token edit of Theorem 8.1's failure probability lists the claims that read that value first
+    first, _last = V3_LABELS["Theorem 8.1"]
+    lines = v3.splitlines(keepends=True)
+    assert "m^{-3}" in lines[first - 1]
+    lines[first - 1] = lines[first - 1].replace("m^{-3}", "m^{-2}", 1)
+    new = "".join(lines)
+    thm = {r["label"]: r for r in paper_diff(v3, new, all_claims())}["Theorem 8.1"]
+    assert {"thm81-sym-failure-probability", "eq16-sym-union-bound"} <= set(thm["readers"])
+    assert len(thm["readers"]) <= 4 < len(thm["claims"])
+    assert thm["claims"][:len(thm["readers"])] == thm["readers"]
+    f = tmp_path / "v3-edited.txt"
+    f.write_text(new, encoding="utf-8")
+    assert cli.main(["paper-diff", str(_V3), str(f)]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Theorem 8.1 "))
+    assert "read the changed text: " in line and line.index("thm81-sym-failure-probability") < \
+        line.index("the rest of the label")

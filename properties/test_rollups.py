@@ -231,6 +231,18 @@ def test_the_sentence_is_generated_from_the_findings(recorded):
     # and only then: without the not-tested reading the sentence says nothing is untested
     tested = {**untested, "params": {"readings": {"as printed": "fails: witness"}}}
     assert "untested" not in _con([tested], "softmax-analysis")["sentence"]
+    # a result that fails off the core under one reading only says so too (review RP4: Sec. 10), the reading named
+    # once for the two findings that share it
+    off = [_rec(f"lem83-{k}", "Lemma 8.3", "refuted", BREAKS, params={
+        "readings": {"graph-dependent": "fails: witness", "graph-independent": "not tested: Theorem stands"}})
+        for k in "ab"]
+    s = _con([_rec("thm81-holds", "Theorem 8.1", "verified")] + off, "softmax-analysis")["sentence"]
+    assert s.startswith("Partly broken:") and "untested: graph-independent (lem83-a, lem83-b)" in s
+    # one slip recorded by three claims counts once among the rest; another slip of the same label counts apart
+    gaps = [_rec(f"lem83-g{k}", "Lemma 8.3", "refuted", GAP) for k in range(3)]
+    other = _rec("lem83-imp", "Lemma 8.3", "refuted", IMPRECISE)
+    s = _con([_rec("thm81-holds", "Theorem 8.1", "verified")] + off + gaps + [other], "softmax-analysis")["sentence"]
+    assert "also 1 gap (3 findings) and 1 imprecision" in s, s
 
 
 def test_the_sentence_reaches_report_json_md_and_the_site(tmp_path):

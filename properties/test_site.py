@@ -1,7 +1,10 @@
 # The reader's site without a browser: the pages an audit of a few fast claims writes, their markup contract
 # (ranked findings with data-claim / data-severity, blueprint nodes with data-label / data-status for every
 # numbered label of v3, a page per claim and per label), that they are written whole or not at all, and the
-# verdict band stamped under each plot. The browser walk is empirical/test_site_browser.py.
+# verdict band stamped under each plot; the glossary and the badges' tooltips, counts that mean what they say, claim
+# pages titled by label and line with values as tables (no repr, no machine path, nothing cut without a way to see
+# it all), the second paper on its own page, the not-run page's command and quick analogue. The browser walk is
+# empirical/test_site_browser.py.
 import html
 import json
 import re
@@ -14,8 +17,10 @@ from rgr_verify.claims.runner import run_claims
 from rgr_verify.papertext import V3_LABELS, slug
 from rgr_verify.report import audit_document, shown_status
 from rgr_verify.report_md import value_in_words
-from rgr_verify.site import write_site
+from rgr_verify.claims.base import FACTS_PAPER
+from rgr_verify.site import DECIDED, write_site
 from rgr_verify.site.stamp import stamp_plots
+from rgr_verify.site.values import clean_text, value_html
 
 ONLY = "thmb5-sym-*,corb7-sym-*,sec3-sym-*"
 
@@ -99,3 +104,110 @@ def test_plots_get_the_verdict_band_once(tmp_path):
         assert img.size[0] == 300 and img.size[1] > 200
     assert stamp_plots([rec], tmp_path, shown_status=shown_status, in_words=value_in_words) == []  # once only
     assert json.dumps(rec)  # the record is untouched
+
+
+REPR = re.compile(r"\{'[^']+': |\[\d+\.\d{6,}")
+CUT = re.compile(r"\(\d+ (?:more|entries)\)|\[\d+ items\]")
+MACHINE_PATH = re.compile(r"(?<![\w.])/(?:tmp|home|root)/|site-packages")
+
+
+class _Text(HTMLParser):
+    """The visible text of a page, and the part of it outside <details> (a cut value must have its whole there)."""
+
+    def __init__(self):
+        super().__init__()
+        self.all, self.outside, self.depth, self.skip, self.badges = [], [], 0, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.depth += tag == "details"
+        self.skip += tag in ("script", "style")
+        if tag == "span" and "badge" in (a.get("class") or "").split():
+            self.badges.append(a)
+
+    def handle_endtag(self, tag):
+        self.depth -= tag == "details"
+        self.skip -= tag in ("script", "style")
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.all.append(data)
+            if not self.depth:
+                self.outside.append(data)
+
+
+def _text(path):
+    p = _Text()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def test_values_are_small_tables_with_rounded_numbers():
+    out = str(value_html({"slope": 1.1912345678, "interval": [0.0665, 0.0606123456789], "cells": {"h=4": 0.58213}}))
+    assert "<table" in out and "1.191" in out and "0.06061" in out and "0.5821" in out
+    assert not REPR.search(out) and "{" not in out
+    many = str(value_html(list(range(40)), max_items=5))
+    assert "<details" in many and ", 39<" in many  # the whole list behind <details>, never "(N more)"
+    rows = str(value_html([{"a": i, "b": i / 3} for i in range(30)], max_rows=4))
+    assert rows.count("<details") == 1 and "0.3333" in rows and ">29<" in rows
+    with pytest.raises(ValueError):
+        value_html(1, max_rows=0)
+
+
+def test_free_text_loses_reprs_and_machine_paths():
+    text = clean_text("minimum at the corner {'m': '2', 'gamma': '3'} equals 0; source (/tmp/venv.x/lib/python3.11/"
+                      "site-packages/gt_model/model); rate 9.313225746154785e-10, mean [0.123456789, 2.5]")
+    assert "m = 2, gamma = 3" in text and "gt_model/model" in text and "9.313×10^-10" in text and "0.1235" in text
+    assert not REPR.search(text) and not MACHINE_PATH.search(text)
+    assert clean_text("a set {x : x > 0} and [1, 2]") == "a set {x : x > 0} and [1, 2]"  # not a repr: unchanged
+
+
+def test_site_words_a_referee_reads(doc, tmp_path):
+    write_site(doc, tmp_path)
+    index = tmp_path / "index.html"
+    page = index.read_text(encoding="utf-8")
+    els = _elements(index)
+    assert any(a.get("id") == "glossary" for t, a in els)
+    assert any(t == "a" and a.get("class") == "skip" and a.get("href") == "#main" for t, a in els)
+    assert any(t == "main" and a.get("id") == "main" for t, a in els)
+    # decided = a verdict either way, never inconclusive or not run
+    decided = sum(r["ran"] and r["status"] in DECIDED for r in doc["claims"])
+    assert f"{len(doc['claims'])} claims: {decided} decided" in html.unescape(page)
+    pages = [index, *sorted((tmp_path / "claims").glob("*.html")), *sorted((tmp_path / "labels").glob("*.html"))]
+    for path in pages:
+        t = _text(path)
+        text = " ".join(t.all)
+        assert not REPR.search(text), f"{path.name}: a raw repr: {REPR.search(text).group(0)!r}"
+        assert not CUT.search(" ".join(t.outside)), f"{path.name}: a value cut without a way to the whole"
+        assert not MACHINE_PATH.search(text), f"{path.name}: a machine path"
+        assert all(b.get("title") for b in t.badges), f"{path.name}: a badge without a tooltip"
+        assert any(t_ == "a" and "#glossary" in (a.get("href") or "") for t_, a in _elements(path))
+    # a claim page is titled by its label and line, then a one-line statement
+    r = next(r for r in doc["claims"] if r["ref"].startswith("Theorem B.5"))
+    h1 = re.search(r"<h1>(.*?)</h1>", (tmp_path / "claims" / f"{r['id']}.html").read_text()).group(1)
+    assert re.match(r"Theorem B\.5 \(l\. \d+\): \S", html.unescape(h1)), h1
+
+
+def test_second_paper_has_its_own_page_and_not_run_pages_say_how(doc, tmp_path):
+    records = [dict(r) for r in doc["claims"]]
+    moved = next(r for r in records if r["id"] in doc["findings"])
+    moved["paper"] = FACTS_PAPER
+    idle = next(r for r in records if r["id"] not in doc["findings"] and r is not moved)
+    idle.update(ran=False, tier="gpu", paper_value=None)
+    write_site({**doc, "claims": records}, tmp_path)
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    facts = (tmp_path / "facts.html").read_text(encoding="utf-8")
+    assert f'id="finding-{moved["id"]}"' in facts and f'id="finding-{moved["id"]}"' not in index
+    assert "2502.05076" not in re.search(r"<h1>(.*?)</h1>", index).group(1)
+    assert 'href="facts.html"' in index
+    assert f'href="claims/{moved["id"]}.html"' in index  # still reachable (and filterable) from the index
+    page = html.unescape((tmp_path / "claims" / f"{idle['id']}.html").read_text(encoding="utf-8"))
+    assert f"--tier gpu --only '{idle['id']}'" in page and "not run in this audit" in page
+    for path in [tmp_path / "index.html", tmp_path / "facts.html", tmp_path / "claims" / f"{idle['id']}.html"]:
+        for t, a in _elements(path):
+            href = a.get("href") or a.get("src")
+            if t in ("a", "img") and href and not re.match(r"^(https?:|#)", href):
+                assert (path.parent / href.split("#")[0]).is_file(), (path.name, href)
+    # a site written again without the second paper drops its page
+    write_site(doc, tmp_path)
+    assert not (tmp_path / "facts.html").exists()

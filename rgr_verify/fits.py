@@ -169,14 +169,37 @@ def _validate_intervals(low, high) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
+# Fits already computed in this process, by their inputs (as :data:`_PROFILE_CACHE`, for the same reason: a
+# multiverse refits the same data under choices that change no fit). Stored fits hold copies of their arrays.
+_FIT_CACHE: dict = {}
+
+
 def interval_regression(low, high, design, *, offset=None, fixed_sigma: float | None = None) -> IntervalFit:
     """Fit log y ~ N(design @ beta + offset, sigma^2) to interval observations (log low_i, log high_i].
 
     ``low``, ``high``: [n] bounds on the **log** scale (``-inf`` / ``inf`` for censored ends; equal ends are exact
     points); ``design``: [n, p] matrix; ``offset``: [n] or None. Returns an :class:`IntervalFit` (sigma >= 1e-3).
+    A repeated call with the same inputs returns the stored fit (the maximisation is deterministic).
     """
     a, b = _validate_intervals(low, high)
-    X = np.asarray(design, dtype=float)
+    X = np.array(design, dtype=float)  # a copy: a stored fit never shares the caller's arrays
+    off = None if offset is None else np.array(offset, dtype=float)
+    key = None
+    if X.ndim == 2 and (off is None or off.shape == a.shape):
+        key = tuple((v.shape, v.tobytes()) for v in (a, b, X) + (() if off is None else (off,))) + (
+            off is None, fixed_sigma)
+        if key in _FIT_CACHE:
+            return _FIT_CACHE[key]
+    fit = _interval_regression(a.copy(), b.copy(), X, off, fixed_sigma)
+    if key is not None:
+        if len(_FIT_CACHE) >= _PROFILE_CACHE_SIZE:
+            del _FIT_CACHE[next(iter(_FIT_CACHE))]
+        _FIT_CACHE[key] = fit
+    return fit
+
+
+def _interval_regression(a, b, X, offset, fixed_sigma) -> IntervalFit:
+    """:func:`interval_regression` on validated intervals, computed."""
     if X.ndim != 2 or X.shape[0] != a.size or X.shape[1] < 1 or not np.all(np.isfinite(X)):
         raise ValueError(f"design must be a finite [n, p] matrix with n = {a.size} rows and p >= 1")
     off = np.zeros(a.size) if offset is None else np.asarray(offset, dtype=float)
@@ -229,15 +252,42 @@ def _max_over_sigma(loglik, mu: np.ndarray, start: float) -> float:
     return -float(res.fun)
 
 
+# Profile intervals already computed in this process, by everything they depend on (the fit's data, its maximum,
+# the coefficient, the confidence, the span): a multiverse re-runs a check under choices that leave many fits
+# unchanged (a test level or a tolerance changes no fit; a left-out seed changes only the cells it touches), and each
+# profile interval costs hundreds of refits. The result is a deterministic function of the key, so a hit returns
+# exactly what the computation would. Bounded: the oldest entry goes first.
+_PROFILE_CACHE: dict = {}
+_PROFILE_CACHE_SIZE = 4096
+
+
+def _profile_key(fit: IntervalFit, index: int, confidence: float, span: float) -> tuple:
+    arrays = tuple(None if a is None else (a.shape, np.ascontiguousarray(a, dtype=float).tobytes())
+                   for a in (fit.design, fit.offset, fit.low, fit.high))
+    return (arrays, tuple(fit.beta), fit.sigma, fit.loglik, index, confidence, span)
+
+
 def profile_interval(fit: IntervalFit, index: int = 0, *, confidence: float = 0.95, span: float = 5.0
                      ) -> tuple[float, float]:
     """Profile-likelihood interval of coefficient ``index``: {beta_j : 2 (loglik_max - loglik_profile) <= chi2_1}.
 
     The other coefficients and sigma are re-maximised at each trial value; the ends are found within
     ``span`` of the estimate (returned as +-inf when the interval reaches that far) by Brent's method, to 1e-9.
+    A repeated call with the same fit, coefficient, confidence and span returns the stored result (the computation
+    is deterministic).
     """
     check_probability("confidence", confidence, open_low=True, open_high=True)
     index = check_int("index", index, min_value=0, max_value=len(fit.beta) - 1)
+    key = _profile_key(fit, index, float(confidence), float(span))
+    if key not in _PROFILE_CACHE:
+        if len(_PROFILE_CACHE) >= _PROFILE_CACHE_SIZE:
+            del _PROFILE_CACHE[next(iter(_PROFILE_CACHE))]
+        _PROFILE_CACHE[key] = _profile_interval(fit, index, confidence, span)
+    return _PROFILE_CACHE[key]
+
+
+def _profile_interval(fit: IntervalFit, index: int, confidence: float, span: float) -> tuple[float, float]:
+    """:func:`profile_interval`, computed."""
     crit = _st.chi2.ppf(confidence, 1) / 2
     X = fit.design
     others = [j for j in range(X.shape[1]) if j != index]

@@ -32,9 +32,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["find_labels", "label_references", "annotate", "slug", "paper_diff", "V3_LABELS", "V3_LABELS_PATH"]
+__all__ = ["find_labels", "label_references", "annotate", "slug", "paper_diff", "V3_LABELS", "V3_LABELS_PATH",
+           "V3_TEXT_NAME", "default_text_path", "claim_places", "changed_tokens"]
 
 V3_LABELS_PATH = Path(__file__).resolve().parent / "data" / "labels-2509.22840-v3.json"
+# The v3 text is not shipped with the package (the project never holds the paper's sentences); it is read from
+# $RGR_VERIFY_PAPER_TEXT or from shared/paper/ beside (or inside) the checkout when present.
+V3_TEXT_NAME = "003_656413910ed800f8.txt"
 
 _STMT_KINDS = ("Theorem", "Lemma", "Corollary", "Proposition", "Definition", "Remark", "Example")
 _ROMAN = r"(?:IV|V|III|II|I)"
@@ -347,19 +351,28 @@ def slug(label: str) -> str:
 _COLOURS = {"verified": "#2e7d32", "holds-empirically": "#558b2f", "stands": "#2e7d32", "refuted": "#c62828",
             "contradicted-empirically": "#d84315", "broken": "#c62828", "contradicted": "#d84315",
             "partly-broken": "#ad1457", "stands-with-gaps": "#ef6c00", "stands-with-imprecisions": "#f9a825",
-            "stands-on-analogues": "#9ccc65", "inconclusive": "#f9a825", "undecided": "#757575"}
+            "stands-on-analogues": "#9ccc65", "inconclusive": "#b7bcc2", "undecided": "#757575",
+            "not-run": "#ffffff"}
 
 
 def _status_class(status: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", status.lower()).strip("-") or "unknown"
 
 
-def annotate(text: str, labels_status: dict[str, dict]) -> str:
+def annotate(text: str, labels_status: dict[str, dict], *, marks: dict | None = None, back: str | None = None) -> str:
     """A self-contained HTML page of ``text``: each mention of a label in ``labels_status`` (``{label: {"status":
     ..., "href": ...}}``; href defaults to ``labels/<slug>.html``, relative to the page's folder) becomes a link
     ``<a class="ref status-<status>" href=... title=<status>>``; each line holds ``id="L<n>"`` and the line defining
-    a label an anchor ``id="<slug>"``; a legend of the statuses heads the page. ValueError for a malformed input."""
+    a label an anchor ``id="<slug>"``; a legend of the statuses heads the page.
+
+    ``marks`` ({line: [{"claim", "status", "href", "finding": bool, "severity"}]}): the claims that are about that
+    line (:func:`claim_places`); the line's span gets class ``marked`` (``finding`` too when one of them is a finding)
+    and one ``<a class="mark status-<status>" data-claim=...>`` per claim after its number. ``back``: a link to the
+    audit's index shown on top. ValueError for a malformed input."""
     lines = _text_lines(text)
+    marks = {} if marks is None else marks
+    if not isinstance(marks, dict) or not all(isinstance(k, int) and isinstance(v, list) for k, v in marks.items()):
+        raise ValueError("marks must be a dict line (int) -> list of {'claim', 'status', 'href', ...}")
     if not isinstance(labels_status, dict):
         raise ValueError(f"labels_status must be a dict label -> {{'status', 'href'}}, got {type(labels_status).__name__}")
     for label, info in labels_status.items():
@@ -377,15 +390,24 @@ def annotate(text: str, labels_status: dict[str, dict]) -> str:
     css = ["body{font-family:sans-serif;margin:1em 2em}", "pre.paper{white-space:pre-wrap;font-size:13px}",
            ".ln{color:#999;display:inline-block;width:4em;user-select:none}",
            "a.ref{text-decoration:none;border-bottom:2px solid #757575;color:inherit}",
-           ".legend span{display:inline-block;margin-right:1em;padding:0 .4em;border-bottom:3px solid #757575}"]
+           ".legend span{display:inline-block;margin-right:1em;padding:0 .4em;border-bottom:3px solid #757575}",
+           ".marked{background:#f6f8fa}.finding{background:#ffebe9;outline:1px solid #ff818266}",
+           "a.mark{display:inline-block;width:.8em;height:.8em;border-radius:50%;margin-right:2px;"
+           "vertical-align:middle;border:1px solid #555;background:#b7bcc2}", ":target{background:#fff8c5}"]
     for st in statuses:
         colour = _COLOURS.get(st, "#757575")
         css.append(f".status-{_status_class(st)}{{border-bottom-color:{colour}!important;background:{colour}22}}")
+    for st in sorted({str(m.get("status", "")) for ms in marks.values() for m in ms}):
+        css.append(f"a.mark.status-{_status_class(st)}{{background:{_COLOURS.get(st, '#757575')}}}")
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>Paper text with claim statuses'
            "</title>", "<style>" + "\n".join(css) + "</style></head><body>",
            '<div class="legend"><strong>Legend</strong> (underline: status of the label\'s claims): ' +
            "".join(f'<span class="status-{_status_class(st)}">{html.escape(st)}</span>' for st in statuses) +
-           (" (no label has a status)" if not statuses else "") + "</div>", '<pre class="paper">']
+           (" (no label has a status)" if not statuses else "") +
+           ('; a dot after a line number is a claim about that line (red background: a finding)' if marks else "")
+           + "</div>", '<pre class="paper">']
+    if back:
+        out.insert(-2, f'<p><a id="back" href="{html.escape(back, quote=True)}">&larr; back to the audit</a></p>')
     for n, line in enumerate(lines, 1):
         parts, pos = [], 0
         for a, b, label in sorted(refs.get(n, [])):
@@ -399,9 +421,60 @@ def annotate(text: str, labels_status: dict[str, dict]) -> str:
             pos = b
         parts.append(html.escape(line[pos:]))
         ids = "".join(f'<a id="{slug(lb)}"></a>' for lb in anchors.get(n, []))
-        out.append(f'<span id="L{n}"><span class="ln">{n}</span>{ids}{"".join(parts)}</span>')
+        here = marks.get(n, [])
+        cls = (' class="marked finding"' if any(m.get("finding") for m in here) else ' class="marked"') if here else ""
+        dots = "".join(_mark(m) for m in here)
+        out.append(f'<span id="L{n}"{cls}><span class="ln">{n}</span>{dots}{ids}{"".join(parts)}</span>')
     out.append("</pre></body></html>")
     return "\n".join(out) + "\n"
+
+
+def default_text_path() -> Path | None:
+    """The v3 text of the paper when this machine has it: ``$RGR_VERIFY_PAPER_TEXT`` (which must then name a file:
+    ValueError otherwise), else ``shared/paper/003_*.txt`` next to the checkout or inside it; None when absent."""
+    import os
+
+    env = os.environ.get("RGR_VERIFY_PAPER_TEXT")
+    if env:
+        if not Path(env).is_file():
+            raise ValueError(f"$RGR_VERIFY_PAPER_TEXT must name the paper's text file, got {env!r} (no such file)")
+        return Path(env)
+    root = Path(__file__).resolve().parents[1]
+    for cand in (root.parent / "shared" / "paper" / V3_TEXT_NAME, root / "shared" / "paper" / V3_TEXT_NAME):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def claim_places(record) -> list[tuple[int, int]]:
+    """The v3 lines (first, last; 1-based) a claim or claim record is about: the places of its ``supports`` edges
+    (:data:`rgr_verify.claims.labels.SUPPORTS_AT`) and lines its stated values' notes cite ("L434", "line 7" of an
+    algorithm is not a text line and is ignored), in order, without repeats."""
+    from .claims.labels import place_lines, supports_at
+
+    get = (lambda k, d=None: record.get(k, d)) if isinstance(record, dict) else \
+        (lambda k, d=None: getattr(record, k, d))
+    at = get("supports_at")
+    if at is None:
+        try:
+            at = supports_at(record)
+        except (KeyError, TypeError, ValueError):
+            at = {}
+    out = [place_lines(p) for p in (at or {}).values() if place_lines(p)]
+    stated = get("stated") if isinstance(record, dict) else get("expects")
+    for st in (stated or {}).values():
+        note = st.get("note") if isinstance(st, dict) else getattr(st, "note", "")
+        for m in re.finditer(r"\bL(\d+)(?:-L(\d+))?\b", note or ""):
+            out.append((int(m[1]), int(m[2] or m[1])))
+    return list(dict.fromkeys(out))
+
+
+def _mark(m: dict) -> str:
+    """The marker of one claim on a line of the annotated paper."""
+    esc = lambda v: html.escape(str(v), quote=True)  # noqa: E731
+    tip = f"{m['claim']}: {m.get('status', '')}" + (f", {m['severity']}" if m.get("severity") else "")
+    return (f'<a class="mark status-{_status_class(str(m.get("status", "")))}" href="{esc(m.get("href") or "")}" '
+            f'data-claim="{esc(m["claim"])}" title="{esc(tip)}"></a>')
 
 
 def _claim_nodes(c) -> tuple[str, set]:
@@ -421,6 +494,43 @@ def _claim_nodes(c) -> tuple[str, set]:
     return cid, nodes
 
 
+def _norm(token: str) -> str:
+    """A token of text or formula compared loosely: no $ { } \\ spaces or trailing punctuation ("m^{-3}$," ->
+    "m^-3")."""
+    return re.sub(r"[${}\\\s*]", "", token).strip(".,;:()")
+
+
+def changed_tokens(old: str, new: str) -> tuple[list[str], list[str]]:
+    """The whitespace-separated tokens a change replaces: (those of ``old`` that are gone, those of ``new`` that
+    came), by a word-level difflib comparison."""
+    a, b = old.split(), new.split()
+    gone, came = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            gone += a[i1:i2]
+        if tag in ("replace", "insert"):
+            came += b[j1:j2]
+    return gone, came
+
+
+def _reads(c, tokens: list[str], numbers: set, lines: set) -> bool:
+    """Whether claim ``c`` reads the changed text: a place of it (:func:`claim_places`) is a changed line, a changed
+    formula token (3+ characters with a digit, ``^`` or ``_``) occurs in its statement or a stated value's note, or
+    a number of the changed text is one of its numeric stated values."""
+    get = (lambda k, d=None: c.get(k, d)) if isinstance(c, dict) else (lambda k, d=None: getattr(c, k, d))
+    if any(lines & set(range(f, l + 1)) for f, l in claim_places(c)):
+        return True
+    stated = (get("stated") if isinstance(c, dict) else get("expects")) or {}
+    notes, values = [], []
+    for st in stated.values():
+        notes.append((st.get("note") if isinstance(st, dict) else getattr(st, "note", "")) or "")
+        values.append(st.get("value") if isinstance(st, dict) else getattr(st, "value", None))
+    text = _norm(" ".join([get("statement") or "", *notes]))
+    if any(t in text for t in tokens):
+        return True
+    return any(isinstance(v, (int, float)) and not isinstance(v, bool) and float(v) in numbers for v in values)
+
+
 def paper_diff(old: str, new: str, claims, *, aliases: dict | None = None) -> list[dict]:
     """The numbered labels a change from text ``old`` to text ``new`` touches, with the claims bearing on each.
 
@@ -429,7 +539,11 @@ def paper_diff(old: str, new: str, claims, *, aliases: dict | None = None) -> li
     only. One dict per touched label, in the order of ``old`` (added labels last): ``{"label", "old_lines": [a, b]
     or None, "new_lines": [a, b] or None, "change": "edited" | "removed" | "added", "claims": [ids]}``; the claims
     are those whose ref label (:func:`rgr_verify.claims.structure.node_of`) or ``supports`` is the label (a claim of
-    arXiv 2502.05076 never matches). Identical texts -> []. ValueError for a non-str text or a malformed claim.
+    arXiv 2502.05076 never matches), the *readers* of the edit first: ``"readers"`` lists the claims of an edited
+    label whose stated values or statements come from the changed text (a place of the claim, :func:`claim_places`,
+    among the changed lines of the label; a changed formula token in its statement or a stated value's note; a
+    replaced number equal to a stated value), then the others follow, each group sorted. Identical texts -> [].
+    ValueError for a non-str text or a malformed claim.
 
     ``aliases`` (a label of ``new`` -> the claims' label, from the new version's label file,
     :mod:`rgr_verify.paper_versions`): labels renumbered in ``new``; their mentions are read as the claims' labels
@@ -449,11 +563,23 @@ def paper_diff(old: str, new: str, claims, *, aliases: dict | None = None) -> li
         elif tag == "insert":
             inserts.add(i1)  # between old lines i1 and i1 + 1 (1-based)
     out = []
+    by_id = {cid: c for c, (cid, _ns) in zip(claims, nodes)}
+    gone, came = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            g, c = changed_tokens("\n".join(a[i1:i2]), "\n".join(b[j1:j2]))
+            gone, came = gone + g, came + c
+    tokens = sorted({t for t in map(_norm, gone + came) if len(t) >= 3 and re.search(r"[\d^_]", t)})
+    numbers = {float(x) for t in gone for x in re.findall(r"-?\d+(?:\.\d+)?", _norm(t))}
+    changed_lines = touched_old | {k for k in inserts if k} | {k + 1 for k in inserts}
 
     def row(label, change):
         ro, rn = la.get(label), lb.get(label)
+        ids = sorted(cid for cid, ns in nodes if label in ns)
+        here = changed_lines & set(range(ro[0], ro[1] + 1)) if ro else set()
+        readers = [cid for cid in ids if _reads(by_id[cid], tokens, numbers, here)] if change == "edited" else []
         return {"label": label, "old_lines": list(ro) if ro else None, "new_lines": list(rn) if rn else None,
-                "change": change, "claims": sorted(cid for cid, ns in nodes if label in ns)}
+                "change": change, "claims": readers + [cid for cid in ids if cid not in readers], "readers": readers}
 
     for label, (f, l) in la.items():
         if label not in lb:

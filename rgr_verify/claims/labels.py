@@ -212,7 +212,7 @@ SUPPORTS_AT = {
     "corb7-sym-expectations": {"Corollary B.7": "L1136"},
     "corb10-sym-heads-from-theorem-b9": {"Corollary B.10": "L1201"},  # "immediate from Theorem B.9"
     "thmb9-sym-union-event-count": {"Theorem B.9": "L1191"},
-    "appc-softmax-threshold-identical": {"App. B.1": "L942"},  # App. B.1 points to App. C for softmax
+    "appb1-softmax-threshold-identical": {"App. B.1": "L942"},  # App. B.1 points to App. C for softmax
     # formula comparisons that the paper states as tightness (what def91 undercuts)
     "thmb2-sym-budget-matches-lower-bound": {"Theorem 9.2": "L1047"},
     "corb10-sym-matches-lower-bound": {"Theorem 9.2": "L1201"},

@@ -30,7 +30,7 @@ from .labels import place_within, supports_at
 from .levels import level_rank
 from .standards.severity import SLIP_CLASSES, SLIP_TARGETS, severity_for
 
-__all__ = ["Contribution", "CONTRIBUTIONS", "FINDING_STATUSES", "HOLDING_STATUSES", "ROLLUP_STATUSES", "node_of",
+__all__ = ["Contribution", "cause_of", "CONTRIBUTIONS", "FINDING_STATUSES", "HOLDING_STATUSES", "ROLLUP_STATUSES", "node_of",
            "claim_nodes", "severity_of", "annotate", "rollup", "ranked_findings", "contributions_of", "ROLLUP_RULE",
            "SUMMARY_LABELS", "landings", "bearing", "SLIP_PHRASES", "contribution_sentence"]
 
@@ -584,13 +584,23 @@ def _by_phrase(rs: list[dict], severity: str, limit: int = 2, where: dict | None
 
 def _untested(rs: list[dict]) -> list[str]:
     """'<reading> (<id>)' for each reading of ``rs`` that their checks recorded as not tested."""
-    out = []
+    ids: dict[str, list[str]] = {}  # a reading several findings left untested is named once, with all of them
     for r in rs:
         readings = (r.get("params") or {}).get("readings")
         for name, outcome in (readings.items() if isinstance(readings, dict) else ()):
             if str(outcome).startswith("not tested"):
-                out.append(f"{name} ({r['id']})")
-    return out
+                ids.setdefault(name, []).append(r["id"])
+    return [f"{name} ({', '.join(i)})" for name, i in ids.items()]
+
+
+def cause_of(record: dict, nodes) -> tuple:
+    """What a finding's slip is, for counting: its slip class and target and the labels it weighs on (``nodes``).
+    Several claims that record one slip (a proof step checked symbolically and numerically, a rate checked in m and
+    in d_model) share a cause and count once in a contribution's sentence; a finding without a slip is its own."""
+    slip = record.get("slip")
+    if not slip:
+        return ("claim", record["id"])
+    return (slip.get("class"), slip.get("target"), tuple(sorted(nodes)))
 
 
 def contribution_sentence(entry: dict, counted: dict, labels: dict, has_core: bool = True) -> str:
@@ -676,9 +686,15 @@ def contribution_sentence(entry: dict, counted: dict, labels: dict, has_core: bo
     shown = {r["id"] for r in deciding}
     rest = [(sev, [r for r in ranked(sev) if r["id"] not in shown]) for sev in rest_sevs]
     words = {"proof-gap": ("gap", "gaps"), "imprecision": ("imprecision", "imprecisions")}
-    rest_text = _and([f"{len(rs)} {words[sev][len(rs) > 1]}" for sev, rs in rest if rs]) if any(rs for _, rs in rest) \
-        else ""
-    untested = _untested(deciding) if status in ("broken", "contradicted") else []  # what could save the core
+
+    def counted_once(sev, rs):  # one slip recorded by several claims counts once (:func:`cause_of`)
+        causes = len({cause_of(r, counted[r["id"]][1]["nodes"]) for r in rs})
+        return f"{causes} {words[sev][causes > 1]}" + (f" ({len(rs)} findings)" if causes != len(rs) else "")
+
+    rest_text = _and([counted_once(sev, rs) for sev, rs in rest if rs]) if any(rs for _, rs in rest) else ""
+    # the readings the deciding findings left untested: what could save a broken core, or the result that fails
+    # elsewhere in a partly-broken one (a finding refuted under one reading of the sentence says so here)
+    untested = _untested(deciding) if status in ("broken", "contradicted", "partly-broken") else []
     sentence = f"{_LEADS[status]}: {body}"
     if rest_text:
         sentence += f"; also {rest_text}"

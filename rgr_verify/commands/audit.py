@@ -47,7 +47,9 @@ def add_arguments(p):
                         "exit 1 naming the store)")
     p.add_argument("--paper-text", metavar="FILE",
                    help="your text of the paper (UTF-8): DIR/paper.html shows it with each numbered result, equation "
-                        "and figure reference marked by its verdict and linked to its page")
+                        "and figure reference marked by its verdict and linked to its page, and each claim on the "
+                        "line it is about (default: the v3 text from $RGR_VERIFY_PAPER_TEXT or shared/paper/ beside "
+                        "the checkout when present; the package does not ship the paper's text)")
     p.add_argument("--screenshots", action="store_true",
                    help="also write DIR/screenshot-index.png and DIR/screenshot-claim.png (headless Chromium)")
     p.add_argument("--replace", action="store_true",
@@ -103,9 +105,18 @@ def _validate(args):
 
 
 def _paper_text(path) -> str | None:
-    """The text of ``--paper-text``, read before anything runs (a bad file stops the audit before it starts)."""
+    """The text of ``--paper-text``, read before anything runs (a bad file stops the audit before it starts); without
+    it the v3 text of this machine (:func:`rgr_verify.papertext.default_text_path`), or None when it has none."""
     if path is None:
-        return None
+        from ..papertext import default_text_path
+
+        found = default_text_path()
+        if found is None:
+            return None
+        try:
+            return found.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -198,7 +209,8 @@ def run(args) -> int:
         print(render_table(doc, width=shutil.get_terminal_size((160, 24)).columns))
     if not partial:
         print(f"site: {out / 'index.html'}" + (f", annotated paper: {out / 'paper.html'}" if args.paper_text_value
-                                                else ""))
+                                                else " (no annotated paper: the paper's text is not on this machine; "
+                                                     "--paper-text FILE)"))
     if getattr(args, "screenshots", False) and not partial:
         from ..site.screenshots import take_screenshots
 
@@ -233,12 +245,31 @@ def run(args) -> int:
 
 
 def _write_site(doc: dict, out: Path, ledger: dict, args) -> None:
-    """The reader's site next to report.md (DIR/index.html, claims/, labels/) and, with --paper-text, DIR/paper.html."""
+    """The reader's site next to report.md (DIR/index.html, claims/, labels/) and, with the paper's text (--paper-text
+    or the v3 text of this machine), DIR/paper.html."""
     text = getattr(args, "paper_text_value", None)
     if text is not None:
-        from ..papertext import annotate, slug
-
-        labels = {lab: {"status": s["status"], "href": f"labels/{slug(lab)}.html"}
-                  for lab, s in doc["rollup"]["labels"].items()}
-        atomic_write_text(out / "paper.html", annotate(text, labels))
+        atomic_write_text(out / "paper.html", annotated_paper(doc, text))
     write_site(doc, out, ledger=ledger, paper_html=text is not None)
+
+
+def annotated_paper(doc: dict, text: str) -> str:
+    """DIR/paper.html of the audit document ``doc``: ``text`` with each label mention marked by the label's rolled-up
+    status and linked to its page, and each claim marked on the lines it is about (:func:`rgr_verify.papertext.
+    claim_places`; a finding's lines highlighted), every line anchored ``#L<n>``."""
+    from ..claims.structure import FINDING_STATUSES
+    from ..papertext import annotate, claim_places, slug
+
+    labels = {lab: {"status": s["status"], "href": f"labels/{slug(lab)}.html"}
+              for lab, s in doc["rollup"]["labels"].items()}
+    n_lines = len(text.splitlines())
+    marks: dict[int, list] = {}
+    for r in doc["claims"]:
+        if (r.get("paper") or "2509.22840") != "2509.22840":
+            continue
+        for first, last in claim_places(r):
+            for n in range(first, min(last, n_lines) + 1):
+                marks.setdefault(n, []).append({"claim": r["id"], "status": r["status"] if r.get("ran") else "not-run",
+                                                "href": f"claims/{r['id']}.html", "severity": r.get("severity") or "",
+                                                "finding": r["status"] in FINDING_STATUSES and bool(r.get("ran"))})
+    return annotate(text, labels, marks=marks, back="index.html")

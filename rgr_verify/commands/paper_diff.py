@@ -1,7 +1,8 @@
 """``rgr-verify paper-diff OLD NEW``: which numbered labels of the paper (theorems, equations, figures, sections, ...)
 a change between two plain-text versions touches, and the claims that rest on each.
 
-One line per touched label, ``label (old lines a-b -> new lines c-d, edited): claim ids``, then a count line;
+One line per touched label, ``label (old lines a-b -> new lines c-d, edited): claim ids``, the claims that read the
+changed text first (``read the changed text: ...; the rest of the label: ...``), then a count line;
 "no numbered statement changed" when none. ``--json PATH`` also writes the list (see
 :func:`rgr_verify.papertext.paper_diff`).
 """
@@ -60,7 +61,13 @@ def run(args) -> int:
             raise ValueError(f"--labels: {exc}") from None
     rows = paper_diff(old, new, all_claims(), aliases=aliases)
     for r in rows:
-        claims = ", ".join(r["claims"]) or "(no claim)"
+        readers = r.get("readers") or []
+        rest = [c for c in r["claims"] if c not in readers]
+        if readers:
+            claims = (f"read the changed text: {', '.join(readers)}" +
+                      (f"; the rest of the label: {', '.join(rest)}" if rest else ""))
+        else:
+            claims = ", ".join(rest) or "(no claim)"
         print(f"{r['label']} (old lines {_span(r['old_lines'])} -> new lines {_span(r['new_lines'])}, "
               f"{r['change']}): {claims}")
     if rows:

@@ -10,7 +10,16 @@ Markup that tests and tools rely on: each finding of the index is an ``li.findin
 ``data-severity``, in ranked order; each label node of the blueprint a ``g.node`` with ``data-label`` and
 ``data-status``; each claim page has ``a#back`` to its place in the index; filters are ``select#filter-status``,
 ``#filter-severity``, ``#filter-level``, ``#filter-part``, ``#filter-paper`` and ``input#search``, acting on the
-``.filterable`` elements through their ``data-*`` attributes.
+``.filterable`` elements through their ``data-*`` attributes; their state is kept in the address as
+``#filter:status=refuted&q=...`` and restored on load. The index has ``#glossary`` (every word of the site
+explained; each page's header links it, each ``.badge`` carries its meaning as ``title``), ``a.skip`` to
+``main#main``, links to report.json and report.md when they exist, and the counts line where "decided" is
+:data:`DECIDED`. When both papers are audited, arXiv 2502.05076's contributions and findings are on ``facts.html``
+(its claims stay in the index's table too). A claim page's ``h1`` is "<label> (l. <line>): <one line of the
+statement>", its id in ``code#claim-id``; its values are tables (:mod:`rgr_verify.site.values`); a claim that did
+not run shows the paper's (stated) value, the command at the claim's own tier and ``a.quick-analogue``. Every
+finding's page shows ``figure.finding-figure`` (``data-kind`` one of :data:`rgr_verify.site.figures.FIGURE_KINDS`):
+``DIR/figures/<id>.png``, the paper's value drawn beside ours, its caption also the image's alt text.
 """
 
 from __future__ import annotations
@@ -21,14 +30,16 @@ import tempfile
 from pathlib import Path
 
 from .._files import atomic_write_text
-from ..claims.base import PAPERS, RGR_PAPER
+from ..claims.base import FACTS_PAPER, PAPERS, RGR_PAPER
 from ..claims.levels import LEVEL_MEANINGS, LEVELS
 from ..papertext import V3_LABELS, slug
 from ..report import NOT_RUN, paper_title, shown_status
 from ..report_md import value_in_words
 from .blueprint import PART_TITLES, layout, part_of_label
+from .figures import write_figures
+from .values import clean_text, is_empty, value_html
 
-__all__ = ["write_site", "STATUS_COLORS"]
+__all__ = ["write_site", "STATUS_COLORS", "STATUS_MEANINGS", "SEVERITY_MEANINGS", "TERMS", "DECIDED", "tip"]
 
 STATUS_COLORS = {
     "verified": "#1a7f37", "stands": "#1a7f37", "holds-empirically": "#8fd19e", "refuted": "#cf222e",
@@ -74,16 +85,100 @@ def _data(record: dict) -> str:
 
 def _cut(text: str, limit: int = 320) -> str:
     """A value shortened for the index (the claim page has it whole)."""
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "… (whole on its page)"
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
-def _paper_value(r: dict) -> str:
-    """The paper's value for a reader: in words, or why there is none to show."""
-    if r.get("paper_value") not in (None, "", [], {}):
-        return value_in_words(r["paper_value"])
+def _short_words(value, limit: int = 320) -> tuple[str, bool]:
+    """A value in words for the index, without the "(N more)" cuts of :func:`value_in_words`, and whether it was
+    shortened (the index then links the claim page, which has it whole)."""
+    text = clean_text(value_in_words(value, max_items=10 ** 6))
+    text = re.sub(r"\((\d+) entries\)|\[(\d+) items\]", "…", text)
+    cut = _cut(text, limit)
+    return cut, cut != text or "…" in text
+
+
+# The glossary: what the site's words mean (the index shows it whole; every badge carries its line as a tooltip).
+STATUS_MEANINGS = {
+    "verified": "shown true exactly: a proof, exact arithmetic or every case checked",
+    "holds-empirically": "an experiment, sample or fit agrees with the statement under its declared standard",
+    "refuted": "shown false: a proof, an exhaustive check, a certificate or a counterexample (witness)",
+    "contradicted-empirically": "an experiment or fit disagrees beyond its uncertainty, under the declared standard",
+    "inconclusive": "the evidence does not decide either way (too little resolution, or readings disagree)",
+    "not-run": "not run in this audit: it needs another tier (--tier full or gpu) or stored evidence",
+    "error": "the check itself broke; no verdict",
+    "stands": "every claim that checks it holds",
+    "stands-with-gaps": "its result holds, but a step of its proof is false or missing as written",
+    "stands-with-imprecisions": "its result holds; a constant, condition or remark is stated loosely",
+    "stands-on-analogues": "holds only on scaled-down (quick) analogues of the paper's experiments",
+    "partly-broken": "a result elsewhere in it fails, while its central statement stands",
+    "broken": "its central result fails as stated",
+    "contradicted": "its central result is contradicted by experiment or fit",
+    "undecided": "no claim that checks it reached a verdict",
+    "no-claims": "no claim of this audit checks it",
+}
+SEVERITY_MEANINGS = {
+    "breaks-result": "a stated result is false (for every admissible constant or under the reading named)",
+    "proof-gap": "the result may hold, but a step of the proof is false or unsupported as written",
+    "imprecision": "a constant, bound or side remark is off; the result is unaffected",
+}
+TERMS = {
+    "decided": "a verdict either way: verified, holds empirically, refuted or contradicted (inconclusive and not "
+               "run are not decided)",
+    "finding": "a claim that is refuted or contradicted: something wrong with the paper as written",
+    "evidence level": "what a verdict rests on, strongest first: proved, exhaustive, certified, witness, searched, "
+                      "sampled, grid, fitted, experiment, analogue",
+    "reading": "one way to read a statement the paper leaves open (a constant's range, a hypothesis's scope); a "
+               "finding may hold under every reading or under a named one",
+    "robustness (multiverse)": "the same verdict re-derived under every reasonable analysis choice (seeds left "
+                               "out, test level, fit form); robust when all agree",
+    "specification curve": "the estimate under each of those analyses, ranked, with the paper's value beside it",
+    "quick analogue": "a scaled-down version of a paper-scale experiment, run in seconds (ids ending in -quick); "
+                      "it supports, never replaces, the paper-scale claim",
+    "post hoc": "the rule that decides the claim was written or changed after the evidence it reads existed "
+                "(the preregistration check of the evidence manifests)",
+    "rule fingerprint": "a hash of the analysis code and constants that decide a claim; recorded with the evidence, "
+                        "it shows whether the rule changed since",
+    "witness": "a concrete instance (numbers) that meets every hypothesis and breaks the conclusion, or that "
+               "shows an existence claim",
+    "ledger": "the verdicts recorded in the repository; an audit that disagrees with it exits non-zero",
+}
+
+
+def tip(kind: str, value) -> str:
+    """The tooltip of a badge: ``kind`` is "status", "severity", "level" or "term"."""
+    value = str(value or "")
+    if kind == "status":
+        base = value.split(" ")[0]
+        return f"{value}: {STATUS_MEANINGS.get(base, 'status of the claim')}"
+    if kind == "severity":
+        return f"{value}: {SEVERITY_MEANINGS.get(value, 'severity of the finding')}"
+    if kind == "level":
+        return f"evidence level {value}: {LEVEL_MEANINGS.get(value, 'no evidence recorded')}"
+    if kind == "term":
+        return f"{value}: {TERMS.get(value, '')}"
+    raise ValueError(f"tip kind must be status, severity, level or term, got {kind!r}")
+
+
+def _stated_value(r: dict, claim) -> dict:
+    """The claim's stated values: the record's, else the registry's ``expects`` (a claim that did not run)."""
+    stated = dict(r.get("stated") or {})
+    if not stated and claim is not None:
+        for name, st in (getattr(claim, "expects", None) or {}).items():
+            stated[name] = {"value": getattr(st, "value", None), "note": getattr(st, "note", "") or "",
+                            "unmutated": getattr(st, "unmutated", "") or "", "bound": getattr(st, "bound", "") or ""}
+    return stated
+
+
+def _paper_value(r: dict, stated: dict):
+    """The paper's value for a reader: (value, words for when there is none). A claim that did not run shows its
+    stated values, else its statement (what the paper says)."""
+    if not is_empty(r.get("paper_value")):
+        return r["paper_value"], ""
+    if stated:
+        return {n: st.get("value") for n, st in stated.items()}, ""
     if not r.get("ran"):
-        return "not shown: the claim did not run in this audit"
-    return "no number: the statement above is what the paper says"
+        return None, f"stated without a number; the paper says: {clean_text(r['statement'])}"
+    return None, "no number: the statement above is what the paper says"
 
 
 def _label_lines(label: str):
@@ -96,18 +191,79 @@ def _check_name(claim) -> str:
     return f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', getattr(fn, '__name__', '?'))}"
 
 
+_TIERS = ("quick", "full", "gpu")
+
+
 def _command(doc: dict, record: dict) -> str:
-    return (f"rgr-verify audit --tier {doc.get('tier', 'quick')} --only '{record['id']}' --seed "
+    """The command that re-runs the claim: the audit's tier, or the claim's own where it needs a higher one."""
+    tier = doc.get("tier") or "quick"
+    own = record.get("tier")
+    if own in _TIERS and (tier not in _TIERS or _TIERS.index(own) > _TIERS.index(tier)):
+        tier = own
+    return (f"rgr-verify audit --tier {tier} --only '{record['id']}' --seed "
             f"{doc.get('root_seed')} --out rgr-report-{record['id']}")
 
 
-def _robustness(record: dict) -> tuple[str, str]:
+def _robustness(record: dict) -> tuple[str, dict]:
     rob = record.get("robustness")
     if not isinstance(rob, dict):
-        return "", ""
-    dims = rob.get("dimensions") or {}
-    words = "; ".join(f"{k}: {len(v) if isinstance(v, (list, tuple)) else v} values" for k, v in dims.items())
-    return str(rob.get("summary") or ""), words
+        return "", {}
+    dims = {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in (rob.get("dimensions") or {}).items()}
+    return clean_text(rob.get("summary") or ""), dims
+
+
+def _one_line(text: str, limit: int = 150) -> str:
+    text = " ".join(clean_text(text).split())
+    first = re.split(r"(?<=[a-z0-9)\]}][.;])\s+(?=[A-Z])", text, maxsplit=1)[0]
+    first = first.rstrip(".;")
+    return first if len(first) <= limit else first[:limit - 1].rsplit(" ", 1)[0].rstrip(",;") + " …"
+
+
+_BEFORE = re.compile(r"\b(?:rule[^.]{0,60}?fixed (?:before|in advance)|fixed before (?:running|the|any))", re.I)
+
+
+def _post_hoc(r: dict) -> dict | None:
+    """The preregistration check's verdict in words (``post_hoc`` of the record), and what the notes say."""
+    ph = r.get("post_hoc")
+    if not ph:
+        return None
+    if not isinstance(ph, dict):
+        return {"text": clean_text(value_in_words(ph)), "caveat": ""}
+    reason = str(ph.get("reason") or "")
+    ev, run, rules = ph.get("evidence") or "its evidence", ph.get("evidence_date"), ph.get("rules_date")
+    run_words = f"run {run}" if run else "run on an unrecorded date"
+    if reason.startswith("rule revised"):
+        text = f"the rule changed after the evidence {ev} ({run_words}) was added: {reason}"
+    elif reason.startswith("no rule recorded"):
+        text = (f"no rule was recorded with the evidence {ev} ({run_words}; its rules recorded "
+                f"{rules or 'never'}), so nothing shows the rule came first")
+    else:
+        text = f"{reason} (evidence {ev})"
+    caveat = ""
+    notes = f"{r.get('notes') or ''} {r.get('details') or ''}"
+    if _BEFORE.search(notes):
+        caveat = ("The notes say the rule was fixed before the runs it reads; the flag stands because the "
+                  f"preregistration record of {ev} does not confirm it (a changed fingerprint means the analysis "
+                  "code or constants the rule reaches changed after the fingerprint was recorded).")
+    return {"text": clean_text(text), "caveat": caveat}
+
+
+def _quick_analogue(cid: str, notes: str, ids) -> str:
+    """The id of the quick analogue of claim ``cid``: ``cid-quick``, the same name under another section's prefix
+    (``fig7-x`` and ``sec73-x-quick``), or a ``-quick`` id its notes name; "" when there is none."""
+    if cid.endswith("-quick"):
+        return ""
+    quick = sorted(i for i in ids if i.endswith("-quick"))
+    if f"{cid}-quick" in quick:
+        return f"{cid}-quick"
+    tail = cid.split("-", 1)[-1]
+    for q in quick:
+        if q.split("-", 1)[-1] == f"{tail}-quick":
+            return q
+    for q in quick:
+        if re.search(rf"(?<![\w-]){re.escape(q)}(?![\w-])", notes or ""):
+            return q
+    return ""
 
 
 def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
@@ -115,32 +271,41 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
     rob, dims = _robustness(r)
     lean = ((r.get("robustness") or {}).get("lean") or {}).get("text") if isinstance(r.get("robustness"), dict) else None
     params = r.get("params") or {}
-    readings = []
-    for key in ("readings", "refuted_under", "per_reading", "hypotheses_checked"):
-        if params.get(key) not in (None, "", [], {}):
-            readings.append(f"{key.replace('_', ' ')}: {value_in_words(params[key])}")
-    post = r.get("post_hoc")
+    readings = [("" if key == "readings" else key.replace("_", " "), value_html(params[key]))
+                for key in ("readings", "refuted_under", "per_reading", "hypotheses_checked")
+                if not is_empty(params.get(key))]
     stores = sorted(set(re.findall(r"evidence/[\w.+-]+", r.get("evidence") or "")))
     labels = [{"label": n, "slug": slug(n), "lines": _label_lines(n), "at": (r.get("supports_at") or {}).get(n, "")}
               for n in (r.get("nodes") or []) if n not in doc["_ids"]]
+    stated = _stated_value(r, claim)
+    paper_value, paper_words = _paper_value(r, stated)
+    first = labels[0] if labels else None
+    where = (first["label"] if first else r["ref"]) + (f" (l. {first['lines'][0]})" if first and first["lines"] else "")
+    quick = _quick_analogue(r["id"], r.get("notes") or "", doc["_ids"])
     return {
-        "id": r["id"], "ref": r["ref"], "paper": r.get("paper") or RGR_PAPER, "statement": r["statement"],
+        "id": r["id"], "ref": r["ref"], "paper": r.get("paper") or RGR_PAPER, "statement": clean_text(r["statement"]),
+        "heading": f"{where}: {_one_line(r['statement'])}", "where": where,
         "status": status, "status_class": _status_class(r), "severity": r.get("severity"),
-        "severity_reason": r.get("severity_reason") or "", "severity_links": r.get("severity_links") or [],
+        "severity_reason": clean_text(r.get("severity_reason") or ""), "severity_links": r.get("severity_links") or [],
         "level": r.get("evidence_level") or "none", "level_meaning": LEVEL_MEANINGS.get(r.get("evidence_level") or "", "no evidence recorded"),
         "quick": r["id"].endswith("-quick"), "provenance": r.get("provenance") or "paper",
-        "paper_value": _paper_value(r),
-        "measured_value": (value_in_words(r.get("measured_value")) if r.get("ran") else "not run in this audit"),
+        "paper_value": paper_value, "paper_words": paper_words,
+        "paper_value_html": value_html(paper_value) if paper_value is not None else "",
+        "measured_value_html": value_html(r.get("measured_value")) if r.get("ran") else "",
+        "ran": bool(r.get("ran")),
         "ledger": (f"not run here; the ledger records {ledger[r['id']]}" if status == NOT_RUN and r["id"] in ledger
                    else ""),
-        "robustness": rob, "dimensions": dims, "witness": value_in_words(r.get("witness")) if r.get("witness") else "",
-        "readings": "; ".join(readings), "evidence": r.get("evidence") or "", "details": r.get("details") or "",
+        "robustness": rob, "dimensions": dims, "dimensions_html": value_html(dims) if dims else "",
+        "witness_html": value_html(r.get("witness")) if not is_empty(r.get("witness")) else "",
+        "readings": readings, "evidence": clean_text(r.get("evidence") or ""),
+        "details": clean_text(r.get("details") or ""),
         "stores": stores, "rule": r.get("rule_fingerprint") or "", "check": _check_name(claim) if claim else "?",
-        "post_hoc": value_in_words(post) if post else "", "command": _command(doc, r), "notes": r.get("notes") or "",
+        "post_hoc": _post_hoc(r), "command": _command(doc, r), "notes": clean_text(r.get("notes") or ""),
+        "tier": r.get("tier") or "", "quick_analogue": quick,
         "seed": r.get("seed"), "seconds": r.get("seconds"), "labels": labels,
-        "stated": [{"name": n, "value": value_in_words(st.get("value")), "note": st.get("note") or "",
-                    "unmutated": st.get("unmutated") or "", "bound": st.get("bound") or ""}
-                   for n, st in (r.get("stated") or {}).items()],
+        "stated": [{"name": n, "value": value_html(st.get("value")), "note": clean_text(st.get("note") or ""),
+                    "unmutated": clean_text(st.get("unmutated") or ""), "bound": st.get("bound") or ""}
+                   for n, st in stated.items()],
         "plots": [a for a in r.get("artefacts") or [] if a.lower().endswith((".png", ".svg"))],
         "robustness_short": (rob.split(":")[0] + (f", {lean}" if lean else "")) if rob else "",
         "data": _data(r),
@@ -172,70 +337,123 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     extra = [lab for lab in V3_LABELS if lab not in labels] if RGR_PAPER in papers_in else []
     bp = layout(labels, contributions, records, extra_labels=extra, claim_href=lambda i: f"claims/{i}.html",
                 label_href=lambda lab: f"labels/{slug(lab)}.html", status_of=_status_class)
-    common = {"has_paper": paper_html}
-    counts = _counts(records)
-    findings = []
-    for fid in doc["findings"]:
-        v = views[fid]
-        findings.append({**v, "paper_value": _cut(v["paper_value"]), "measured_value": _cut(v["measured_value"])})
     by_id = {r["id"]: r for r in records}
+    # The main paper's index; the second paper (2502.05076) gets its own page, facts.html, when both are audited.
+    own = {r["id"] for r in records if (r.get("paper") or RGR_PAPER) == FACTS_PAPER}
+    second = FACTS_PAPER if own and len(own) < len(records) else None
+    main_paper = FACTS_PAPER if own and not second else RGR_PAPER
+    reports = [(name, name) for name in ("report.json", "report.md") if (out / name).is_file()]
+    common = {"has_paper": paper_html, "has_second": bool(second), "tip": tip}
+    finding_ids = list(doc["findings"])
     run = doc.get("run") or {}
-    run_line = (f"{doc.get('tier')} tier, root seed {doc.get('root_seed')}, device {doc.get('device')}"
-                + (f"; commit {run.get('commit')}" if run.get("commit") else "")
-                + (f"; {run.get('date')}" if run.get("date") else "")
-                + (f"; command: {run.get('command')}" if run.get("command") else ""))
+    run_line = clean_text(f"{doc.get('tier')} tier, root seed {doc.get('root_seed')}, device {doc.get('device')}"
+                          + (f"; commit {run.get('commit')}" if run.get("commit") else "")
+                          + (f"; {run.get('date')}" if run.get("date") else "")
+                          + (f"; command: {run.get('command')}" if run.get("command") else ""))
     parts = sorted({part_of_label((r.get("nodes") or [r["ref"]])[0]) for r in records}, key=list(PART_TITLES).index)
-    contrib_rows = [{"id": cid, "slug": slug(f"contribution:{cid}"), "short": c["title"].split(":")[0],
-                     "where": c["where"], "status": c["status"], "summary": c["summary"].split(": ", 1)[-1],
-                     "sentence": c.get("sentence") or "", "at": ", ".join(c.get("at") or []),
-                     "core": ", ".join(c.get("core", {}).get("labels", [])[:4]),
-                     "breaking": [{"id": i, "level": by_id[i].get("evidence_level") or "none",
-                                   "status": by_id[i]["status"], "ref": by_id[i]["ref"]}
-                                  for i in c.get("breaking", [])[:3]],
-                     "more": max(0, len(c.get("breaking", [])) - 3)}
-                    for cid, c in contributions.items()]
+
+    def finding_rows(ids):
+        rows = []
+        for fid in ids:
+            v = views[fid]
+            pv, pcut = _short_words(v["paper_value"]) if v["paper_value"] is not None else (v["paper_words"], False)
+            mv, mcut = _short_words(by_id[fid].get("measured_value")) if v["ran"] else ("not run in this audit", False)
+            rows.append({**v, "paper_short": pv, "paper_cut": pcut, "measured_short": mv, "measured_cut": mcut})
+        return rows
+
+    def contribution_rows(of_paper):
+        return [{"id": cid, "slug": slug(f"contribution:{cid}"), "short": c["title"].split(":")[0],
+                 "where": c["where"], "status": c["status"], "summary": clean_text(c["summary"].split(": ", 1)[-1]),
+                 "sentence": clean_text(c.get("sentence") or ""), "at": ", ".join(c.get("at") or []),
+                 "core": ", ".join(c.get("core", {}).get("labels", [])), 
+                 "breaking": [{"id": i, "level": by_id[i].get("evidence_level") or "none",
+                               "status": by_id[i]["status"], "ref": by_id[i]["ref"]}
+                              for i in c.get("breaking", []) if i in by_id]}
+                for cid, c in contributions.items() if of_paper(c.get("paper") or RGR_PAPER)]
+
+    def in_second(paper):
+        return second is not None and paper == second
+
+    main_findings = [f for f in finding_ids if not in_second(by_id[f].get("paper") or RGR_PAPER)]
+    claim_rows = [{**views[r["id"]], "robustness": views[r["id"]]["robustness_short"]} for r in records]
+    filters = {"statuses": _CLAIM_STATUSES, "severities": ("breaks-result", "proof-gap", "imprecision"),
+               "levels": LEVELS, "parts": [(p, PART_TITLES[p]) for p in parts],
+               "papers": [(p, "both papers (cross-paper claims)" if "+" in p else p) for p in paper_options]}
     staging = Path(tempfile.mkdtemp(dir=out, prefix=".site-"))
     try:
         (staging / "claims").mkdir()
         (staging / "labels").mkdir()
-        atomic_write_text(staging / "index.html", env.get_template("index.html").render(
-            title="Audit", root="", paper_title=_paper_heading(papers_in), run_line=run_line,
-            counts_line=counts, contributions=contrib_rows, findings=findings, bp=bp, colors=STATUS_COLORS, dark=_DARK,
-            claims=[{**views[r["id"]], "robustness": views[r["id"]]["robustness_short"]} for r in records],
-            statuses=_CLAIM_STATUSES, severities=("breaks-result", "proof-gap", "imprecision"), levels=LEVELS,
-            parts=[(p, PART_TITLES[p]) for p in parts],
-            papers=[(p, "both papers (cross-paper claims)" if "+" in p else p) for p in paper_options],
-            headline=_headline(doc, records), **common))
-        tpl = env.get_template("claim.html")
-        finding_ids = set(doc["findings"])
+        (staging / "figures").mkdir()
+        # one figure per finding, the paper's value and ours (rgr_verify.site.figures), shown on its claim page
+        figures = write_figures(records, staging / "figures")
         for cid, v in views.items():
-            back = f"finding-{cid}" if cid in finding_ids else "claims"
-            atomic_write_text(staging / "claims" / f"{cid}.html", tpl.render(title=cid, root="../", c=v,
-                                                                              back_anchor=back, **common))
+            v["figure"] = ({"src": f"../figures/{figures[cid]['file']}", "kind": figures[cid]["kind"],
+                            "caption": figures[cid]["caption"]} if cid in figures else None)
+        main_records = [r for r in records if not in_second(r.get("paper") or RGR_PAPER)]
+        atomic_write_text(staging / "index.html", env.get_template("index.html").render(
+            title="Audit", root="", paper_title=_paper_heading([main_paper]), run_line=run_line,
+            counts_line=_counts(main_records), contributions=contribution_rows(lambda p: not in_second(p)),
+            findings=finding_rows(main_findings), bp=bp, colors=STATUS_COLORS, dark=_DARK, claims=claim_rows,
+            headline=_headline({"findings": main_findings}, records), reports=reports,
+            glossary=_glossary(), second=PAPERS.get(second, paper_title(second)) if second else None,
+            **filters, **common))
+        if second:
+            second_records = [r for r in records if in_second(r.get("paper") or RGR_PAPER)]
+            second_findings = [f for f in finding_ids if f not in main_findings]
+            atomic_write_text(staging / "facts.html", env.get_template("index.html").render(
+                title=f"arXiv {second}", root="", paper_title=_paper_heading([second]), run_line=run_line,
+                counts_line=_counts(second_records), contributions=contribution_rows(in_second),
+                findings=finding_rows(second_findings), bp=None, colors=STATUS_COLORS, dark=_DARK,
+                headline=_headline({"findings": second_findings}, records), reports=reports, glossary=None,
+                second=None, claims=[row for row in claim_rows if in_second(row["paper"])],
+                **filters, **common))
+        tpl = env.get_template("claim.html")
+        finding_set = set(finding_ids)
+        for cid, v in views.items():
+            in2 = in_second(v["paper"])
+            back = (("facts.html#" if in2 else "index.html#") + (f"finding-{cid}" if cid in finding_set else
+                                                                   "claims"))
+            atomic_write_text(staging / "claims" / f"{cid}.html", tpl.render(
+                title=v["heading"], root="../", c=v, back_href=f"../{back}", **common))
         tpl = env.get_template("label.html")
         for lab in list(labels) + extra:
             summary = labels.get(lab, {"status": "no-claims", "summary": "no claim of this audit checks it",
                                        "claims": []})
             atomic_write_text(staging / "labels" / f"{slug(lab)}.html", tpl.render(
-                title=lab, root="../", label=lab, status=summary["status"], summary=summary["summary"],
+                title=lab, root="../", label=lab, status=summary["status"], summary=clean_text(summary["summary"]),
                 lines=_label_lines(lab), title_text="", sublabels=[],
                 claims=[views[i] for i in summary["claims"] if i in by_id], **common))
         for cid, c in contributions.items():
             subs = [{"label": lab, "slug": slug(lab), "status": labels[lab]["status"]} for lab in c["labels"]]
             atomic_write_text(staging / "labels" / f"{slug(f'contribution:{cid}')}.html", tpl.render(
                 title=c["title"].split(":")[0], root="../", label=c["title"].split(":")[0], status=c["status"],
-                summary=(f"{c['sentence']} In detail: {c['summary']}" if c.get("sentence") else c["summary"]),
-                lines=None, title_text=c["where"], sublabels=subs,
+                summary=clean_text(f"{c['sentence']} In detail: {c['summary']}" if c.get("sentence")
+                                   else c["summary"]),
+                lines=None, title_text=clean_text(c["where"]), sublabels=subs,
                 claims=[views[i] for i in c["claims"] if i in by_id], **common))
-        for sub in ("claims", "labels"):
+        for sub in ("claims", "labels", "figures"):
             dest = out / sub
             if dest.exists():
                 shutil.rmtree(dest)
             (staging / sub).replace(dest)
+        if second:
+            (staging / "facts.html").replace(out / "facts.html")
+        elif (out / "facts.html").is_file():
+            (out / "facts.html").unlink()
         (staging / "index.html").replace(out / "index.html")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out / "index.html"
+
+
+def _glossary() -> dict:
+    """The glossary's sections: (word, meaning) pairs."""
+    claim_statuses = [(s, STATUS_MEANINGS[s]) for s in _CLAIM_STATUSES]
+    rollup = [(s, STATUS_MEANINGS[s]) for s in STATUS_MEANINGS if s not in _CLAIM_STATUSES]
+    return {"Verdicts of a claim": claim_statuses, "Verdicts of a label or a contribution": rollup,
+            "Severity of a finding": list(SEVERITY_MEANINGS.items()),
+            "Evidence levels (strongest first)": [(lv, LEVEL_MEANINGS.get(lv, "")) for lv in LEVELS],
+            "Other words": list(TERMS.items())}
 
 
 def _paper_heading(papers: list) -> str:
@@ -244,15 +462,22 @@ def _paper_heading(papers: list) -> str:
     return "Audit of " + " and of ".join(PAPERS[p] if p in PAPERS else paper_title(p) for p in ordered)
 
 
-def _counts(records: list) -> str:
-    ran = [r for r in records if r.get("ran")]
-    paper_scale = [r for r in ran if not r["id"].endswith("-quick")]
-    quick = [r for r in ran if r["id"].endswith("-quick")]
-    not_run = len(records) - len(ran)
-    findings = [r for r in ran if r["status"] in ("refuted", "contradicted-empirically")]
-    return (f"{len(records)} claims: {len(paper_scale)} decided at the paper's scale or exactly, {len(quick)} quick "
-            f"analogues, {not_run} not run; {len(findings)} findings.")
+DECIDED = ("verified", "holds-empirically", "refuted", "contradicted-empirically")
 
+
+def _counts(records: list) -> str:
+    """The counts line: decided means a verdict either way (:data:`DECIDED`), never inconclusive or not run."""
+    ran = [r for r in records if r.get("ran")]
+    decided = [r for r in ran if r["status"] in DECIDED]
+    paper_scale = [r for r in decided if not r["id"].endswith("-quick")]
+    quick = [r for r in decided if r["id"].endswith("-quick")]
+    undecided = sum(r["status"] not in DECIDED for r in ran)
+    not_run = len(records) - len(ran)
+    holding = sum(r["status"] in ("verified", "holds-empirically") for r in decided)
+    findings = [r for r in ran if r["status"] in ("refuted", "contradicted-empirically")]
+    return (f"{len(records)} claims: {len(decided)} decided ({holding} hold, {len(findings)} fail: the findings), "
+            f"of which {len(paper_scale)} at the paper's scale or exactly and {len(quick)} on quick analogues; "
+            f"{undecided} inconclusive, {not_run} not run.")
 
 
 def _headline(doc: dict, records: list) -> str:

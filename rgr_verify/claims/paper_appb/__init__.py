@@ -1,6 +1,7 @@
 """Claims of App. B (further details on the explicit constructions), by topic: one module per construction.
 
 - :mod:`.construction1`: App. B.1, Construction I with Bernoulli signatures (Algorithm 3, Theorem B.1);
+- :mod:`.construction1_softmax`: App. B.1's remark that the threshold proof carries over to softmax;
 - :mod:`.construction2`: App. B.2, Construction II (Algorithm 1, Theorem B.2: the score decomposition and its noise
   terms);
 - :mod:`.lemma_b3`: Lemma B.3 (leakage and cross-correlations of Gaussian unit-norm embeddings);

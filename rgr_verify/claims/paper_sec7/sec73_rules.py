@@ -126,23 +126,31 @@ def _split_ok(res) -> str | None:
 # tests run them on synthetic sweeps under the null to check their pass probability.
 
 
-def decide_grows(res) -> dict:
-    """Accuracy grows with D_K for h >= 2 (all seeds, no winner picked)."""
+def decide_grows(res, *, per_head: bool = False) -> dict:
+    """Accuracy grows with D_K for h >= 2 (all seeds, no winner picked). ``per_head``: the gain of each h >= 2 is
+    tested on its own (each must be confirmed, one wholly below 0 contradicts) instead of their average."""
+    from ..standards import conjunction
     from ..tools.multiverse import tolerance
 
     margin = tolerance(MARGIN)  # read up front: the multiverse's tolerance applies to every path
     p = res.preset
     multi = [h for h in p.heads if h >= 2]
     Dmin, Dmax = p.D_Ks[0], p.D_Ks[-1]
-    per_seed = np.mean([res.values(Dmax, h) - res.values(Dmin, h) for h in multi], axis=0)
+    gains = {h: res.values(Dmax, h) - res.values(Dmin, h) for h in multi}
+    per_seed = np.mean(list(gains.values()), axis=0)
     iv = _iv(per_seed)
+    per_h = {f"h={h}": _iv(g) for h, g in gains.items()} if per_head else None
     means = {D: _means(res, D) for D in p.D_Ks}
     drops = {f"h={h},{a}->{b}": round(means[a][h] - means[b][h], 4)
              for h in multi for a, b in zip(p.D_Ks, p.D_Ks[1:]) if means[a][h] - means[b][h] > margin}
     # the interval's low end above 0 and its high end below 0 exclude each other
-    status = decide(iv[1] > 0 and not drops, iv[2] < 0)
+    if per_h is None:
+        status = decide(iv[1] > 0 and not drops, iv[2] < 0)
+    else:  # every head's own gain (an intersection-union test: each at the full level), and no dip
+        status = conjunction([decide(g[1] > 0, g[2] < 0) for g in per_h.values()] + [decide(not drops, False)])
     return {"status": status, "null_pass_probability": ALPHA, "null": "no effect of D_K: the one-sided test's level",
             "measured": {f"gain_{Dmin}_to_{Dmax}_mean_lo_hi": iv,
+                         **({"gain_per_head_mean_lo_hi": per_h} if per_h is not None else {}),
                          "mean_test_acc": {f"D_K={D}": {f"h={h}": round(v, 4) for h, v in m.items()}
                                            for D, m in means.items()}},
             "witness": {"drops_over_margin": drops},
@@ -196,19 +204,22 @@ def collapse_null_pass(n1: int, n2: int, k: int) -> float:
 
 def decide_bimodality(res) -> dict:
     """h = 1 collapses at the upper D_K (k >= k_min of n1), no h >= 2 run collapses anywhere."""
+    from ..tools.multiverse import tolerance
+
+    collapse = tolerance(COLLAPSE)  # ours: the multiverse's tolerance halves and doubles it
     p = res.preset
     upper = p.D_Ks[len(p.D_Ks) // 2:]
     ones = np.concatenate([res.values(D, 1) for D in upper])
-    k, n1 = int((ones < COLLAPSE).sum()), int(ones.size)
+    k, n1 = int((ones < collapse).sum()), int(ones.size)
     multi_runs = [(D, h, float(a)) for D, h in p.cells() if h >= 2 for a in res.values(D, h)]
-    c = [r for r in multi_runs if r[2] < COLLAPSE]
+    c = [r for r in multi_runs if r[2] < collapse]
     k_min = next((j for j in range(1, n1 + 1) if collapse_null_pass(n1, len(multi_runs), j) <= NULL_BUDGET), None)
     null_p = collapse_null_pass(n1, len(multi_runs), k_min) if k_min else 0.0
     cp_lo, cp_hi = clopper_pearson(k, n1)
     fails = bool(c) or cp_hi < 0.25
     # precedence kept: k >= k_min can meet a multi-head collapse (or a small upper bound on k / n1); failing wins
     status = decide(k_min is not None and k >= k_min and not fails, fails)
-    rest = ones[ones >= COLLAPSE]
+    rest = ones[ones >= collapse]
     return {"status": status, "null_pass_probability": round(null_p, 4),
             "null": f"one collapse rate for every h, worst case over the rate; needs k >= {k_min} of {n1}",
             "measured": {"h1_upper_DK": list(upper), "h1_collapsed": k, "h1_runs": n1, "k_min": k_min,
@@ -217,7 +228,7 @@ def decide_bimodality(res) -> dict:
                          "multihead_collapsed": len(c), "multihead_runs": len(multi_runs),
                          "h1_null_rate": [round(x, 3) for D in upper for x in res.values(D, 1, "test_null_rate")]},
             "witness": {"multihead_collapses": c, "h1_upper_acc": [round(float(x), 4) for x in ones]},
-            "details": f"Collapse = test accuracy < {COLLAPSE}; the non-collapsed single-head mean is reported as "
+            "details": f"Collapse = test accuracy < {collapse:g}; the non-collapsed single-head mean is reported as "
                        "measured on this source (the paper's ~0.81 is a GPT-2 number, decided by "
                        "fig7-single-head-plateau-near-081 on GPT-2 only)."}
 
@@ -326,10 +337,16 @@ def decide_plateau(res, center: float = 0.81) -> dict:
     """Non-collapsed h = 1 runs at D_K >= 256 plateau in [center - 0.05, center + 0.05] (0.81: a GPT-2 number)."""
     if not (isinstance(center, (int, float)) and math.isfinite(center) and center > 0):
         raise ValueError(f"center must be a finite number > 0, got {center!r}")
-    band = (center - (PLATEAU[1] - PLATEAU[0]) / 2, center + (PLATEAU[1] - PLATEAU[0]) / 2)
+    from ..tools.multiverse import tolerance
+
+    # ours (the half-width 0.05 around the paper's 0.81, the gain margin, the collapse threshold): the multiverse's
+    # tolerance halves and doubles them
+    half, gain_margin, collapse = tolerance((PLATEAU[1] - PLATEAU[0]) / 2), tolerance(PLATEAU_GAIN), \
+        tolerance(COLLAPSE)
+    band = (center - half, center + half)
     p = res.preset
     upper = _plateau_upper(p)
-    kept = {D: res.values(D, 1)[res.values(D, 1) >= COLLAPSE] for D in upper}
+    kept = {D: res.values(D, 1)[res.values(D, 1) >= collapse] for D in upper}
     pooled = np.concatenate(list(kept.values()))
     base = {"null_pass_probability": None, "null": ""}
     if pooled.size < 2:
@@ -348,13 +365,13 @@ def decide_plateau(res, center: float = 0.81) -> dict:
     from ..standards import conjunction, decide_interval
 
     mean_status, _ = decide_interval((lo, hi), band)
-    gain_status = decide_interval(gain[1:], (-math.inf, PLATEAU_GAIN))[0] if gain is not None else Status.INCONCLUSIVE
+    gain_status = decide_interval(gain[1:], (-math.inf, gain_margin))[0] if gain is not None else Status.INCONCLUSIVE
     status = conjunction((mean_status, gain_status))
     return {**base, "status": status,
             "measured": {"non_collapsed_mean_lo_hi": [round(mean, 4), round(lo, 4), round(hi, 4)],
                          f"gain_{a}_to_{b}": gain, "band": [round(band[0], 4), round(band[1], 4)],
                          "mean interval against the band": mean_status.value,
-                         f"gain interval against (-inf, {PLATEAU_GAIN}]": gain_status.value},
+                         f"gain interval against (-inf, {gain_margin:g}]": gain_status.value},
             "witness": {f"D_K={D}": [round(float(x), 4) for x in v] for D, v in kept.items()},
             "details": "A band check on a measured value (no null hypothesis). Gain interval: Welch normal "
                        "approximation (unpaired: collapsed runs are dropped)."}
@@ -362,9 +379,10 @@ def decide_plateau(res, center: float = 0.81) -> dict:
 
 def decide_near_perfect(res) -> dict:
     """The best h >= 2 at the largest D_K (picked on selection seeds) reaches >= 0.95 on confirmation seeds."""
-    from ..tools.multiverse import significance
+    from ..tools.multiverse import significance, tolerance
 
     alpha = significance(ALPHA)  # read up front: the multiverse's test level applies to every path
+    bar = 1 - tolerance(1 - NEAR_PERFECT)  # ours ("near-perfect" as 0.95): the multiverse varies the distance to 1
     p = res.preset
     why = _split_ok(res)
     base = {"null_pass_probability": None, "null": ""}
@@ -379,10 +397,10 @@ def decide_near_perfect(res) -> dict:
     # interval reaches below no longer passes; the old fail bar 0.9 was a second standard).
     from ..standards import decide_interval
 
-    status, _ = decide_interval(iv[1:], (NEAR_PERFECT, math.inf))
+    status, _ = decide_interval(iv[1:], (bar, math.inf))
     return {**base, "status": status,
             "measured": {"D_K": D, "best_h_on_selection_seeds": best, "confirmation_acc_mean_lo_hi": iv,
-                         "band": [NEAR_PERFECT, None]},
-            "details": f"Near-perfect read as mean test accuracy >= {NEAR_PERFECT}: the 95% t-interval of the "
-                       "confirmation-seed mean inside [0.95, 1] holds, wholly below 0.95 contradicts, else "
+                         "band": [round(bar, 4), None]},
+            "details": f"Near-perfect read as mean test accuracy >= {bar:g}: the 95% t-interval of the "
+                       f"confirmation-seed mean inside [{bar:g}, 1] holds, wholly below {bar:g} contradicts, else "
                        "inconclusive (a band check, no null hypothesis)."}

@@ -115,6 +115,9 @@ DIMENSIONS = {
     # the max-over-heads runs a softmax threshold is compared with: every seed of the base grid, or only the seeds the
     # softmax runs have (like for like)
     "max-model seeds": ("every seed of sec6-grid", "the softmax runs' seeds only"),
+    # which seeds pick a winner that the others confirm (Figure 7: the declared selection seeds, then each other
+    # disjoint block of as many seeds)
+    "selection seeds": ("the declared selection seeds", "each other block of as many seeds"),
     # which half of the seeds picks the winner and which tests it
     "seed split": ("pick on the first half, test on the second", "pick on the second half, test on the first"),
     # the committed doubled-cap runs (table2-cap2x) in place of the Table 2 cap runs where they cover a cell
