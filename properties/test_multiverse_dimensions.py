@@ -48,6 +48,25 @@ def test_robustness_counts_every_status_and_says_which_way_it_leans():
     assert status is I and rob["lean"]["text"] == "leaning holds (32 of 33; contradicted in 1)"
 
 
+def test_an_analysis_that_cannot_decide_at_its_resolution_is_counted_but_left_out():
+    """Reviews of 2026-11-28: an exact test whose smallest attainable p-value is above its level (2 seeds against 3;
+    the level x 1/5) is inconclusive whatever the data; it must not block the analyses that can decide. Only such an
+    analysis that came out inconclusive is left out; one that can decide and is inconclusive still blocks."""
+    blind = {"resolvable": False}
+    status, rob = multiverse_status(_analyses([H, H, H]) + [{**a, **blind} for a in _analyses([I, I])])
+    assert status is H and rob["robust"] and rob["unresolvable"] == 2 and rob["analyses"] == 5
+    assert rob["by_status"]["inconclusive"] == 0 and "2 more cannot decide at their resolution" in rob["summary"]
+    assert rob["flips"] == []
+    # a resolvable inconclusive analysis still blocks (all agree, else inconclusive)
+    assert multiverse_status(_analyses([H, H, I]) + [{**_analyses([I])[0], **blind}])[0] is I
+    # the mark never hides a decided analysis: a contradicted one marked unresolvable still counts
+    status, rob = multiverse_status(_analyses([H, H]) + [{**_analyses([C])[0], **blind}])
+    assert status is I and rob["by_status"]["contradicted-empirically"] == 1
+    # nothing left that can decide: inconclusive
+    status, rob = multiverse_status([{**a, **blind} for a in _analyses([I, I])])
+    assert status is I and not rob["robust"] and rob["summary"].startswith("no analysis can decide")
+
+
 def test_no_lean_when_both_sides_are_reached_equally_or_the_analyses_agree():
     assert multiverse_status(_analyses([H, C, I]))[1]["lean"] is None
     assert multiverse_status(_analyses([I, I]))[1]["lean"] is None  # robust inconclusive: nothing to lean to

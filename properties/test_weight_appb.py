@@ -193,7 +193,7 @@ def test_theta_log_m_prime_is_decided_for_every_c0():
 
 
 def test_softmax_threshold_fails_at_theorem_b1s_own_constant():
-    from rgr_verify.claims import paper_appc
+    from rgr_verify.claims.paper_appb import construction1_softmax as paper_appc  # App. B.1's remark lives there
 
     draws = paper_appc._alg3_softmax_draws(CheckContext(seed=0))
     assert [d["m"] for d in draws] == [256, 1024, 4096] and all(170 < d["C"] < 171 for d in draws)

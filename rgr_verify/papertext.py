@@ -432,12 +432,12 @@ def annotate(text: str, labels_status: dict[str, dict], *, marks: dict | None = 
 def default_text_path() -> Path | None:
     """The v3 text of the paper when this machine has it: ``$RGR_VERIFY_PAPER_TEXT`` (which must then name a file:
     ValueError otherwise), else ``shared/paper/003_*.txt`` next to the checkout or inside it; None when absent."""
-    import os
+    from .settings import PAPER_TEXT_ENV, env as read_env
 
-    env = os.environ.get("RGR_VERIFY_PAPER_TEXT")
+    env = read_env(PAPER_TEXT_ENV)
     if env:
         if not Path(env).is_file():
-            raise ValueError(f"$RGR_VERIFY_PAPER_TEXT must name the paper's text file, got {env!r} (no such file)")
+            raise ValueError(f"${PAPER_TEXT_ENV} must name the paper's text file, got {env!r} (no such file)")
         return Path(env)
     root = Path(__file__).resolve().parents[1]
     for cand in (root.parent / "shared" / "paper" / V3_TEXT_NAME, root / "shared" / "paper" / V3_TEXT_NAME):

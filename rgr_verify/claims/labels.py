@@ -191,7 +191,6 @@ SUPPORTS_AT = {
     "thm41-fixed-points-self-pair": {"Theorem B.2": "L946"},  # App. B.2 restates Theorem 4.1 as Theorem B.2
     "eq1-n3-sqrt-dk": {"Sec. 5": "L150", "Proposition 8.4": "L508"},  # Sec. 5 plugs B = d_model into (1);
     # Proposition 8.4's sketch takes N_3 from (1)
-    "sec5-sym-multi-head-c3-condition": {"Theorem 4.1": "L150"},
     "thm81-eq11-target-absent": {"Theorem 8.1": "L388"},  # Step 2, Eq. (11)
     "eq11-sym-target-absent": {"Theorem 8.1": "L388"},
     "thm81-step3-exchangeability": {"Theorem 8.1": "L404"},  # Step 3(i), Eq. (14)

@@ -615,7 +615,7 @@ CLAIMS = (
                          "A c_3 just above the constant of (1) does not give N_3 <= c_1 d_k (that needs c_3 >= "
                          "(K/c_1)^2); the sketch goes through once c_3 is taken large enough, which Theorem 4.1's "
                          "'sufficiently large C' already allows.")),
-          "detail", "Theorem 4.1"),
+          "detail"),  # Sec. 5's sentence only: Theorem 4.1 has no such slip (review of 2026-11-28)
     with_role(symbolic_claim("sec5-sym-multi-head-budget", "Sec. 5", "Construction II's budget is D_K = (m/d_model) c_3 log m = "
                    "O((m/d_model) log m).", _multi_head_budget,
                    expects={"compression_power": Stated(1, "exponent", "Sec. 5, multiple heads: D_K = O((m/d_model) log m)"),

@@ -582,13 +582,14 @@ def _by_phrase(rs: list[dict], severity: str, limit: int = 2, where: dict | None
     return parts, sum(len(i) for _, i in list(groups.items())[limit:])
 
 
-def _untested(rs: list[dict]) -> list[str]:
-    """'<reading> (<id>)' for each reading of ``rs`` that their checks recorded as not tested."""
-    ids: dict[str, list[str]] = {}  # a reading several findings left untested is named once, with all of them
+def _untested(rs: list[dict], outcome_prefix: str = "not tested") -> list[str]:
+    """'<reading> (<id>)' for each reading of ``rs`` whose recorded outcome starts with ``outcome_prefix`` ("not
+    tested", or "holds": a reading of the sentence under which the finding's statement stands)."""
+    ids: dict[str, list[str]] = {}  # a reading several findings share is named once, with all of them
     for r in rs:
         readings = (r.get("params") or {}).get("readings")
         for name, outcome in (readings.items() if isinstance(readings, dict) else ()):
-            if str(outcome).startswith("not tested"):
+            if str(outcome).startswith(outcome_prefix):
                 ids.setdefault(name, []).append(r["id"])
     return [f"{name} ({', '.join(i)})" for name, i in ids.items()]
 
@@ -695,7 +696,11 @@ def contribution_sentence(entry: dict, counted: dict, labels: dict, has_core: bo
     # the readings the deciding findings left untested: what could save a broken core, or the result that fails
     # elsewhere in a partly-broken one (a finding refuted under one reading of the sentence says so here)
     untested = _untested(deciding) if status in ("broken", "contradicted", "partly-broken") else []
+    # a breaking finding refuted under one reading of its sentence says under which other reading it stands
+    held = _untested(deciding, "holds") if status in ("broken", "contradicted", "partly-broken") else []
     sentence = f"{_LEADS[status]}: {body}"
+    if held:
+        sentence += f" (under the finding's reading; it stands if read as {'; '.join(held[:2])})"
     if rest_text:
         sentence += f"; also {rest_text}"
     if untested:

@@ -334,15 +334,20 @@ def _check_heads_with_r(ctx, alpha=FAMILY_ALPHA):
     level = significance(alpha)
 
     def judge(tths):
-        rho_, p_up, p_down = spearman_permutation_p(known, [tths[r].h_star for r in known])
-        return decide_tests(p_up, p_down, level), rho_, p_up, p_down
+        ys = [tths[r].h_star for r in known]
+        rho_, p_up, p_down = spearman_permutation_p(known, ys)
+        # the smallest p either one-sided test can reach with these h* values (ties limit it): the most favourable
+        # ordering's p; above the level no data could decide this analysis (left out of the agreement)
+        finest = spearman_permutation_p(known, sorted(ys))[1]
+        return decide_tests(p_up, p_down, level), rho_, p_up, p_down, finest <= level
 
     # the multiverse: App. A.2's h* tie-break, or the fewest / most heads among those tied at D_K*
     by_tie = {tie: judge({r: h_star_tie_break(ths[r], by_r[r], tie) for r in known})
               for tie in DIMENSIONS["h* tie-break"]}
     status, robustness = multiverse_status([{"choices": {"h* tie-break": t}, "estimate": rho_, "interval": None,
-                                             "status": st} for t, (st, rho_, _, _) in by_tie.items()])
-    _, rho, p_up, p_down = by_tie[DIMENSIONS["h* tie-break"][0]]
+                                             "status": st, **({} if ok else {"resolvable": False})}
+                                            for t, (st, rho_, _, _, ok) in by_tie.items()])
+    _, rho, p_up, p_down, _ = by_tie[DIMENSIONS["h* tie-break"][0]]
     return Verdict(status, evidence_level="experiment",
                    params={"robustness": robustness, "alpha": level,
                            "null pass probability": f"<= {level:g} (exact one-sided permutation test)"},

@@ -106,7 +106,9 @@ def _softmax_threshold(ctx: CheckContext) -> Verdict:
                           + (f"; at Theorem B.1's own C none already at m = {', '.join(str(d['m']) for d in draws)} "
                              "(Algorithm 3 draws)" if none_at_c else ""),
                           "threshold on the logits (softmax not part of the decision)": f"{HOLDS}: the max-over-heads "
-                          "proof applies verbatim", "C allowed to grow with m": f"{HOLDS}: C ~ log m is Theorem 8.1's budget"})
+                          "proof applies verbatim", "C allowed to grow with m": f"{HOLDS} only with Theorem 8.1's other hypotheses: C ~ log m is its "
+                          "budget, for contexts of length >= C_l max{h, log m} (a pair context without pi(i) puts a "
+                          "non-edge near 0.8 whatever d_k, so one threshold for every length must tend to 1 with m)"})
 
 
 CLAIMS = (
@@ -127,8 +129,11 @@ CLAIMS = (
               "three other seeds give 0.26 to 0.38, 0.16 to 0.20 and 0.07 to 0.08 against 0.76 to 0.81, 0.80 to 0.81 and "
               "0.83 to 0.84). The threshold that sec4-softmax-analogue-needs-log-squared finds at m <= 2048 is Sec. 4's "
               "Rademacher Construction I at its certified d_k, a different construction.", role="detail", supports=("App. B.1",),
-        slip=("condition-too-weak", "remark",
+        slip=("hypothesis-does-not-cover", "remark",
               "With a threshold on softmax probabilities a fixed C in d_k = C log m does not serve every context "
-              "length (the paper's own Theorem 8.1 needs d_k of order log^2 m), and App. C has no such argument; "
-              "Construction I's result stands, and pointing to Theorem 8.1's d_k = C log^2 m repairs the remark.")),
+              "length, and App. C has no such argument; the paper's own Theorem 8.1 needs d_k of order log^2 m and "
+              "long contexts (ell >= C_l max{h, log m}): in a pair context without pi(i) a non-edge's probability "
+              "does not shrink with d_k, so the remark lacks a construction for short contexts, as Sec. 1's softmax "
+              "sufficiency does (sec1-softmax-length2-construction, the same class); Construction I's result "
+              "stands.")),
 )

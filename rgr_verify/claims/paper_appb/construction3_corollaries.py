@@ -391,7 +391,7 @@ CLAIMS = (
                 "ln m (a log factor has exponent 1 there), d_model and B as powers, two draws per point, each by the "
                 "equivalence standard in the stated direction (band <= 0.25); the rate fails if it fails along any "
                 "one. No point has m = d_model. Stated value: the bound's direction.",
-          expects={"dir": Stated("<=", "relation", "Corollary B.6: rho <~ B / d_model")}, slip=("false-for-every-constant", "result", "rho maximises over subsets, so it collects the B largest leakages of order log m / d_model each and grows like B log m / d_model; no absolute constant gives rho <~ B / d_model, and the rate needs an extra log m factor.")),
+          expects={"dir": Stated("<=", "relation", "Corollary B.6: rho <~ B / d_model")}, slip=("false-for-every-constant", "result", "rho maximises over subsets, so it collects the B largest leakages of order log m / d_model each and grows like B log m / d_model; no absolute constant gives rho <~ B / d_model, and the rate needs an extra log m factor. What fails is Corollary B.6's printed rate; its budget D_K = Theta(m log m / d_model) still stands through Theorem 4.1 (corb6-sym-hypotheses).")),
     Claim(id="corb6-gamma-rate", ref="Corollary B.6",
           statement="Gaussian unit-norm embeddings: gamma <~ sqrt(B / d_model) with an absolute constant (ratio "
                     "bounded along m, d_model and B)",
@@ -403,7 +403,7 @@ CLAIMS = (
                 "point carries the fit), each by the equivalence standard in the stated direction; the rate fails if "
                 "it fails along any one. The reading 'a factor ln m allowed' is judged on the m sweep by the same "
                 "standard (band <= 1.25). Stated value: the bound's direction.",
-          expects={"dir": Stated("<=", "relation", "Corollary B.6: gamma <~ sqrt(B / d_model)")}, slip=("false-for-every-constant", "result", "gamma also maximises over subsets, and gamma / sqrt(B / d_model) grows like log m at fixed B, so no absolute constant gives the stated rate and Corollary B.6's gamma bound needs an extra factor.")),
+          expects={"dir": Stated("<=", "relation", "Corollary B.6: gamma <~ sqrt(B / d_model)")}, slip=("false-for-every-constant", "result", "gamma also maximises over subsets, and gamma / sqrt(B / d_model) grows like log m at fixed B, so no absolute constant gives the stated rate and Corollary B.6's gamma bound needs an extra factor. What fails is the printed rate; the corollary's budget still stands through Theorem 4.1 (corb6-sym-hypotheses).")),
     Claim(id="corb6-b-dmodel-meets-hypothesis", ref="Corollary B.6",
           statement="Choosing B = Theta(d_model) keeps Theorem B.5's hypothesis rho <= c2 / log m (rho ln m bounded)",
           kind=Kind.ASYMPTOTIC, tier=Tier.QUICK, role="result",
@@ -488,9 +488,9 @@ CLAIMS = (
                                           f"n^2 > n ({v.measured_value})")}),
                           expects={"dir": Stated("<=", "relation", "Corollary B.7 proof: sum <x_i,x_s>^2 <= sum <x_i,x_s>")},
                           role="detail", supports=_B7,
-                          notes="An imprecision of the proof idea (the printed inequality is reversed for overlaps >= "
-                                "2), true and worth recording, not a break of the corollary: the rho bound is judged "
-                                "by corb7-rho-rate.", slip=("proof-step-false", "proof-step", "For binary rows <x_i, x_s> is a nonnegative integer n and n^2 >= n, so the printed inequality runs the wrong way once two rows share two active features; the step bounding rho through it fails, and the rho rate itself is judged by corb7-rho-rate.")),
+                          notes="A proof gap (the printed inequality is reversed for overlaps >= 2): for binary rows d E<x_i, "
+                                "x_s>^2 / mu^2 = 1 + mu^2 / d, so the false step hides a condition d_model >~ log^2 m; "
+                                "not a break of the corollary by itself: the rho bound is judged by corb7-rho-rate.", slip=("proof-step-false", "proof-step", "For binary rows <x_i, x_s> is a nonnegative integer n and n^2 >= n, so the printed inequality runs the wrong way once two rows share two active features; the step bounding rho through it fails, and the rho rate itself is judged by corb7-rho-rate.")),
     symbolic_claim("corb7-sym-expectations", "Corollary B.7", "E<x_i,x_s> = d p_B^2 and the cross-leakage expectation factorises "
                    "into a product of means.", _b7_means, role="detail", supports=_B7,
                    notes="Wording imprecision, kept deliberately: the proof prints an equality E sum delta_i(a) "

@@ -307,7 +307,11 @@ CLAIMS = (
                 "only (16, m > 64)); the theorem itself is asymptotic and is not broken by it. "
                 "Quick tier: sizes with m <= 512; full tier adds the r = 8 diagonal up to (4096, 512) and (1024, 32). "
                 "A negative d_k -> infinity margin in every draw means no C works for those X. Smaller blocks "
-                "(more heads than m / d_model) can still separate (sec5-smaller-blocks-larger-margin).",
+                "(more heads than m / d_model) can still separate (sec5-smaller-blocks-larger-margin). Borderline "
+                "size (independent review of 2026-11-28): at (2048, 256) with tau = d_k / 2 the limit margins of four "
+                "seeds were +0.004, -0.020, -0.014, -0.015, and with the best threshold (1024, 128) and (2048, 256) "
+                "separate in the limit; the finding rests on the smaller sizes, whose margins are negative in every "
+                "draw.",
           slip=("hypothesis-does-not-cover", "comparison",
                 "At the experiments' (m, d_model) no C makes Algorithm 1 separate, so Theorem 4.1's 'c0 sufficiently "
                 "large' does not reach the sizes Sec. 6.1 explains with it; the asymptotic theorem stands, and Sec. "

@@ -15,7 +15,7 @@ import numpy as np
 from ...capacity import compression_x, f1_target, fit_through_origin, threshold
 from ...fits import LAWS, compare_designs
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
-from ..standards import (EXPONENT_HALF_WIDTH, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, advantage_interval,
+from ..standards import (EXPONENT_HALF_WIDTH, R2_HALF_WIDTH, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, advantage_interval,
                          conjunction, decide, decide_advantage, decide_interval, factor_name, picked_level)
 from ..tools import (
     verdict_over_readings,
@@ -128,7 +128,7 @@ def _fig3_measure(ctx, exclude: bool):
             "rates": reported_only(ctx, lambda: sampler_rates(ctx, [k[0] for k in keys]))}, ""
 
 
-def _fig3(ctx, *, exclude: bool, slope_factor=STATED_CONSTANT_FACTOR, r2_tol=0.1):
+def _fig3(ctx, *, exclude: bool, slope_factor=STATED_CONSTANT_FACTOR, r2_tol=R2_HALF_WIDTH):
     paper_slope, paper_r2 = ctx.expect("slope"), ctx.expect("r2")
     # both tolerances are ours (the package's factor for a stated constant; 0.1 on R^2): the multiverse varies them
     slope_factor, r2_tol = tolerance(slope_factor, kind="factor"), tolerance(r2_tol)

@@ -165,7 +165,7 @@ CLAIMS = (
     _stated(symbolic_claim("sec6-sym-table1-median", "Sec. 6", "Sec. 6's median d_k* = {median} matches Table 1.",
                            _table1_median, role="detail",
                            notes="Exact comparison (rtol 0) of Sec. 6.1's stated median with the median of Table 1's "
-                                 "twelve values. Refuted: Table 1's median is not 11. Both are declared but not "
+                                 "twelve values. Refuted: Table 1's median is not 11 (the median of its distinct values is 11, which may be how the number arose; not a reading of 'the median width', so not decided under it). Both are declared but not "
                                  "mutated: any other stated median (22, 5.5), and Table 1 doubled or halved, are "
                                  "refuted as well, so a refuted exact comparison cannot tell them from the paper's "
                                  "by construction; the measured comparison is table1-per-head-width-at-threshold, "

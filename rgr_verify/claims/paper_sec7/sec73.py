@@ -173,6 +173,8 @@ def own_analyses(decide, res) -> tuple[str, list]:
     dim = _OWN_DIMENSION[decide]
     if dim == "selection seeds":
         k, n = res.preset.selection_seeds, res.preset.seeds
+        if k < 1:  # no winner is picked on this preset (its rule says it cannot decide): the declared analysis only
+            return dim, [("no selection seeds (declared)", res, {})]
         def name(s):
             return (f"seed indices {s}-{s + k - 1}" if k > 1 else f"seed index {s}") + (" (declared)" if s == 0 else "")
 

@@ -130,7 +130,7 @@ CLAIMS = (
           replays=("sec72-value",),
           notes="Read: the low D_K are those where h = 16 leaves d_k = 1 (D_K = 16 in the committed sweep). Holds when "
                 "a one-sided paired t-test over seeds (h = 1 lower) passes at 0.05 / #D_K; contradicted when h = 16 is "
-                "significantly lower at every such D_K. Multiverse: each of the 3 seeds left out (t-tests on 2 seeds).",
+                "significantly lower at every such D_K. Multiverse: each seed of the evidence left out in turn (t-tests on the others).",
           standard=Standard("comparison", "per-seed test MSE of h = 16 minus h = 1 at the D_K where h = 16 leaves "
                                           "d_k = 1 (d_model 32)",
                             tolerance="one-sided paired t p <= 0.05 / #D_K at some D_K; h = 16 significantly lower "

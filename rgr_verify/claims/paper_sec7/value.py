@@ -363,11 +363,12 @@ CLAIMS = (
           replays=("sec72-value",),
           notes="Full tier (sec72-value full). Per seed, gap = best h = 1 test MSE against the best MSE of any h (both "
                 "minimised over D_K), read as a difference and as a ratio. Per reading, an exact one-sided permutation "
-                "test (3 vs 3 seeds, smallest p 0.05): holds at p <= 0.05 for 'narrower at 32', contradicted when the "
+                "test on the seeds of the evidence (its smallest p is 1 / C(2n, n) for n seeds a side): holds at p <= 0.05 for 'narrower at 32', contradicted when the "
                 "reverse test gives p <= 0.05. The readings are combined by verdict_over_readings with the "
                 "difference as the printed reading (the plain gap of two MSE values): both hold -> holds; both fail "
-                "-> contradicted; mixed -> contradicted only when the difference fails, else inconclusive. Measured: "
-                "the difference narrows (p = 0.05), the ratio widens (p = 0.05): inconclusive.",
+                "-> contradicted; mixed -> contradicted only when the difference fails, else inconclusive. Measured on "
+                "the committed seeds: the difference narrows and the ratio widens, each at the smallest p the seeds "
+                "allow: the readings disagree, inconclusive.",
           standard=Standard("comparison", "per-seed gap between the best h = 1 test MSE and the best MSE of any h, "
                                           "d_model 16 against 32, as a difference and as a ratio",
                             tolerance="narrower at 32 at exact one-sided p <= 0.05; wider at p <= 0.05 contradicts "

@@ -457,7 +457,11 @@ CLAIMS = (
           notes="d_model = m/2 or m/4 (c0 = d_model/ln m from 13 to 135), context C = V, C on a doubling grid, "
                 "8 draws per (size, C). The decision (constants_decision) rests on the largest C failing on every "
                 "draw through a wrong item, not on a smaller C passing every draw (which one extra draw can flip); "
-                "properties/test_weight_sec8.py runs it over 5 seeds.",
+                "properties/test_weight_sec8.py runs it over 5 seeds. Level 'sampled' on purpose (a review of "
+                "2026-11-28 asked whether 8 of 8 failures should count as a witness): each failing draw is a "
+                "witness for its own C, but 'for sufficiently large C' is refuted only when no admissible C works, "
+                "and finitely many C cannot show that; so contradicted-empirically, not refuted. The decisive "
+                "refutation of Theorem 8.1 as printed is thm81-conclusion-large-dk's.",
           slip=("false-for-every-constant", "result",
                 "A larger C means wider heads, and at the tested sizes the largest C fails on every draw through a "
                 "wrong item, so no threshold C0 makes every C >= C0 work as 'sufficiently large C' requires; it is "

@@ -69,18 +69,35 @@ def _check_eq14(ctx: CheckContext) -> Verdict:
     hyps = [f"m = {m}, d_model = {d_model} (h = {c.n_heads}), d_k = {c.d_k} = ceil({C:g} ln^2 m); Step 3(i) puts no "
             "size condition on C", f"head k = {k} is a non-owner head of source i = {i} (k != k*)",
             f"a fixed context C of length ell = {ell} containing i; X, pi, C fixed, expectation over the signatures"]
+    # the same test inside Theorem 8.1's ranges (C = 64 for gamma >= 3, c0 = d_model / ln m = 14.4): fewer draws
+    # (d_k = 1968), a wider Hoeffding radius, still far below the deviation (independent review of 2026-11-28)
+    m2, d2, C2, n2 = 256, 80, 64.0, 400
+    c2 = algorithm2_instance(m2, d2, softmax_dk(C2, m2), ctx.rng(3))
+    own2 = source_owner_heads(c2)
+    i2 = int(ctx.rng(4).integers(m2))
+    k2 = int((own2[i2] + 1) % c2.n_heads)
+    ctx2 = np.concatenate([[i2], ctx.rng(5).choice(np.delete(np.arange(m2), i2), size=ell - 1, replace=False)])
+    mean2, _ = signature_mean_masses(c2, k2, i2, ctx2, n_draws=n2, rng=ctx.rng(6))
+    radius2 = math.sqrt(math.log(2 * ell / FALSE_ALARM) / (2 * n2))
+    dev2 = np.abs(mean2 - 1.0 / ell)
+    t2 = int(np.argmax(dev2))
+    in_range = {"m": m2, "d_model": d2, "c0": round(d2 / math.log(m2), 2), "C": C2, "d_k": c2.d_k, "head": k2,
+                "source": i2, "context": ctx2.tolist(), "item": int(ctx2[t2]), "mean_mass": float(mean2[t2]),
+                "max |mean - 1/ell|": float(dev2[t2]), "hoeffding_radius": radius2, "n_signature_draws": n2}
     readings = {"(14) as printed: conditional on X and C, randomness of the signatures only": outcome,
                 "expectation also over X (the embeddings)": f"{NOT_TESTED}: X is held fixed in this check",
                 "only at Theorem 8.1's constants (C >= 64 for gamma >= 3, large c0)":
-                    f"{NOT_TESTED}: witness outside hypothesis C >= 64 (C = {C:g}, c0 = d_model / ln m = "
-                    f"{d_model / math.log(m):.1f}); Step 3(i)'s symmetry argument does not use C"}
+                    (f"{FAILS if dev2[t2] > radius2 else NOT_TESTED}: at C = {C2:g}, c0 = {d2 / math.log(m2):.1f} "
+                     f"(d_k = {c2.d_k}) max_j |E[p_j | X, C] - 1/ell| = {float(dev2[t2]):.3g} "
+                     f"{'>' if dev2[t2] > radius2 else '<='} Hoeffding radius {radius2:.3g} ({n2} draws)")}
     return with_readings(Verdict(
         status=decide(False, refuted, exact=True),
         paper_value="(14): E[p^(k)_ij | X, C] = 1/ell for every non-owner head k and j in C",
         measured_value={"1/ell": 1.0 / ell, "max |mean - 1/ell|": float(dev[t]), "hoeffding_radius": radius,
                         "mean_masses": np.round(mean, 4).tolist()},
         witness={"m": m, "d_model": d_model, "d_k": c.d_k, "head": k, "source": i, "context": context.tolist(),
-                 "item": int(context[t]), "mean_mass": float(mean[t])} if refuted else None,
+                 "item": int(context[t]), "mean_mass": float(mean[t]),
+                 "inside Theorem 8.1's ranges": in_range} if refuted else None,
         params={"n_signature_draws": n_draws, "false_alarm": FALSE_ALARM, "C": C},
         evidence=f"Monte Carlo over {n_draws} fresh Rademacher signature draws with X, pi, C fixed; Hoeffding bound "
                  f"with a union over the {ell} items",

@@ -492,7 +492,7 @@ CLAIMS = (
                    notes="Stated values not declared: the failing mass tends to 1, so 1/2 vs e^{-sqrt(d_k)/4} or e^{-sqrt(d_k)} "
                          "gives the same verdict. "
                          "Checked at Theorem 8.1's own constants (C = 64, so gamma = 3; d_k = C (ln m)^2; "
-                         "8 max{1, ln m} <= ell <= m - 1). A proof gap, not a demonstrated failure of the construction.",
+                         "8 max{1, ln m} <= ell <= m - 1). A proof gap of (11)'s argument (its sister record thm81-eq11-target-absent shows the construction failing when pi(i) is absent: an owner-head mass near 0.71 on a wrong item).",
                    slip=("proof-step-false", "proof-step",
                          "When pi(i) is missing from the context the owner head puts mass tending to 1 on some wrong "
                          "item, so (11) and A_ij < 1/2 do not carry over to that case; the target-present argument "

@@ -24,7 +24,7 @@ from typing import Iterable
 from ..status import Status
 
 __all__ = ["STANDARD_KINDS", "DEFAULT_STANDARD_OF_KIND", "Standard", "as_standard", "decide", "decide_interval",
-           "decide_tests", "decide_witness", "conjunction", "agreement", "holding", "failing", "undecided"]
+           "decide_tests", "decide_witness", "conjunction", "agreement", "unresolvable", "holding", "failing", "undecided"]
 
 # The kinds of statement, each with the rule that decides it (shown in the report and on the site).
 STANDARD_KINDS = {
@@ -199,9 +199,18 @@ def conjunction(statuses: Iterable, *, exact: bool = False) -> Status:
     return decide(not fails and all(holding(s) for s in statuses), fails, exact=exact)
 
 
-def agreement(statuses: Iterable) -> Status:
-    """The multiverse's rule: the common status when every analysis agrees, else inconclusive."""
+def agreement(statuses: Iterable, *, empty_ok: bool = False) -> Status:
+    """The multiverse's rule: the common status when every analysis agrees, else inconclusive (``empty_ok``: no
+    analysis at all is inconclusive rather than a ValueError)."""
     statuses = [Status(s) for s in statuses]
     if not statuses:
+        if empty_ok:
+            return Status.INCONCLUSIVE
         raise ValueError("agreement needs at least one analysis")
     return statuses[0] if len(set(statuses)) == 1 else Status.INCONCLUSIVE
+
+
+def unresolvable(analysis: dict) -> bool:
+    """Whether a multiverse analysis is left out of the agreement: its design cannot decide at its resolution
+    (``"resolvable": False``, set by its check) and it came out inconclusive (:mod:`..tools.multiverse`)."""
+    return analysis.get("resolvable") is False and Status(analysis["status"]) is Status.INCONCLUSIVE

@@ -7,6 +7,8 @@ band uses, each a named constant with its reason, so that the same kind of state
 - :data:`STATED_CONSTANT_FACTOR` (sqrt2): a stated constant (a slope, an intercept, a value): the measured one agrees
   when it is closer, in log, to the stated value than to its double or its half: half a doubling, the resolution of a
   doubling ladder, so that a factor-2 error is detected;
+- :data:`R2_HALF_WIDTH` (0.1): a stated coefficient of determination (R^2 of a fitted law): within +-0.1 (a fit
+  that explains 10 points less of the variance is another fit), the same for every figure (Fig. 3, Fig. 10);
 - :data:`FACTOR_TWO` (2): where the paper itself allows a factor 2 ("a factor ~2", or "proportional" read as within a
   factor 2 of the proportional prediction).
 
@@ -21,10 +23,12 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["EXPONENT_HALF_WIDTH", "STATED_CONSTANT_FACTOR", "FACTOR_TWO", "TOLERANCE_REASONS", "factor_name"]
+__all__ = ["EXPONENT_HALF_WIDTH", "STATED_CONSTANT_FACTOR", "R2_HALF_WIDTH", "FACTOR_TWO", "TOLERANCE_REASONS",
+           "factor_name"]
 
 EXPONENT_HALF_WIDTH = 0.5
 STATED_CONSTANT_FACTOR = math.sqrt(2.0)
+R2_HALF_WIDTH = 0.1
 FACTOR_TWO = 2.0
 
 # The reason of each tolerance, as a claim's Standard cites it ("ours: " + reason).
@@ -33,6 +37,8 @@ TOLERANCE_REASONS = {
                            "on either side",
     "STATED_CONSTANT_FACTOR": "the factor sqrt2 for a stated constant: closer in log to the stated value than to "
                               "its double or half (half a doubling, the resolution of a doubling ladder)",
+    "R2_HALF_WIDTH": f"+-{R2_HALF_WIDTH:g} on a stated R^2: a fit that explains {R2_HALF_WIDTH:g} less of the "
+                     "variance is another fit (one band for Figs. 3 and 10)",
     "FACTOR_TWO": f"the factor {FACTOR_TWO:g} where the paper itself says 'a factor ~2' or 'proportional'",
 }
 

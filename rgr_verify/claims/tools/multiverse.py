@@ -7,6 +7,12 @@ N analyses", and the record names the choices that flip it: each pair of analyse
 and disagree. The dimensions and their values are declared once (:data:`DIMENSIONS`) and shared by the claims that
 use them; adding one is one line there and one more loop where the analyses are built.
 
+*Resolution.* An analysis whose design cannot decide whatever the data (an exact test whose smallest attainable
+p-value is above its level: 2 seeds against 3, a level divided by 5 on 3 seeds) and that is inconclusive carries
+``"resolvable": False``: it is counted (``robustness["unresolvable"]``) and named in the summary but left out of the
+agreement, the lean and the flips, since a referee would not count a test that could not have rejected. A check
+marks it (its curve's analyses, or ``params["resolvable"]`` of a variant's verdict); nothing else is left out.
+
 *The lean.* "All agree, else inconclusive" treats 32 holds of 33 like 0 of 33, so the record also says which way the
 analyses lean: an inconclusive verdict whose analyses disagree *leans* to the side (holds or contradicted) that more
 of its analyses reach than reach the other, "leaning contradicted (k of N)" (with ", holds in j" when some reach the
@@ -33,7 +39,7 @@ from pathlib import Path
 
 from ...capacity import analysis_choice
 from ..base import RUNNER_ANALYSES, Status, Verdict
-from ..standards import agreement
+from ..standards import agreement, unresolvable
 
 __all__ = ["DIMENSIONS", "RUNNER_DIMENSIONS", "RUNNER_VALUES", "multiverse_status", "specification_curve",
            "run_analyses", "tolerance", "significance", "lean_of"]
@@ -149,12 +155,18 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
             dims.setdefault(d, [])
             if v not in dims[d]:
                 dims[d].append(v)
-    counts = Counter(a["status"] for a in analyses)
+    # An analysis whose design cannot decide at its resolution (an exact test whose smallest attainable p-value is
+    # above its level, e.g. 2 seeds against 3, or a level divided by 5) and that is inconclusive says nothing about
+    # the data: it is counted and named, but left out of the agreement and the lean (``"resolvable": False``). When
+    # every analysis is such, the claim is inconclusive.
+    blind = [a for a in analyses if unresolvable(a)]
+    judged = [a for a in analyses if not unresolvable(a)]
+    counts = Counter(a["status"] for a in judged)
     robust = len(counts) == 1
-    status = agreement(a["status"] for a in analyses)
+    status = agreement((a["status"] for a in judged), empty_ok=True)
     flips = []
-    for i, a in enumerate(analyses):
-        for b in analyses[i + 1:]:
+    for i, a in enumerate(judged):
+        for b in judged[i + 1:]:
             diff = [d for d in a["choices"] if a["choices"][d] != b["choices"].get(d)]
             if len(diff) == 1 and a["status"] is not b["status"]:
                 d = diff[0]
@@ -162,13 +174,17 @@ def multiverse_status(analyses: list[dict]) -> tuple[Status, dict]:
                               "to": f"{b['choices'][d]}: {_WORD.get(b['status'], b['status'].value)}",
                               "with": {k: v for k, v in a["choices"].items() if k != d}})
     holds = counts.get(Status.HOLDS_EMPIRICALLY, 0)
-    lean = lean_of(counts, len(analyses)) if not robust else None
-    summary = (f"robust: {_WORD.get(status, status.value)} in all {len(analyses)} analyses" if robust else
-               f"fragile: holds in {holds} of {len(analyses)} analyses ("
-               + ", ".join(f"{n} {_WORD.get(s, s.value)}" for s, n in counts.items()) + ")"
-               + (f"; {lean['text']}" if lean else ""))
+    lean = lean_of(counts, len(judged)) if not robust and judged else None
+    left_out = (f"; {len(blind)} more cannot decide at their resolution (left out of the agreement)" if blind
+                else "")
+    summary = ((f"robust: {_WORD.get(status, status.value)} in all {len(judged)} analyses" if robust else
+                f"fragile: holds in {holds} of {len(judged)} analyses ("
+                + ", ".join(f"{n} {_WORD.get(s, s.value)}" for s, n in counts.items() if n) + ")"
+                + (f"; {lean['text']}" if lean else "")) if judged else
+               f"no analysis can decide at its resolution ({len(blind)} analyses)") + left_out
     return status, {
-        "analyses": len(analyses), "agree": max(counts.values()), "robust": robust, "summary": summary,
+        "analyses": len(analyses), "agree": max(counts.values(), default=0), "robust": robust, "summary": summary,
+        "unresolvable": len(blind),
         "by_status": {**{s.value: 0 for s in _WORD}, **{s.value: n for s, n in counts.items()}}, "lean": lean,
         "dimensions": dims, "flips": flips[:MAX_FLIPS],
         "flips_total": len(flips),
@@ -436,13 +452,17 @@ def run_analyses(claim, ctx) -> Verdict:
         own_rob = (v.params or {}).get("robustness")
         if own_rob:
             analyses += [{"choices": {**a["choices"], **choices}, "estimate": a.get("estimate"),
-                          "interval": a.get("interval"), "status": Status(a["status"])} for a in own_rob["curve"]]
+                          "interval": a.get("interval"), "status": Status(a["status"]),
+                          **({"resolvable": False} if a.get("resolvable") is False else {})}
+                         for a in own_rob["curve"]]
         else:
             est, iv = _estimate(v.params or {})
-            analyses.append({"choices": dict(choices), "estimate": est, "interval": iv, "status": v.status})
+            analyses.append({"choices": dict(choices), "estimate": est, "interval": iv, "status": v.status,
+                             **({"resolvable": False} if (v.params or {}).get("resolvable") is False else {})})
     status, robustness = multiverse_status(analyses)
     flipping = list(dict.fromkeys(_flip_text(choices, seed_dim, read_dim) for choices, v in runs
-                                  if v.status is not default.status))
+                                  if v.status is not default.status and not unresolvable(
+                                      {"status": v.status, "resolvable": (v.params or {}).get("resolvable")})))
     shown = flipping[:MAX_FLIPS]
     tail = (f" Multiverse: {robustness['summary']}" + (f"; the verdict changes with {', '.join(shown)}"
                                                        f"{' and more' if len(flipping) > len(shown) else ''}."
