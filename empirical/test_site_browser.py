@@ -1,10 +1,10 @@
 # The reader's site in a real browser: an audit of a few fast claims (two findings that break a result, several
 # verified claims) is written by the CLI, then headless Chromium opens it from the file system and a reader's path
-# through it is replayed: no console message, the findings ranked with a result-breaking one first, a finding's page
-# and back, every finding's figure loaded, the status filter and the search (kept in the address and restored from
-# it), the glossary and the badges' tooltips, every page without a raw repr and without a value cut with no way to
-# the whole, every local link and image, the blueprint's labels, the index at 600 px without horizontal overflow,
-# screenshots.
+# through it is replayed: no console message, the findings ranked (one entry per cause) with a result-breaking one
+# first, a finding's page and back, every finding's figure loaded, the status filter and the search (kept in the
+# address and restored from it), the glossary and the badges' tooltips, every page without a raw repr and without
+# a value cut with no way to the whole, every local link and image, the blueprint's labels, the index at 600 px
+# without horizontal overflow, screenshots.
 # Skipped, with the reason, where selenium or Chromium and chromedriver are absent (.ci/run installs them).
 import functools
 import json
@@ -21,6 +21,7 @@ import pytest
 
 pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
 
+from rgr_verify.site import finding_causes  # noqa: E402
 from rgr_verify.site.screenshots import find_browser, headless_driver, take_screenshots  # noqa: E402
 
 if find_browser() is None:
@@ -203,7 +204,11 @@ def test_site_in_headless_chromium(site, tmp_path):
         # The findings, ranked: the worst severity first; its page and back.
         findings = driver.find_elements(By.CSS_SELECTOR, "li.finding")
         assert findings, "index.html lists no finding"
-        assert [f.get_attribute("data-claim") for f in findings] == doc["findings"]
+        # one entry per cause (findings recording one slip merged), ranked by its most serious member
+        causes = finding_causes(doc["claims"], doc["findings"])
+        assert [f.get_attribute("data-claim") for f in findings] == [g[0] for g in causes]
+        assert [(f.get_attribute("data-members") or f.get_attribute("data-claim")).split() for f in findings] \
+            == causes
         first = findings[0].get_attribute("data-claim")
         ranks = ("breaks-result", "proof-gap", "imprecision")  # ranked worst first
         assert findings[0].get_attribute("data-severity") == min(

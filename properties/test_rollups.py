@@ -227,22 +227,22 @@ def test_the_sentence_is_generated_from_the_findings(recorded):
         "readings": {"as printed": "fails: witness", "d_k = C (log m)^2 with c0 >> C": "not tested: too large"}})
     s = _con([_rec("thm81-holds", "Theorem 8.1", "verified"), untested], "softmax-analysis")["sentence"]
     assert s.startswith("Broken: Theorem 8.1 fails as stated for every admissible constant (thm81-x)")
-    assert "untested: d_k = C (log m)^2 with c0 >> C (thm81-x)" in s
+    assert "not decided under: d_k = C (log m)^2 with c0 >> C (thm81-x)" in s
     # and only then: without the not-tested reading the sentence says nothing is untested
     tested = {**untested, "params": {"readings": {"as printed": "fails: witness"}}}
-    assert "untested" not in _con([tested], "softmax-analysis")["sentence"]
+    assert "not decided under" not in _con([tested], "softmax-analysis")["sentence"]
     # a result that fails off the core under one reading only says so too (review RP4: Sec. 10), the reading named
     # once for the two findings that share it
     off = [_rec(f"lem83-{k}", "Lemma 8.3", "refuted", BREAKS, params={
         "readings": {"graph-dependent": "fails: witness", "graph-independent": "not tested: Theorem stands"}})
         for k in "ab"]
     s = _con([_rec("thm81-holds", "Theorem 8.1", "verified")] + off, "softmax-analysis")["sentence"]
-    assert s.startswith("Partly broken:") and "untested: graph-independent (lem83-a, lem83-b)" in s
+    assert s.startswith("Partly broken:") and "not decided under: graph-independent (lem83-a, lem83-b)" in s
     # a reading under which the sentence stands is named as such (third review of 2026-11-28: Sec. 10)
     held = [{**r, "params": {"readings": {"graph-dependent": "fails: witness", "graph-independent": "holds: Thm"}}}
             for r in off]
     s = _con([_rec("thm81-holds", "Theorem 8.1", "verified")] + held, "softmax-analysis")["sentence"]
-    assert "it stands if read as graph-independent (lem83-a, lem83-b)" in s and "untested" not in s, s
+    assert "it stands if read as graph-independent (lem83-a, lem83-b)" in s and "not decided under" not in s, s
     # one slip recorded by three claims counts once among the rest; another slip of the same label counts apart
     gaps = [_rec(f"lem83-g{k}", "Lemma 8.3", "refuted", GAP) for k in range(3)]
     other = _rec("lem83-imp", "Lemma 8.3", "refuted", IMPRECISE)

@@ -1,10 +1,10 @@
 # The reader's site without a browser: the pages an audit of a few fast claims writes, their markup contract
-# (ranked findings with data-claim / data-severity, blueprint nodes with data-label / data-status for every
-# numbered label of v3, a page per claim and per label), that they are written whole or not at all, and the
-# verdict band stamped under each plot; the glossary and the badges' tooltips, counts that mean what they say, claim
-# pages titled by label and line with values as tables (no repr, no machine path, nothing cut without a way to see
-# it all), the second paper on its own page, the not-run page's command and quick analogue. The browser walk is
-# empirical/test_site_browser.py.
+# (ranked findings with data-claim / data-severity, one entry per cause with data-members, blueprint nodes with
+# data-label / data-status for every numbered label of v3, a page per claim and per label), that they are written
+# whole or not at all, and the verdict band stamped under each plot; the glossary and the badges' tooltips, counts
+# that mean what they say, claim pages titled by label and line with values as tables (no repr, no machine path,
+# nothing cut without a way to see it all), the second paper on its own page, the not-run page's command and quick
+# analogue. The browser walk is empirical/test_site_browser.py.
 import html
 import json
 import re
@@ -18,7 +18,7 @@ from rgr_verify.papertext import V3_LABELS, slug
 from rgr_verify.report import audit_document, shown_status
 from rgr_verify.report_md import value_in_words
 from rgr_verify.claims.base import FACTS_PAPER
-from rgr_verify.site import DECIDED, write_site
+from rgr_verify.site import DECIDED, finding_causes, write_site
 from rgr_verify.site.stamp import stamp_plots
 from rgr_verify.site.values import clean_text, value_html
 
@@ -51,7 +51,10 @@ def test_site_pages_and_markup(doc, tmp_path):
     assert index == tmp_path / "index.html"
     els = _elements(index)
     findings = [a for t, a in els if t == "li" and "finding" in (a.get("class") or "").split()]
-    assert [a["data-claim"] for a in findings] == doc["findings"]  # ranked as the report ranks them
+    # one entry per cause, ranked as the report ranks its first (most serious) member; every finding in one entry
+    assert [a["data-claim"] for a in findings] == [g[0] for g in finding_causes(doc["claims"], doc["findings"])]
+    assert sorted(i for a in findings for i in (a.get("data-members") or a["data-claim"]).split()) == \
+        sorted(doc["findings"])
     ranks = ("breaks-result", "proof-gap", "imprecision")  # ranked worst first: the first has the worst severity
     assert findings and findings[0]["data-severity"] == min((a["data-severity"] for a in findings), key=ranks.index)
     nodes = {a["data-label"]: a["data-status"] for t, a in els if t == "g" and "data-label" in a}
@@ -211,3 +214,33 @@ def test_second_paper_has_its_own_page_and_not_run_pages_say_how(doc, tmp_path):
     # a site written again without the second paper drops its page
     write_site(doc, tmp_path)
     assert not (tmp_path / "facts.html").exists()
+
+
+def test_findings_with_one_cause_share_one_entry(doc, tmp_path):
+    """Two findings that record one slip (class, target, labels: structure.cause_of) are one entry of the index,
+    under the more serious one, listing both (each linked, each with its #finding-<id> anchor); the counts say
+    findings and causes."""
+    records = [dict(r) for r in doc["claims"]]
+    by_id = {r["id"]: r for r in records}
+    first, second = doc["findings"][:2]
+    by_id[second].update(slip=dict(by_id[first]["slip"]), nodes=list(by_id[first]["nodes"]),
+                         status="contradicted-empirically", evidence_level="fitted")
+    assert finding_causes(records, doc["findings"])[0] == [first, second]
+    assert len(finding_causes(records, doc["findings"])) == len(doc["findings"]) - 1
+    with pytest.raises(ValueError, match="no claim record"):
+        finding_causes(records, ["no-such-claim"])
+    write_site({**doc, "claims": records}, tmp_path)
+    index = tmp_path / "index.html"
+    entries = [a for t, a in _elements(index) if t == "li" and "finding" in (a.get("class") or "").split()]
+    assert entries[0]["data-claim"] == first and entries[0]["data-members"] == f"{first} {second}"
+    assert second not in [a["data-claim"] for a in entries]
+    assert len(entries) == len(doc["findings"]) - 1
+    # the filters find the entry by the second member's status and level too
+    assert "contradicted-empirically" in entries[0]["data-any-status"].split()
+    assert "fitted" in entries[0]["data-any-level"].split()
+    assert second in entries[0]["data-text"]
+    page = html.unescape(index.read_text(encoding="utf-8"))
+    n, k = len(doc["findings"]), len(doc["findings"]) - 1
+    assert f"{n} findings ({k} causes)" in page and f"Findings, ranked ({n} findings, {k} causes)" in page
+    anchors = {a.get("id"): a.get("href") for t, a in _elements(index) if t == "a" and a.get("id")}
+    assert anchors.get(f"finding-{second}") == f"claims/{second}.html"  # its claim page's back link lands here

@@ -565,6 +565,8 @@ def _and(items: list[str]) -> str:
 
 def _phrase(r: dict, severity: str) -> str:
     slip = r.get("slip")
+    if slip and slip["class"] == "false-for-every-constant" and slip.get("target") == "remark":
+        return "is false as stated"  # a remark states no constant (Sec. 10; fourth review of 2026-11-28)
     return SLIP_PHRASES.get(slip["class"], _NO_SLIP[severity]) if slip else _NO_SLIP[severity]
 
 
@@ -704,5 +706,7 @@ def contribution_sentence(entry: dict, counted: dict, labels: dict, has_core: bo
     if rest_text:
         sentence += f"; also {rest_text}"
     if untested:
-        sentence += f"; untested: {'; '.join(untested[:2])}"
+        # "not tested" records both a reading left untested and one tested without a decision (an interval that
+        # straddles its band): the sentence says "not decided under", true of both (fourth review of 2026-11-28)
+        sentence += f"; not decided under: {'; '.join(untested[:2])}"
     return sentence + "."

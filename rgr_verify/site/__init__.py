@@ -6,8 +6,12 @@ blueprint graph, every claim with filters and search), ``DIR/claims/<id>.html`` 
 The pages are static and self-contained (inline CSS, SVG and a few lines of script; no server, no network): they
 open from the file system. Plots are the audit's own artefacts in ``DIR``, linked from the claim pages.
 
-Markup that tests and tools rely on: each finding of the index is an ``li.finding`` with ``data-claim`` and
-``data-severity``, in ranked order; each label node of the blueprint a ``g.node`` with ``data-label`` and
+Markup that tests and tools rely on: the index lists one ``li.finding`` per *cause* (:func:`finding_causes`:
+findings whose :func:`rgr_verify.claims.structure.cause_of` is equal, one slip recorded by several claims), ranked by
+its most serious member, with ``data-claim`` and ``data-severity`` of that member and ``data-members`` (all member
+ids, space-separated, in rank order); a member's status, level, ... that differ from the first member's are in
+``data-any-status`` (and so on, space-separated), which the filters read too; every member has an element
+``#finding-<id>`` (its claim page's back link); each label node of the blueprint a ``g.node`` with ``data-label`` and
 ``data-status``; each claim page has ``a#back`` to its place in the index; filters are ``select#filter-status``,
 ``#filter-severity``, ``#filter-level``, ``#filter-part``, ``#filter-paper`` and ``input#search``, acting on the
 ``.filterable`` elements through their ``data-*`` attributes; their state is kept in the address as
@@ -32,6 +36,7 @@ from pathlib import Path
 from .._files import atomic_write_text
 from ..claims.base import FACTS_PAPER, PAPERS, RGR_PAPER
 from ..claims.levels import LEVEL_MEANINGS, LEVELS
+from ..claims.structure import cause_of, claim_nodes
 from ..papertext import V3_LABELS, slug
 from ..report import NOT_RUN, paper_title, shown_status
 from ..report_md import value_in_words
@@ -39,7 +44,8 @@ from .blueprint import PART_TITLES, layout, part_of_label
 from .figures import write_figures
 from .values import clean_text, is_empty, value_html
 
-__all__ = ["write_site", "STATUS_COLORS", "STATUS_MEANINGS", "SEVERITY_MEANINGS", "TERMS", "DECIDED", "tip"]
+__all__ = ["write_site", "STATUS_COLORS", "STATUS_MEANINGS", "SEVERITY_MEANINGS", "TERMS", "DECIDED", "tip",
+           "finding_causes"]
 
 STATUS_COLORS = {
     "verified": "#1a7f37", "stands": "#1a7f37", "holds-empirically": "#8fd19e", "refuted": "#cf222e",
@@ -73,14 +79,45 @@ def _attr(value) -> str:
     return str(escape(str(value or "")))
 
 
-def _data(record: dict) -> str:
-    """The ``data-*`` attributes the filters read."""
+_FILTER_KEYS = ("status", "severity", "level", "part", "paper")
+
+
+def _filter_values(record: dict) -> dict:
     part = part_of_label((record.get("nodes") or [record["ref"]])[0])
-    text = f"{record['id']} {record['ref']} {record['statement']}".lower()
-    items = {"claim": record["id"], "status": _status_class(record), "severity": record.get("severity") or "",
-             "level": record.get("evidence_level") or "", "part": part, "paper": record.get("paper") or RGR_PAPER,
-             "text": text}
+    return {"status": _status_class(record), "severity": record.get("severity") or "",
+            "level": record.get("evidence_level") or "", "part": part, "paper": record.get("paper") or RGR_PAPER}
+
+
+def _data(record: dict, members: list | None = None) -> str:
+    """The ``data-*`` attributes the filters read. ``members``: the records of a merged finding (the first is
+    ``record``): their ids in ``data-members``, their text in ``data-text``, and each filter value some member has
+    beside the first's in ``data-any-<key>``."""
+    members = members or [record]
+    text = " ".join(f"{r['id']} {r['ref']} {r['statement']}" for r in members).lower()
+    items = {"claim": record["id"], **_filter_values(record), "text": text}
+    if len(members) > 1:
+        items["members"] = " ".join(r["id"] for r in members)
+        for key in _FILTER_KEYS:
+            values = list(dict.fromkeys(_filter_values(r)[key] for r in members))
+            if len(values) > 1:
+                items[f"any-{key}"] = " ".join(values)
     return " ".join(f'data-{k}="{_attr(v)}"' for k, v in items.items())
+
+
+def finding_causes(records, finding_ids) -> list[list[str]]:
+    """The findings ``finding_ids`` (ranked, most serious first) grouped by cause: findings are one cause when
+    :func:`rgr_verify.claims.structure.cause_of` is equal (slip class, slip target and the labels the record weighs
+    on: its ``nodes``, else :func:`~rgr_verify.claims.structure.claim_nodes`). One list of ids per cause, in the
+    order of each cause's first (so most serious) member, its members in rank order. ``records``: the claim records
+    (a list, or a dict by id)."""
+    by_id = records if isinstance(records, dict) else {r["id"]: r for r in records}
+    groups: dict = {}
+    for fid in finding_ids:
+        if fid not in by_id:
+            raise ValueError(f"finding {fid!r} has no claim record")
+        r = by_id[fid]
+        groups.setdefault(cause_of(r, r.get("nodes") or claim_nodes(r)), []).append(fid)
+    return list(groups.values())
 
 
 def _cut(text: str, limit: int = 320) -> str:
@@ -353,12 +390,16 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     parts = sorted({part_of_label((r.get("nodes") or [r["ref"]])[0]) for r in records}, key=list(PART_TITLES).index)
 
     def finding_rows(ids):
+        """One row per cause (:func:`finding_causes`): its first member's view, and all its members."""
         rows = []
-        for fid in ids:
+        for group in finding_causes(by_id, ids):
+            fid = group[0]
             v = views[fid]
             pv, pcut = _short_words(v["paper_value"]) if v["paper_value"] is not None else (v["paper_words"], False)
             mv, mcut = _short_words(by_id[fid].get("measured_value")) if v["ran"] else ("not run in this audit", False)
-            rows.append({**v, "paper_short": pv, "paper_cut": pcut, "measured_short": mv, "measured_cut": mcut})
+            rows.append({**v, "paper_short": pv, "paper_cut": pcut, "measured_short": mv, "measured_cut": mcut,
+                         "data": _data(by_id[fid], [by_id[i] for i in group]),
+                         "members": [views[i] for i in group]})
         return rows
 
     def contribution_rows(of_paper):
@@ -393,7 +434,8 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
         atomic_write_text(staging / "index.html", env.get_template("index.html").render(
             title="Audit", root="", paper_title=_paper_heading([main_paper]), run_line=run_line,
             counts_line=_counts(main_records), contributions=contribution_rows(lambda p: not in_second(p)),
-            findings=finding_rows(main_findings), bp=bp, colors=STATUS_COLORS, dark=_DARK, claims=claim_rows,
+            findings=finding_rows(main_findings), n_findings=len(main_findings), bp=bp, colors=STATUS_COLORS,
+            dark=_DARK, claims=claim_rows,
             headline=_headline({"findings": main_findings}, records), reports=reports,
             glossary=_glossary(), second=PAPERS.get(second, paper_title(second)) if second else None,
             **filters, **common))
@@ -403,7 +445,8 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
             atomic_write_text(staging / "facts.html", env.get_template("index.html").render(
                 title=f"arXiv {second}", root="", paper_title=_paper_heading([second]), run_line=run_line,
                 counts_line=_counts(second_records), contributions=contribution_rows(in_second),
-                findings=finding_rows(second_findings), bp=None, colors=STATUS_COLORS, dark=_DARK,
+                findings=finding_rows(second_findings), n_findings=len(second_findings), bp=None,
+                colors=STATUS_COLORS, dark=_DARK,
                 headline=_headline({"findings": second_findings}, records), reports=reports, glossary=None,
                 second=None, claims=[row for row in claim_rows if in_second(row["paper"])],
                 **filters, **common))
@@ -485,9 +528,11 @@ def _headline(doc: dict, records: list) -> str:
     are refuted (proof, exhaustive check, certificate, witness) rather than contradicted by a fit or experiment."""
     by_id = {r["id"]: r for r in records}
     found = [by_id[i] for i in doc["findings"]]
+    causes = len(finding_causes(by_id, doc["findings"]))
     breaks = [r for r in found if r.get("severity") == "breaks-result"]
     refuted = sum(r["status"] == "refuted" for r in breaks)
     gaps = sum(r.get("severity") == "proof-gap" for r in found)
     impr = sum(r.get("severity") == "imprecision" for r in found)
-    return (f"{len(found)} findings: {len(breaks)} break a result ({refuted} refuted outright, "
+    return (f"{len(found)} findings ({causes} {'cause' if causes == 1 else 'causes'}): {len(breaks)} break a result "
+            f"({refuted} refuted outright, "
             f"{len(breaks) - refuted} contradicted by a fit or an experiment), {gaps} proof gaps, {impr} imprecisions.")

@@ -247,72 +247,206 @@ def significance(alpha: float) -> float:
 test_level = significance  # its first name, which other modules import
 
 
-def specification_curve(robustness: dict, band, path: Path, *, title: str, what: str = "estimate") -> Path:
-    """A specification curve: each analysis's estimate and interval (sorted by estimate, coloured by its status;
-    an interval open on a side is drawn dashed to the plot's edge) against the tolerance ``band`` (None: no band), with each
-    analysis's choices marked below. Returns the file written."""
+def specification_curve(robustness: dict, band, path: Path, *, title: str, what: str = "estimate",
+                        paper=None) -> Path:
+    """A specification curve that stays legible at page width (9 in at 100 dpi, 900 px): each analysis's estimate and
+    interval ranked by estimate and coloured by its status (an interval open on a side dashed to the plot's edge; an
+    analysis that cannot decide at its resolution hollow), the tolerance ``band`` ((low, high), a side may be
+    infinite; None: none) and the paper's value ``paper`` (a number; None: none) drawn across it, and a legend with
+    each status's count. Below it, one row per choice of each dimension (the dimension's name on the right): up to
+    40 analyses every analysis's choices are marked under it; with more, the intervals are thin lines and each row
+    is a heat strip, the share of the analyses in each stretch of the rank that made that choice. Returns the file
+    written (a PNG whose Description says which of the two it drew); ValueError for a robustness without a curve, a
+    band that is not a (low, high) pair, a paper value that is not a finite number."""
+    import textwrap
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
-    curve = sorted(robustness["curve"], key=lambda a: (a["estimate"] is None, a["estimate"] or 0.0))
-    colours = {"holds-empirically": "tab:green", "contradicted-empirically": "tab:red", "inconclusive": "tab:gray"}
-    dims = list(robustness["dimensions"])
-    dense = len(curve) > 60  # hundreds of analyses: a readable width (30 in), smaller marks, fewer tick labels
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(min(30.0, max(9.0, 0.5 * len(curve) + 6)), 4 + 0.35 * sum(
-        len(v) for v in robustness["dimensions"].values())), sharex=True,
-        gridspec_kw={"height_ratios": [3, 1 + 0.3 * sum(len(v) for v in robustness["dimensions"].values())]})
+    if not isinstance(robustness, dict) or not isinstance(robustness.get("curve"), (list, tuple)):
+        raise ValueError("robustness must be a multiverse record with a 'curve' (multiverse_status)")
     if band is not None:
-        ax.axhspan(band[0], band[1], color="tab:blue", alpha=0.12, label="tolerance band")
-    unbounded = []
-    bars: dict = {}  # colour -> ([x], [low], [high]); points likewise: one artist per colour, not one per analysis
+        try:
+            band = tuple(float(b) for b in band)
+        except (TypeError, ValueError):
+            raise ValueError(f"band must be None or a (low, high) pair of numbers, got {band!r}") from None
+        if len(band) != 2 or not band[0] <= band[1]:
+            raise ValueError(f"band must be None or a (low, high) pair with low <= high, got {band!r}")
+    if paper is not None:
+        if isinstance(paper, bool) or not isinstance(paper, (int, float)) or not math.isfinite(paper):
+            raise ValueError(f"paper must be None or a finite number, got {paper!r}")
+        paper = float(paper)
+    marked_up_to = 40  # beyond this many analyses a mark per analysis and choice is illegible at 900 px
+
+    def num(v):
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+    curve = sorted(robustness["curve"], key=lambda a: (num(a.get("estimate")) is None, num(a.get("estimate")) or 0.0))
+    n = len(curve)
+    marked = n <= marked_up_to
+    colours = {"holds-empirically": "tab:green", "contradicted-empirically": "tab:red", "inconclusive": "tab:gray"}
+    words = {"holds-empirically": "holds", "contradicted-empirically": "contradicted", "inconclusive": "inconclusive"}
+    dims = {d: list(v) for d, v in (robustness.get("dimensions") or {}).items()}
+    rows = [(d, v) for d, vals in dims.items() for v in vals]
+    names = [str(v) if len(str(v)) <= 36 else str(v)[:35].rstrip(" ,;(") + "…" for _, v in rows]
+
+    # sizes in inches: the title, the curve, one row per choice, the rank axis
+    width, right = 9.0, 1.25
+    left = min(2.45, max(0.8, 0.35 + 0.057 * max((len(t) for t in names), default=0)))  # room for the names
+    summary = textwrap.wrap(str(robustness.get("summary") or ""), 118)[:3]
+    head = 0.32 + 0.17 * len(summary) + 0.42
+    top_h = 3.0
+    row_h = 0.17 if marked else 0.15
+    low_h = max(0.5, row_h * len(rows)) if rows else 0.0
+    gap, foot = 0.12, 0.62 if marked or not rows else 1.1  # the rank axis's label; the share's colour bar
+    height = head + top_h + (gap + low_h if rows else 0.0) + foot
+    fig = plt.figure(figsize=(width, height))
+    x0, x1 = left / width, 1 - right / width
+
+    def box(y_top, h):  # [left, bottom, width, height] in figure fractions, y_top measured from the top in inches
+        return [x0, 1 - (y_top + h) / height, x1 - x0, h / height]
+
+    ax = fig.add_axes(box(head, top_h))
+    ax2 = fig.add_axes(box(head + top_h + gap, low_h), sharex=ax) if rows else None
+    fig.text(0.01, 1 - 0.08 / height, title, fontsize=11, fontweight="bold", va="top")
+    for k, line in enumerate(summary):
+        fig.text(0.01, 1 - (0.34 + 0.17 * k) / height, line, fontsize=8.5, va="top", color="#333333")
+
+    # the curve: intervals (lines), estimates (dots), one artist per colour and kind
+    counts = Counter()
+    bars: dict = {}
     dots: dict = {}
+    hollow: dict = {}
+    unbounded = []
     for i, a in enumerate(curve):
-        lo, hi = (float(v) for v in a["interval"]) if a["interval"] else (None, None)
-        c = colours.get(a["status"], "black")
-        if lo is not None and hi is not None:
-            if math.isfinite(lo + hi):
+        status = str(a.get("status"))
+        blind = a.get("resolvable") is False
+        counts["blind" if blind else status] += 1
+        c = colours.get(status, "black")
+        iv = a.get("interval")
+        if isinstance(iv, (list, tuple)) and len(iv) == 2:
+            try:
+                lo, hi = float(iv[0]), float(iv[1])
+            except (TypeError, ValueError):
+                lo = hi = None
+            if lo is not None and math.isfinite(lo + hi):
                 for part, v in zip(bars.setdefault(c, ([], [], [])), (i, lo, hi)):
                     part.append(v)
-            else:
-                unbounded.append((i, lo, hi, c, a["estimate"]))
-        if a["estimate"] is not None:
-            for part, v in zip(dots.setdefault(c, ([], [])), (i, a["estimate"])):
+            elif lo is not None and not (math.isnan(lo) or math.isnan(hi)):
+                unbounded.append((i, lo, hi, c))
+        est = num(a.get("estimate"))
+        if est is not None:
+            for part, v in zip((hollow if blind else dots).setdefault(c, ([], [])), (i, est)):
                 part.append(v)
+    lw, alpha, ms = (2.0, 0.9, 5.5) if marked else ((1.0, 0.55, 2.2) if n <= 250 else (0.7, 0.5, 1.6))
     for c, (xs, los, his) in bars.items():
-        ax.vlines(xs, los, his, color=c, lw=2)
+        ax.vlines(xs, los, his, color=c, lw=lw, alpha=alpha)
     for c, (xs, ys) in dots.items():
-        ax.plot(xs, ys, "o", color=c, linestyle="none", ms=3 if dense else 6)
-    y0, y1 = ax.get_ylim()
-    for i, lo, hi, c, est in unbounded:  # an interval open on a side: dashed to the edge of the plot
-        lo_d, hi_d = (y0 if not math.isfinite(lo) else lo), (y1 if not math.isfinite(hi) else hi)
-        ax.vlines(i, lo_d, hi_d, color=c, lw=2, linestyles="dashed")
-    ax.set_ylim(y0, y1)
-    ax.set_ylabel(what)
-    ax.set_title(title + f"\n{robustness['summary']}", fontsize=9)
+        ax.plot(xs, ys, "o", color=c, linestyle="none", ms=ms, zorder=3)
+    for c, (xs, ys) in hollow.items():
+        ax.plot(xs, ys, "o", mfc="white", mec=c, linestyle="none", ms=ms + 0.5, zorder=3)
+    # the vertical range: the analyses' values, the paper's value and the finite sides of the band
+    ys = [v for _, los, his in bars.values() for v in los + his] + [v for _, e in dots.values() for v in e] + [
+        v for _, e in hollow.values() for v in e] + [v for _, lo, hi, _ in unbounded for v in (lo, hi)
+                                                    if math.isfinite(v)]
+    ys += [v for v in (band or ()) if math.isfinite(v)] + ([paper] if paper is not None else [])
+    y0, y1 = (min(ys), max(ys)) if ys else (0.0, 1.0)
+    pad = 0.06 * (y1 - y0) if y1 > y0 else max(abs(y0) * 0.1, 0.5)
+    y0, y1 = y0 - pad, y1 + pad
+    for i, lo, hi, c in unbounded:  # an interval open on a side: dashed to the edge of the plot
+        ax.vlines(i, y0 if not math.isfinite(lo) else lo, y1 if not math.isfinite(hi) else hi, color=c, lw=lw,
+                  alpha=alpha if marked else 0.3, linestyles="dashed")
+    handles = []
     if band is not None:
-        ax.legend(loc="best", fontsize=8)
-    rows = [(d, v) for d in dims for v in robustness["dimensions"][d]]
-    marks = [(i, j) for i, a in enumerate(curve) for j, (d, v) in enumerate(rows) if a["choices"].get(d) == v]
-    if marks:
-        ax2.plot([i for i, _ in marks], [j for _, j in marks], "s", color="black", ms=2.5 if dense else 5,
-                 linestyle="none")
-    ax2.set_yticks(range(len(rows)))
-    ax2.set_yticklabels([f"{d}: {v}"[:60] for d, v in rows], fontsize=7)
-    if dense:
+        ax.axhspan(max(band[0], y0), min(band[1], y1), color="tab:blue", alpha=0.12, zorder=0)
+        side = [f"{v:.3g}" if math.isfinite(v) else ("-inf" if v < 0 else "inf") for v in band]
+        handles.append(Patch(color="tab:blue", alpha=0.25, label=f"tolerance band [{side[0]}, {side[1]}]"))
+    if paper is not None:
+        ax.axhline(paper, color="black", lw=1.3, ls="--", zorder=4)
+        handles.append(Line2D([], [], color="black", lw=1.3, ls="--", label=f"the paper's value {paper:.4g}"))
+    ax.set_ylim(y0, y1)
+    ax.set_xlim(-0.5 - (0.3 if marked else 0.005 * n), n - 0.5 + (0.3 if marked else 0.005 * n))
+    for status, c in colours.items():
+        if counts.get(status):
+            handles.append(Line2D([], [], color=c, marker="o", lw=2, label=f"{words[status]} ({counts[status]})"))
+    if counts.get("blind"):
+        handles.append(Line2D([], [], color="tab:gray", marker="o", mfc="white", lw=0,
+                              label=f"cannot decide at its resolution ({counts['blind']})"))
+    other = sum(v for k, v in counts.items() if k not in colours and k != "blind")
+    if other:
+        handles.append(Line2D([], [], color="black", marker="o", lw=2, label=f"other status ({other})"))
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(4, max(1, len(handles))),
+              fontsize=8, frameon=False, borderaxespad=0.2, handlelength=1.6, columnspacing=1.2)
+    ax.set_ylabel(what, fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.grid(axis="y", color="#dddddd", lw=0.6)
+    ax.set_axisbelow(True)
+    rank_axis = ax2 if ax2 is not None else ax
+    if ax2 is not None:
+        ax.tick_params(labelbottom=False)
+        if marked:
+            marks = [(i, j) for i, a in enumerate(curve) for j, (d, v) in enumerate(rows)
+                     if (a.get("choices") or {}).get(d) == v]
+            if marks:
+                ax2.plot([i for i, _ in marks], [j for _, j in marks], "s", color="black", ms=4.5, linestyle="none")
+            ax2.set_ylim(len(rows) - 0.5, -0.5)
+            ax2.set_xticks(range(n))
+            ax2.set_xticklabels([str(i + 1) for i in range(n)], fontsize=7 if n > 20 else 8)
+            ax2.grid(axis="x", color="#eeeeee", lw=0.6)
+            ax2.set_axisbelow(True)
+        else:
+            bins = min(n, 60)
+            which = (np.arange(n) * bins) // n  # each analysis's stretch of the rank
+            size = np.bincount(which, minlength=bins).astype(float)
+            share = np.zeros((len(rows), bins))
+            for j, (d, v) in enumerate(rows):
+                hit = np.array([(a.get("choices") or {}).get(d) == v for a in curve], dtype=float)
+                share[j] = np.bincount(which, weights=hit, minlength=bins) / size
+            edges = np.searchsorted(which, np.arange(bins + 1), side="left").astype(float) - 0.5
+            edges[-1] = n - 0.5
+            mesh = ax2.pcolormesh(edges, np.arange(len(rows) + 1) - 0.5, share, cmap="Greys", vmin=0.0, vmax=1.0,
+                                  shading="flat")
+            ax2.set_ylim(len(rows) - 0.5, -0.5)
+            cax = fig.add_axes([x1 - 2.2 / width, 0.42 / height, 2.2 / width, 0.09 / height])
+            bar = fig.colorbar(mesh, cax=cax, orientation="horizontal", ticks=[0, 0.5, 1])
+            bar.ax.tick_params(labelsize=7)
+            bar.set_label("share of the analyses in that stretch of the rank", fontsize=7, labelpad=1)
+        ax2.set_yticks(range(len(rows)))
+        ax2.set_yticklabels(names, fontsize=7.5)
+        start = 0
+        for d, vals in dims.items():  # the dimension's name on the right, a rule between dimensions
+            if start:
+                ax2.axhline(start - 0.5, color="#888888", lw=0.8)
+            mid = start + (len(vals) - 1) / 2
+            ax2.text(1.01, mid, "\n".join(textwrap.wrap(str(d), 20)[:2]), transform=ax2.get_yaxis_transform(),
+                     fontsize=7.5, fontweight="bold", va="center", ha="left", clip_on=False)
+            start += len(vals)
+        ax2.tick_params(axis="x", labelsize=8)
+    rank_axis.set_xlabel(f"analysis, ranked by {what} (1 = lowest)" if not marked else
+                         f"analysis, ranked by {what} (1 = lowest); a square marks each analysis's choices",
+                         fontsize=8.5)
+    if not marked:  # ranks 1, then round numbers, at their analyses
         from matplotlib.ticker import MaxNLocator
 
-        ax2.xaxis.set_major_locator(MaxNLocator(nbins=30, integer=True))
-    else:
-        ax2.set_xticks(range(len(curve)))
-    ax2.set_xlabel("analysis (sorted by estimate)")
-    ax2.invert_yaxis()
-    fig.subplots_adjust(left=0.42, right=0.97, top=0.9, bottom=0.08, hspace=0.08)
+        ranks = [1] + [int(t) for t in MaxNLocator(nbins=10, integer=True).tick_values(1, n) if 1 < t <= n]
+        rank_axis.set_xticks([r - 1 for r in ranks])
+        rank_axis.set_xticklabels([str(r) for r in ranks])
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    layout = "each analysis's choices marked" if marked else "summarised: each choice's share along the rank"
+    part = path.with_name(f".{path.name}.part")  # written whole, then moved into place: never a partial file
+    try:
+        fig.savefig(part, dpi=100, format=(path.suffix.lstrip(".") or "png").lower(),
+                    metadata={"Title": str(title), "Description": f"specification curve of {n} analyses; {layout}"})
+        part.replace(path)
+    finally:
+        plt.close(fig)
+        part.unlink(missing_ok=True)
     return path
 
 
