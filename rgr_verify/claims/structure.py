@@ -584,7 +584,7 @@ def _by_phrase(rs: list[dict], severity: str, limit: int = 2, where: dict | None
     return parts, sum(len(i) for _, i in list(groups.items())[limit:])
 
 
-def _untested(rs: list[dict], outcome_prefix: str = "not tested") -> list[str]:
+def _readings_with(rs: list[dict], outcome_prefix: str) -> list[str]:
     """'<reading> (<id>)' for each reading of ``rs`` whose recorded outcome starts with ``outcome_prefix`` ("not
     tested", or "holds": a reading of the sentence under which the finding's statement stands)."""
     ids: dict[str, list[str]] = {}  # a reading several findings share is named once, with all of them
@@ -697,9 +697,10 @@ def contribution_sentence(entry: dict, counted: dict, labels: dict, has_core: bo
     rest_text = _and([counted_once(sev, rs) for sev, rs in rest if rs]) if any(rs for _, rs in rest) else ""
     # the readings the deciding findings left untested: what could save a broken core, or the result that fails
     # elsewhere in a partly-broken one (a finding refuted under one reading of the sentence says so here)
-    untested = _untested(deciding) if status in ("broken", "contradicted", "partly-broken") else []
+    breaking = status in ("broken", "contradicted", "partly-broken")
+    untested = _readings_with(deciding, "not tested") if breaking else []
     # a breaking finding refuted under one reading of its sentence says under which other reading it stands
-    held = _untested(deciding, "holds") if status in ("broken", "contradicted", "partly-broken") else []
+    held = _readings_with(deciding, "holds") if breaking else []
     sentence = f"{_LEADS[status]}: {body}"
     if held:
         sentence += f" (under the finding's reading; it stands if read as {'; '.join(held[:2])})"
