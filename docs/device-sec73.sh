@@ -11,6 +11,8 @@
 #   STEP_MS ENGINE=v3 only: plan with this step time (ms, a full batch of 56 runs) instead of measuring it
 #   PROBE_V3 1 with ENGINE=v1: after the gpu tests, also run v3's gpu tests and measure its step ($OUT/plan-v3.txt,
 #           about 90 s), then train with v1 (the next session's call, docs/engine.md)
+#   COMPILE 1 (default) or 0: the v3 loss through torch.compile (RGR_VERIFY_COMPILE; a failure falls back to eager
+#           with a warning in the log); with it the probe measures 56 and 28 runs only (a compile per batch size)
 # Before the first call, here: rgr-verify sec73-carry --out .gpucarry/site.tgz  (the MiniLM copy, about 10 MB; the
 # device reaches no package registry). A first call (no EXPECT) runs the gpu tests first (about 30 s), then it
 # trains the next (D_K, h) cells of 7 seeds in the preset's order (its first_cells, then by h; about 205 s a cell
@@ -28,6 +30,7 @@ OUT=${OUT:?run on the device machine, where OUT names the folder that comes back
 case $SOURCE in minilm|gaussian) ;; *) echo "SOURCE must be minilm or gaussian, got $SOURCE"; exit 2;; esac
 case $ENGINE in v1|v3) ;; *) echo "ENGINE must be v1 or v3, got $ENGINE"; exit 2;; esac
 case ${PROBE_V3:-0} in 0|1) ;; *) echo "PROBE_V3 must be 0 or 1, got $PROBE_V3"; exit 2;; esac
+case ${COMPILE:-1} in 0|1) export RGR_VERIFY_COMPILE=${COMPILE:-1};; *) echo "COMPILE must be 0 or 1, got $COMPILE"; exit 2;; esac
 case $STEP_MS in *[!0-9.]*|.|*.*.*) echo "STEP_MS must be a step time in ms (e.g. 4.5), got $STEP_MS"; exit 2;; esac
 case $END in ''|*[!0-9]*) echo "END must be a whole number of seconds, got $END"; exit 2;; esac
 case $EXPECT in *[!0-9]*) echo "EXPECT must be the number of records the first call printed, got $EXPECT"; exit 2;; esac
@@ -61,12 +64,12 @@ if [ -n "$EXPECT" ] && [ $(cat $R73/sec73-runs.jsonl 2>/dev/null | wc -l) -lt $E
 # First call of a machine: the gpu tests first (about 30 s: the graphed step against the eager loop bit for bit and
 # the rest of test_transformer/test_engine/test_bench/test_fused_adamw), so that a broken device shows before training.
 if [ -z "$EXPECT" ]; then
-  if [ "$ENGINE" = v3 ]; then TESTS="empirical/test_sec73_v3_trainer.py empirical/test_transformer.py"
+  if [ "$ENGINE" = v3 ]; then TESTS="empirical/test_sec73_v3_trainer.py empirical/test_sec73_v3_compile.py empirical/test_transformer.py"
   else TESTS="empirical/test_bench.py empirical/test_engine.py empirical/test_fused_adamw.py empirical/test_transformer.py"; fi
-  timeout 150 python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider $TESTS > "$OUT/gputest.log" 2>&1
+  timeout $([ "$ENGINE" = v3 ] && echo 240 || echo 150) python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider $TESTS > "$OUT/gputest.log" 2>&1
   echo "== gpu tests rc=$? ($((SECONDS-T0)) s)"; tail -n 3 "$OUT/gputest.log"
   if [ "$ENGINE" = v1 ] && [ "$PROBE_V3" = 1 ]; then  # v3's gpu tests and measured step times, then v1 trains (about 90 s)
-    timeout 120 python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_sec73_v3_trainer.py > "$OUT/gputest-v3.log" 2>&1
+    timeout 150 python3 -m pytest --tier gpu -n 0 -m gpu -q -p no:cacheprovider empirical/test_sec73_v3_trainer.py empirical/test_sec73_v3_compile.py > "$OUT/gputest-v3.log" 2>&1
     echo "== v3 gpu tests rc=$? ($((SECONDS-T0)) s)"; tail -n 3 "$OUT/gputest-v3.log"
     timeout 100 python3 -m rgr_verify.cli sec73 --tier full --engine v3 --source $SOURCE --device cuda --results /tmp/r73-v3-probe --plan-only --probe-steps 100 > "$OUT/plan-v3.txt" 2>&1
     echo "== v3 probe rc=$? ($((SECONDS-T0)) s)"; grep -i "ms\|recommended\|calls" "$OUT/plan-v3.txt" | tail -n 8

@@ -8,6 +8,11 @@ backward, fused AdamW, the mask) at the full tier's shapes (m = 6144, l = 16, d_
 with the sizes of its tensor inputs and outputs (views excluded; no cache, no fusion): an estimate of the memory
 traffic of the same step on a GPU, where these ops are kernels. Printed at R = 1 and 2 runs, so that the
 intercept (per step) and the slope (per run) follow; also the ops by bytes, largest first.
+
+What a kernel touches, not what its arguments hold (see ``traffic``): a gather from a table reads the rows it
+writes, not the whole table; a random fill, a fill or a copy writes its output once (it reads no old value); an
+in-place scatter writes as many elements as its index holds; an allocation or a resize moves nothing; the fused
+AdamW step reads the parameters, gradients and both moments and writes the parameters and both moments back.
 """
 
 import torch
@@ -35,12 +40,36 @@ class Count(TorchDispatchMode):
         name = func.overloadpacket.__name__
         if name in VIEWS:
             return out
-        size = sum(t.numel() * t.element_size() for t in tree_flatten((args, kwargs))[0] + tree_flatten(out)[0]
-                   if isinstance(t, torch.Tensor) and t.numel() > 1)
+        size = traffic(name, args, kwargs or {}, out)
         self.ops += 1
         self.bytes += size
         self.by_op[name] = self.by_op.get(name, 0) + size
         return out
+
+
+WRITE_ONLY = {"uniform_", "normal_", "random_", "fill_", "zero_", "copy_"}
+NO_TRAFFIC = {"empty", "empty_like", "empty_strided", "resize_", "new_empty", "new_empty_strided"}
+
+
+def _nbytes(tree) -> int:
+    return sum(t.numel() * t.element_size() for t in tree_flatten(tree)[0]
+               if isinstance(t, torch.Tensor) and t.numel() > 1)
+
+
+def traffic(name, args, kwargs, out) -> int:
+    """Bytes the op's kernel reads and writes (the module docstring's rules; otherwise inputs plus outputs)."""
+    if name in NO_TRAFFIC:
+        return 0
+    if name in WRITE_ONLY:  # the output (args[0]) written once, its old value not read
+        return _nbytes((args[1:], kwargs)) + _nbytes(args[0])
+    if name == "scatter_":  # self, dim, index, src: the index and source read, one element written per index entry
+        index = args[2]
+        return _nbytes((args[2:], kwargs)) + index.numel() * args[0].element_size()
+    if name == "index":  # a gather: the rows read are the rows written
+        return _nbytes(args[1]) + 2 * _nbytes(out)
+    if name == "_fused_adamw_":  # params, grads, exp_avgs, exp_avg_sqs, ...: params and both moments written back
+        return _nbytes((args, kwargs)) + _nbytes(args[0]) + _nbytes(args[2]) + _nbytes(args[3])
+    return _nbytes((args, kwargs)) + _nbytes(out)
 
 
 def amp():

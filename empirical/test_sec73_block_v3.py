@@ -104,18 +104,21 @@ def test_block_v3_float64_identity_mixed_batch():
     assert len(report) == len(specs) * (len(PARAM_NAMES) + 1)
 
 
-def test_block_v3_float64_identity_can_fail_on_a_dropped_ln1_bias_mixed():
-    # Planted alternative: a v3 block that drops LayerNorm-1's bias term fails the same comparison.
-    def dropped_ln1_bias(params, X, E, layout):
-        return block_logits_v3({**params, "ln1_b": torch.zeros_like(params["ln1_b"])}, X, E, layout)
+@pytest.mark.parametrize("dropped", ["ln1_b", "ln1_w"])
+def test_block_v3_float64_identity_can_fail_on_a_dropped_ln1_term_mixed(dropped):
+    # Planted alternatives: a v3 block that drops LayerNorm-1's bias (it enters the query and, through the folded
+    # b W_V, the values) or its gain (folded into W_K and W_V) fails the same comparison.
+    def dropped_term(params, X, E, layout):
+        neutral = torch.zeros_like if dropped == "ln1_b" else torch.ones_like
+        return block_logits_v3({**params, dropped: neutral(params[dropped])}, X, E, layout)
 
     specs = MIXED
     p = _nontrivial_params(specs)
     X, E, label = _mixed_inputs(specs)
-    report = _identity_report(dropped_ln1_bias, specs, p, X, E, label)
+    report = _identity_report(dropped_term, specs, p, X, E, label)
     for r in range(len(specs)):
-        assert report[r, "logits"] > 1e-6 and report[r, "ln1_b"] == math.inf, r
-        assert report[r, "W_Q"] > 1e-6, r
+        assert report[r, "logits"] > 1e-6 and report[r, dropped] == math.inf, r
+        assert report[r, "W_Q"] > 1e-6 and report[r, "W_K"] > 1e-6, r
 
 
 def test_block_v3_float64_slot_scores_gradcheck_mixed():

@@ -60,7 +60,8 @@ def _recorded(monkeypatch, specs, task=TASK, cfg=CFG, E=None, **kwargs):
 
 def test_sec73_mixed_batch_run_equals_the_run_alone(monkeypatch):
     # Each run alone (its own narrow layout) against the same run in the 7-run mixed batch: per-step losses within
-    # 1e-6 relative (a few float32 roundings: the padded sums run in another order), every result field equal
+    # 5e-6 relative (a few dozen float32 roundings of 1.2e-7: the padded sums run in another order, and LN-1's
+    # gain is folded into W_K and W_V before they meet the padding; 1.4e-6 measured), every result field equal
     # (accuracies, best step, steps).
     mixed, loss_mixed, _ = _recorded(monkeypatch, MIXED)
     assert loss_mixed.shape == (CFG.steps, len(MIXED))
@@ -69,7 +70,7 @@ def test_sec73_mixed_batch_run_equals_the_run_alone(monkeypatch):
         alone, loss_alone, _ = _recorded(monkeypatch, [spec])
         worst = max(worst, ((loss_alone[:, 0] - loss_mixed[:, r]).abs() / loss_mixed[:, r].abs()).max().item())
         assert _strip(alone) == [_strip(mixed)[r]], spec
-    assert worst <= 1e-6, worst
+    assert worst <= 5e-6, worst
     assert (loss_mixed[-1] < loss_mixed[0]).all()  # every run trains
     assert max(r.test_acc for r in mixed) > 2 / (TASK.m + 1)  # above chance: the comparison is not of zeros
 

@@ -33,6 +33,6 @@ def test_env_names_its_variables(monkeypatch):
     assert env("RGR_VERIFY_RESULTS", "dflt") == "dflt"  # empty counts as unset
     monkeypatch.setenv("RGR_VERIFY_RESULTS", "/x")
     assert env("RGR_VERIFY_RESULTS") == "/x"
-    assert len(set(ENV_VARS)) == len(ENV_VARS) == 11
+    assert len(set(ENV_VARS)) == len(ENV_VARS) == 12
     with pytest.raises(ValueError, match="not an environment variable of rgr-verify"):
         env("HOME")

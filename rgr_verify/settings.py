@@ -8,6 +8,7 @@
 | ``RGR_VERIFY_TIER`` | pytest's default ``--tier`` | quick |
 | ``RGR_VERIFY_GPT2_DIR`` | a local snapshot of GPT-2's token embeddings (Sec. 7.3) | none |
 | ``RGR_VERIFY_CUDA_GRAPHS`` | ``0`` turns CUDA graph capture off in the engine | on |
+| ``RGR_VERIFY_COMPILE`` | ``1`` / ``0``: the Sec. 7.3 v3 step's loss through ``torch.compile`` (eager fallback) | on CUDA only |
 | ``RGR_VERIFY_PAPER_TEXT`` | the paper's v3 text, annotated as the site's ``paper.html`` | ``shared/paper/`` beside the checkout |
 | ``HYPOTHESIS_PROFILE`` | ci, dev, thorough or default: the property checks' example counts | ci |
 | ``RGR_VERIFY_SWEEP_PARENT`` | set by the local executor for its workers (die with the parent) | — |
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["RESULTS_ENV", "EVIDENCE_ENV", "SEED_ENV", "TIER_ENV", "GPT2_DIR_ENV", "CUDA_GRAPHS_ENV",
+__all__ = ["RESULTS_ENV", "EVIDENCE_ENV", "SEED_ENV", "TIER_ENV", "GPT2_DIR_ENV", "CUDA_GRAPHS_ENV", "COMPILE_ENV",
            "PAPER_TEXT_ENV", "HYPOTHESIS_PROFILE_ENV", "PARENT_ENV", "KILL_AFTER_ENV", "KILL_ONCE_ENV", "ENV_VARS", "env"]
 
 RESULTS_ENV = "RGR_VERIFY_RESULTS"
@@ -32,12 +33,13 @@ SEED_ENV = "RGR_VERIFY_SEED"
 TIER_ENV = "RGR_VERIFY_TIER"
 GPT2_DIR_ENV = "RGR_VERIFY_GPT2_DIR"
 CUDA_GRAPHS_ENV = "RGR_VERIFY_CUDA_GRAPHS"
+COMPILE_ENV = "RGR_VERIFY_COMPILE"
 PAPER_TEXT_ENV = "RGR_VERIFY_PAPER_TEXT"
 HYPOTHESIS_PROFILE_ENV = "HYPOTHESIS_PROFILE"
 PARENT_ENV = "RGR_VERIFY_SWEEP_PARENT"
 KILL_AFTER_ENV = "RGR_VERIFY_TEST_KILL_AFTER"
 KILL_ONCE_ENV = "RGR_VERIFY_TEST_KILL_ONCE"
-ENV_VARS = (RESULTS_ENV, EVIDENCE_ENV, SEED_ENV, TIER_ENV, GPT2_DIR_ENV, CUDA_GRAPHS_ENV, PAPER_TEXT_ENV,
+ENV_VARS = (RESULTS_ENV, EVIDENCE_ENV, SEED_ENV, TIER_ENV, GPT2_DIR_ENV, CUDA_GRAPHS_ENV, COMPILE_ENV, PAPER_TEXT_ENV,
             HYPOTHESIS_PROFILE_ENV, PARENT_ENV, KILL_AFTER_ENV, KILL_ONCE_ENV)
 
 

@@ -16,6 +16,12 @@ so for the backward pass an example keeps its query (D numbers) where today's bl
 numbers). Measured with saved-tensor hooks at the full shapes (B = 256, L = 18, d_model = 384, D = 512, H = 8,
 float32): 24,103 floats saved per example against today's 33,175, 9,072 fewer (36 KB an example).
 
+LayerNorm-1 folded. The attention reads the inputs normalised once (:func:`normed_inputs_v3`: a function of the
+frozen table and the data, so no gradient flows into it), and LN-1's gain and bias enter through the weights
+(:func:`block_logits_normed_v3`): the gain is folded into W_K and W_V, the bias enters the query and, as b W_V,
+the values, and through the keys it adds one constant per slot, which the softmax ignores. So no LN-1 output, no
+gradient of the ``[R, B, L, d_model]`` inputs and no LayerNorm backward over them are formed.
+
 Mixed cells. One layout (:class:`BlockLayoutV3`, built by :func:`layout_v3`) serves every (D_K, h) with
 D_K <= Dmax and h <= Hmax:
 
@@ -50,7 +56,9 @@ depends on its batch), a batch whose step rate says it would end after the deadl
 run trained alone and the same run in a mixed batch give the same results (per-step losses within a few float32
 roundings; empirical/test_sec73_v3_trainer.py). :func:`time_steps_v3` times the step for planning a sweep
 (:mod:`rgr_verify.runs.sec73_plan`). Memory traffic, not the keys, bounds the step on a GPU: the keys this block
-does not form are a few percent of the 0.5 GB a run-step moves (docs/sec73_step_bytes.py).
+does not form are a few percent of a run-step's bytes; the fold saves most of the 30 % v3 moves less than today's
+block (docs/sec73_step_bytes.py). :class:`CompiledLoss` runs the step's loss through ``torch.compile`` (on CUDA by
+default), falling back to eager with a warning if compiling or running it fails.
 """
 
 from __future__ import annotations
@@ -70,8 +78,8 @@ import torch.nn.functional as F
 
 from ._checks import check_choice, check_int, check_real
 from .engine.capture import cuda_graphs_enabled, graphed_step
-from .transformer import (BatchDeadline, BlockRunResult, DeadlineReached, RunSpec, TaskConfig, TrainConfig,
-                          block_inputs)
+from .settings import COMPILE_ENV, env
+from .transformer import BatchDeadline, BlockRunResult, DeadlineReached, RunSpec, TaskConfig, TrainConfig
 from .transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
 
 __all__ = [
@@ -79,12 +87,18 @@ __all__ = [
     "layout_v3",
     "init_block_params_v3",
     "block_logits_v3",
+    "block_logits_normed_v3",
+    "normed_inputs_v3",
     "train_step_v3",
+    "block_loss_v3",
+    "CompiledLoss",
+    "compile_enabled",
     "evaluate_v3",
     "train_block_runs_v3",
     "GraphCaptureFailed",
     "BatchOverrun",
     "time_steps_v3",
+    "memory_per_run_v3",
     "PARAM_NAMES",
 ]
 
@@ -230,24 +244,28 @@ class _SlotScores(torch.autograd.Function):
         R, B, L, d = u.shape
         H, D = Gt.shape[1], Gt.shape[2]
         qg = q[:, :, None, :] * Gt[:, None]  # [R, B, H, D]: each slot's query columns, zero elsewhere
-        a = torch.bmm(qg.reshape(R, B * H, D), W_K.transpose(1, 2)).view(R, B, H, d)  # a_k = W_K (q * G_k)
+        a = torch.bmm(qg.reshape(R, B * H, D), W_K.transpose(1, 2)).reshape(R, B, H, d)  # a_k = W_K (q * G_k)
         ctx.save_for_backward(u, q, W_K, Gt)
         return torch.matmul(a, u.transpose(-1, -2))  # [R, B, H, L]
 
     @staticmethod
     def backward(ctx, g):
         u, q, W_K, Gt = ctx.saved_tensors
+        # A contiguous copy ([R, B, H, L], small): under torch.compile the incoming gradient's strides at run time
+        # may differ from the traced ones (CPU bf16 autocast), and the traced matmul views it; contiguous() would
+        # be traced away.
+        g = g.clone(memory_format=torch.contiguous_format)
         R, B, L, d = u.shape
         H, D = Gt.shape[1], Gt.shape[2]
         qg = (q[:, :, None, :] * Gt[:, None]).reshape(R, B * H, D)  # recomputed, bit for bit the forward's
         grad_u = grad_q = grad_W = None
         if ctx.needs_input_grad[0]:
-            a = torch.bmm(qg, W_K.transpose(1, 2)).view(R, B, H, d)
+            a = torch.bmm(qg, W_K.transpose(1, 2)).reshape(R, B, H, d)
             grad_u = torch.matmul(g.transpose(-1, -2), a)  # [R, B, L, d]
         if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
             grad_a = torch.matmul(g, u).reshape(R, B * H, d)  # [R, B * H, d]
             if ctx.needs_input_grad[1]:
-                grad_q = (torch.bmm(grad_a, W_K).view(R, B, H, D) * Gt[:, None]).sum(2)  # [R, B, D]
+                grad_q = (torch.bmm(grad_a, W_K).reshape(R, B, H, D) * Gt[:, None]).sum(2)  # [R, B, D]
             if ctx.needs_input_grad[2]:
                 grad_W = torch.bmm(grad_a.transpose(1, 2), qg)  # [R, d, D]; zero on columns of no slot
         return grad_u, grad_q, grad_W, None
@@ -266,61 +284,162 @@ def _slot_scores(u: torch.Tensor, q: torch.Tensor, W_K: torch.Tensor, G: torch.T
     return _SlotScores.apply(u.to(dt), q.to(dt), W_K.to(dt), Gt.to(dt))
 
 
+def normed_inputs_v3(E: torch.Tensor, pairs: torch.Tensor, query: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The block's inputs as this block reads them: ``n`` ``[..., L, d]``, the rows of
+    :func:`rgr_verify.transformer.block_inputs` normalised without LayerNorm-1's gain and bias (a function of the
+    frozen table and the data only, so no gradient flows into it), and ``x_last`` ``[..., d]``, the last
+    position's input row E[q] (the residual stream's start). The rows equal block_inputs' bit for bit; each pair
+    row is the sum of two gathered rows, without the ``[..., l, 2, d]`` gather in between."""
+    null = E.shape[0] - 1
+    x = E[pairs[..., 0]] + E[pairs[..., 1]]  # [..., l, d]: the same sum as E[pairs].sum(-2)
+    x_last = E[query]
+    X = torch.cat([x, E[torch.full_like(query, null)][..., None, :], x_last[..., None, :]], dim=-2)
+    return F.layer_norm(X, X.shape[-1:]), x_last
+
+
 def block_logits_v3(params: dict, X: torch.Tensor, E: torch.Tensor, layout: BlockLayoutV3, *,
                     float32_logits: bool = False, keep: dict | None = None) -> torch.Tensor:
     """Last-position logits ``[R, B, m + 1]`` of R stacked runs with mixed (D_K, h), without the keys.
 
-    Args: params from :func:`init_block_params_v3`; X ``[R, B, L, d]``; E ``[m + 1, d]``; layout from
-    :func:`layout_v3`; ``float32_logits``: the unembedding in float32 even under autocast (as today's);
-    ``keep``: a dict that receives the intermediate tensors ``scores``, ``attn``, ``z`` and ``y`` (for
-    tests that inspect them; None in training).
+    Args: params from :func:`init_block_params_v3`; X ``[R, B, L, d]`` (from
+    :func:`rgr_verify.transformer.block_inputs`); E ``[m + 1, d]``; layout from :func:`layout_v3`;
+    ``float32_logits``: the unembedding in float32 even under autocast (as today's); ``keep``: a dict that
+    receives the intermediate tensors ``scores``, ``attn``, ``z`` and ``y`` (for tests that inspect them; None in
+    training). Training calls :func:`block_logits_normed_v3` on :func:`normed_inputs_v3` instead.
     """
     _check_block_args(params, X, E, layout)
-    R, B, L, d = X.shape
+    n = F.layer_norm(X, X.shape[-1:])
+    return block_logits_normed_v3(params, n, X[:, :, -1], E, layout, float32_logits=float32_logits, keep=keep)
+
+
+def block_logits_normed_v3(params: dict, n: torch.Tensor, x_last: torch.Tensor, E: torch.Tensor,
+                           layout: BlockLayoutV3, *, float32_logits: bool = False,
+                           keep: dict | None = None) -> torch.Tensor:
+    """:func:`block_logits_v3` from the normalised inputs ``n`` ``[R, B, L, d]`` and the last input row
+    ``x_last`` ``[R, B, d]`` (:func:`normed_inputs_v3`).
+
+    LayerNorm-1's gain and bias are folded into the weights (the same function; only the order of the sums
+    changes). With u_j = n_j * w + b (w, b: LN-1's gain and bias):
+
+    * score_jk = u_j . a_k = n_j . (w * a_k) + b . a_k: the gain goes into W_K (w * W_K is a [d, D] matrix a
+      run), and b . a_k is the same for every position j of slot k, which the softmax ignores;
+    * z_k W_V = sum_j attn_jk u_j W_V = (sum_j attn_jk n_j) (w * W_V) + b W_V, since a used slot's weights sum
+      to 1, and each value column belongs to exactly one used slot.
+
+    So the ``[R, B, L, d]`` tensor the attention reads is ``n``, which needs no gradient: no LN-1 output, no
+    gradient of the ``[R, B, L, d]`` inputs and no LayerNorm backward over them are formed. Under autocast
+    ``n`` is cast once to the autocast dtype and every product reads that copy.
+    """
+    R, B, L, d = n.shape
     H = layout.G.shape[-1]
-    u = _ln(X, params["ln1_w"], params["ln1_b"])  # [R, B, L, d]
-    q = torch.bmm(u[:, :, -1], params["W_Q"])  # [R, B, D]
-    scores = _slot_scores(u, q, params["W_K"], layout.G)  # [R, B, H, L]: u_j . a_k, no keys formed
+    dev = n.device.type
+    if torch.is_autocast_enabled(dev):  # one low-precision copy, read by the scores and the weighted sum
+        n = n.to(torch.get_autocast_dtype(dev))
+    w1, b1 = params["ln1_w"], params["ln1_b"]
+    u_last = n[:, :, -1] * w1[:, None] + b1[:, None]  # [R, B, d]: LN-1's output at the query position
+    q = torch.bmm(u_last, params["W_Q"])  # [R, B, D]
+    scores = _slot_scores(n, q, w1[:, :, None] * params["W_K"], layout.G)  # [R, B, H, L]: n_j . (w * a_k)
     # Softmax in at least float32 (autocast may hand bfloat16 scores), over the L positions; unused slots score 0.
     wide = torch.promote_types(scores.dtype, torch.float32)
-    attn = torch.softmax(scores.to(wide) * layout.scale.view(R, 1, H, 1).to(wide), dim=-1).to(u.dtype)
-    attn = attn * layout.slot_mask.view(R, 1, H, 1).to(u.dtype)  # unused slots: exactly zero weight
-    z = torch.matmul(attn, u)  # [R, B, H, d]: per-slot average of u_j
-    y = torch.bmm(z.reshape(R, B * H, d), params["W_V"]).view(R, B, H, d)  # every slot through all of W_V
-    v = (y * layout.GV.transpose(1, 2).to(y.dtype)[:, None]).sum(2)  # [R, B, d]: column c from its own head
-    r1 = X[:, :, -1] + torch.bmm(v, params["W_O"])  # [R, B, d]
+    attn = torch.softmax(scores.to(wide) * layout.scale.view(R, 1, H, 1).to(wide), dim=-1).to(n.dtype)
+    attn = attn * layout.slot_mask.view(R, 1, H, 1).to(n.dtype)  # unused slots: exactly zero weight
+    z = torch.matmul(attn, n)  # [R, B, H, d]: per-slot average of n_j
+    y = torch.bmm(z.reshape(R, B * H, d), w1[:, :, None] * params["W_V"]).reshape(R, B, H, d)  # every slot, all of W_V
+    v = torch.einsum("rbhc,rch->rbc", y, layout.GV.to(y.dtype))  # [R, B, d]: column c from its own head
+    v = v + torch.bmm(b1[:, None], params["W_V"])  # + b W_V: each column's head weights sum to 1
+    r1 = x_last + torch.bmm(v, params["W_O"])  # [R, B, d]
     hid = F.gelu(torch.bmm(_ln(r1, params["ln2_w"], params["ln2_b"]), params["W_in"]) + params["b_in"][:, None])
     r2 = r1 + torch.bmm(hid, params["W_out"]) + params["b_out"][:, None]  # [R, B, d]
     out = _ln(r2, params["lnf_w"], params["lnf_b"])  # [R, B, d]
     if keep is not None:
         keep.update(scores=scores, attn=attn, z=z, y=y)
     if float32_logits:
-        with torch.autocast(X.device.type, enabled=False):
+        with torch.autocast(n.device.type, enabled=False):
             return torch.matmul(out.float(), E.float().T)  # [R, B, m + 1]
     return torch.matmul(out, E.T)  # [R, B, m + 1]
 
 
+def block_loss_v3(params: dict, E: torch.Tensor, layout: BlockLayoutV3, pairs: torch.Tensor, query: torch.Tensor,
+                  label: torch.Tensor) -> torch.Tensor:
+    """The step's loss: each run's mean float32 cross-entropy ``[R]`` of the last-position logits on the batch
+    (pairs ``[R, B, l, 2]``, query and label ``[R, B]``), the block under whatever autocast the caller entered and
+    the cross-entropy outside it. The function :class:`CompiledLoss` compiles."""
+    n, x_last = normed_inputs_v3(E, pairs, query)  # [R, B, L, d], [R, B, d]; no gradient flows into them
+    logits = block_logits_normed_v3(params, n, x_last, E, layout)
+    R, B = label.shape
+    with torch.autocast(E.device.type, enabled=False):
+        flat = logits.float().reshape(R * B, logits.shape[-1])  # [R * B, m + 1]
+        return F.cross_entropy(flat, label.reshape(-1), reduction="none").reshape(R, B).sum(1) / B
+
+
+def compile_enabled(device: str) -> bool:
+    """Whether the v3 step's loss goes through ``torch.compile``: ``$RGR_VERIFY_COMPILE`` "1" or "0"; unset, on
+    CUDA only (on a CPU compiling costs more than it saves, and needs a C++ compiler)."""
+    value = env(COMPILE_ENV)
+    if value is None:
+        return device == "cuda"
+    if value.strip() not in ("0", "1"):
+        raise ValueError(f"RGR_VERIFY_COMPILE must be '0' or '1', got {value!r}")
+    return value.strip() == "1"
+
+
+class CompiledLoss:
+    """:func:`block_loss_v3` through ``torch.compile(fullgraph=True, dynamic=False)`` (``backend``: inductor by
+    default), with an automatic eager fallback: :func:`train_step_v3` runs the compiled forward and backward inside
+    a guard, and if either raises (a graph break under ``fullgraph``, a compiler or kernel failure, at the first
+    step or later), it warns once (RuntimeWarning), discards that step's gradients and runs the same step eagerly;
+    every later step is eager (``eager`` is then True). No parameter has changed when the fallback runs (the
+    optimiser steps after the backward pass), so the fallen-back step is the eager step on the same batch."""
+
+    def __init__(self, backend="inductor"):
+        self.backend = backend
+        self.eager = False
+        self.reason: str | None = None
+        self._fn = torch.compile(block_loss_v3, fullgraph=True, dynamic=False, backend=backend)
+
+    def __call__(self, *args):
+        return block_loss_v3(*args) if self.eager else self._fn(*args)
+
+    def fall_back(self, exc: BaseException) -> None:
+        """Eager from now on, with a warning naming the failure."""
+        self.eager = True
+        self.reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        warnings.warn(f"torch.compile of the Sec. 7.3 v3 loss failed ({self.reason}); the step runs eagerly from "
+                      "now on (the same function, without fusion)", RuntimeWarning, stacklevel=3)
+
+
 def train_step_v3(params: dict, opt, E: torch.Tensor, layout: BlockLayoutV3, batch, *, autocast=None,
-                  batch_size: int, reapply_mask: bool = True) -> torch.Tensor:
+                  batch_size: int, reapply_mask: bool = True, loss: CompiledLoss | None = None) -> torch.Tensor:
     """One optimiser update of every stacked run on ``batch`` = (pairs ``[R, B, l, 2]``, query, label ``[R, B]``).
 
     As today's step: the block under ``autocast()`` (a context factory; None = none), float32 cross-entropy on
     the last position, the loss summed over runs of each run's mean (so the runs' gradients stay independent),
-    one ``opt.step()``, then the padded key columns of W_Q and W_K set to zero again (``reapply_mask``).
-    Returns each run's mean loss ``[R]``, detached, on the device (reading it waits for the device).
+    one ``opt.step()``, then the padded key columns of W_Q and W_K set to zero again (``reapply_mask``). ``loss``:
+    a :class:`CompiledLoss` (None: :func:`block_loss_v3` eagerly). Returns each run's mean loss ``[R]``,
+    detached, on the device (reading it waits for the device).
     """
     batch_size = check_int("batch_size", batch_size, min_value=1)
     pairs, query, label = batch
     if label.ndim != 2 or label.shape[1] != batch_size:
         raise ValueError(f"label must have shape [R, batch_size = {batch_size}], got {tuple(label.shape)}")
-    X = block_inputs(E, pairs, query)  # [R, B, L, d]
-    with (autocast() if autocast is not None else contextlib.nullcontext()):
-        logits = block_logits_v3(params, X, E, layout)
-    R = logits.shape[0]
-    flat = logits.float().reshape(-1, logits.shape[-1])  # [R * B, m + 1]
-    per_run = F.cross_entropy(flat, label.reshape(-1), reduction="none").view(R, -1).sum(1) / batch_size  # [R]
-    opt.zero_grad(set_to_none=True)
-    per_run.sum().backward()
+
+    def forward_backward(fn):
+        with (autocast() if autocast is not None else contextlib.nullcontext()):
+            per_run = fn(params, E, layout, pairs, query, label)  # [R]
+        opt.zero_grad(set_to_none=True)
+        per_run.sum().backward()
+        return per_run
+
+    if loss is not None and not loss.eager:
+        try:
+            per_run = forward_backward(loss)
+        except Exception as exc:  # compiling or running the compiled graph failed: this step again, eagerly
+            if E.device.type == "cuda" and torch.cuda.is_current_stream_capturing():
+                raise  # a failure inside a CUDA graph capture is the capture's (GraphCaptureFailed), not compile's
+            loss.fall_back(exc)
+            per_run = forward_backward(block_loss_v3)
+    else:
+        per_run = forward_backward(block_loss_v3)
     opt.step()
     if reapply_mask:
         with torch.no_grad():  # padded key columns get no gradient; this also guards against decay or drift
@@ -338,9 +457,9 @@ def evaluate_v3(params: dict, E: torch.Tensor, layout: BlockLayoutV3, data, *, a
     correct = torch.zeros(R, device=E.device)
     null = torch.zeros(R, device=E.device)
     for lo in range(0, n, chunk):
-        X = block_inputs(E, pairs[:, lo : lo + chunk], query[:, lo : lo + chunk])
         with (autocast() if autocast is not None else contextlib.nullcontext()):
-            pred = block_logits_v3(params, X, E, layout, float32_logits=True).argmax(-1)  # [R, b]
+            normed, x_last = normed_inputs_v3(E, pairs[:, lo : lo + chunk], query[:, lo : lo + chunk])
+            pred = block_logits_normed_v3(params, normed, x_last, E, layout, float32_logits=True).argmax(-1)  # [R, b]
         correct += (pred == label[:, lo : lo + chunk]).sum(1)
         null += (pred == E.shape[0] - 1).sum(1)
     return correct / n, null / n
@@ -365,7 +484,7 @@ class GraphCaptureFailed(RuntimeError):
 
 
 def _stepper_v3(params, opt, E, layout, packed, batch_size, ell, gens, *, autocast, graph: bool,
-                warmup: int = 3) -> Callable[[], None]:
+                warmup: int = 3, loss: CompiledLoss | None = None) -> Callable[[], None]:
     """One training step per call (the batched sampler, then :func:`train_step_v3`). With ``graph`` (CUDA):
     ``warmup`` eager calls on the capture stream, then the whole step captured by the engine's
     ``ChunkGraphs.record`` with the runs' generators registered (so each replay draws what the next eager step
@@ -374,7 +493,7 @@ def _stepper_v3(params, opt, E, layout, packed, batch_size, ell, gens, *, autoca
 
     def eager():
         batch = stack_examples(packed, batch_size, ell, gens)
-        train_step_v3(params, opt, E, layout, batch, autocast=autocast, batch_size=batch_size)
+        train_step_v3(params, opt, E, layout, batch, autocast=autocast, batch_size=batch_size, loss=loss)
 
     if not graph:
         return eager
@@ -414,9 +533,24 @@ class _Batch:
     packed: tuple
     gens: list
     autocast: Callable
+    loss: CompiledLoss | None
 
 
-def _set_up_batch(E, specs, task, cfg, device, cuda_graph) -> _Batch:
+def _compile_backend(compile, device: str) -> str | None:
+    """The torch.compile backend of ``compile`` (None: :func:`compile_enabled`; True: inductor; False: none; a
+    string: that backend, e.g. ``"aot_eager"`` in tests), or None for the eager loss."""
+    if compile is None:
+        compile = compile_enabled(device)
+    if compile is True:
+        return "inductor"
+    if compile is False:
+        return None
+    if isinstance(compile, str) and compile:
+        return compile
+    raise ValueError(f"compile must be a bool, None or a torch.compile backend name, got {compile!r}")
+
+
+def _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend=None) -> _Batch:
     """Dmax and Hmax are the batch's largest D_K and h. Initialisation and permutations are drawn on the CPU, the
     training data on the device, each run from its own generators (keyed by its seed and a purpose), as today."""
     d = E.shape[1]
@@ -437,13 +571,14 @@ def _set_up_batch(E, specs, task, cfg, device, cuda_graph) -> _Batch:
         return (torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=not cuda_graph) if use_amp
                 else contextlib.nullcontext())
 
-    return _Batch(params, layout, opt, perms, moved, packed, gens, autocast)
+    return _Batch(params, layout, opt, perms, moved, packed, gens, autocast,
+                  CompiledLoss(backend) if backend is not None else None)
 
 
-def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph) -> list[BlockRunResult]:
+def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph, backend=None) -> list[BlockRunResult]:
     """One mixed batch: Dmax and Hmax are its runs' largest D_K and h."""
     t0 = time.perf_counter()
-    b = _set_up_batch(E, specs, task, cfg, device, cuda_graph)
+    b = _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend)
     params, layout, autocast = b.params, b.layout, b.autocast
     Dmax, Hmax = layout.G.shape[1], layout.G.shape[2]
     # As today's trainer: validation and test sets drawn on the CPU (device-independent).
@@ -457,7 +592,7 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph)
     stale = torch.zeros(R, dtype=torch.long)  # evaluations since the run last improved
     stopped = torch.zeros(R, dtype=torch.bool)  # runs whose record is final (patience reached)
     one_step = _stepper_v3(params, b.opt, E, layout, b.packed, cfg.batch_size, task.ell, b.gens, autocast=autocast,
-                           graph=cuda_graph and device.type == "cuda")
+                           graph=cuda_graph and device.type == "cuda", loss=b.loss)
     mark = (0, time.monotonic())  # (step, time) of the last evaluation (of the loop's start at first)
     for step in range(1, cfg.steps + 1):
         one_step()
@@ -511,6 +646,7 @@ def train_block_runs_v3(
     deadline: float | BatchDeadline | None = None,
     on_batch: Callable | None = None,
     cuda_graph: bool | None = None,
+    compile: bool | str | None = None,
 ) -> list[BlockRunResult]:
     """Train every run of ``specs`` on the Sec. 7.3 task with the frozen table ``E`` ``[m + 1, d_model]``, with
     the keyless block of this module, runs of any (D_K, h) in one batch.
@@ -533,6 +669,10 @@ def train_block_runs_v3(
     * On CUDA the step is replayed as a CUDA graph (``cuda_graph``, default ``RGR_VERIFY_CUDA_GRAPHS``); a failed
       capture warns (RuntimeWarning), retrains that batch from its start eagerly and trains the later batches of
       the call eagerly: the eager loop's runs, never half of each.
+    * ``compile`` (default ``RGR_VERIFY_COMPILE``, on CUDA only; True = inductor, or a backend's name): the loss
+      through :class:`CompiledLoss`, which falls back to the eager loss with a warning if compiling or running it
+      fails (:func:`train_step_v3`). Compiled and eager steps compute the same function in another order of
+      operations, so their runs agree within float rounding, not bit for bit.
 
     Returns one BlockRunResult per spec, in the order of ``specs``.
     """
@@ -540,6 +680,8 @@ def train_block_runs_v3(
         cuda_graph = device == "cuda" and cuda_graphs_enabled()
     if not isinstance(cuda_graph, bool):
         raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
+    check_choice("device", device, ("cpu", "cuda"))
+    backend = _compile_backend(compile, device)
     deadline = deadline if deadline is None or isinstance(deadline, BatchDeadline) else BatchDeadline(deadline)
     specs = list(specs) if not isinstance(specs, RunSpec) else [specs]
     if not specs:
@@ -579,14 +721,14 @@ def train_block_runs_v3(
             start = deadline.start() if deadline is not None else None
             at = deadline.at if deadline is not None else None
             try:
-                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, graph)
+                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, graph, backend)
             except GraphCaptureFailed as exc:
                 warnings.warn(f"{exc}; the batch of {len(batch)} runs restarts eagerly (the same runs, slower), and "
                               "later batches of this call train eagerly", RuntimeWarning, stacklevel=2)
                 if dev.type == "cuda":
                     torch.cuda.synchronize(dev)
                 graph = False
-                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, False)
+                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, False, backend)
             if deadline is not None:
                 deadline.finished(start)
             for i, res in zip(chunk, out):
@@ -599,11 +741,11 @@ def train_block_runs_v3(
 
 
 def time_steps_v3(E, specs: Sequence[RunSpec], task: TaskConfig, cfg: TrainConfig, *, device: str = "cpu",
-                  steps: int = 200, cuda_graph: bool | None = None) -> float:
+                  steps: int = 200, cuda_graph: bool | None = None, compile: bool | str | None = None) -> float:
     """Seconds a training step of the mixed batch ``specs`` takes (one batch, whatever its size): the step of
     :func:`train_block_runs_v3` (graphed on CUDA as there), timed over ``steps`` steps after the warm-up and the
     capture, without evaluations. For planning a sweep's batches (rgr_verify.runs.sec73_plan); trains nothing
-    that is kept."""
+    that is kept. ``compile`` as in :func:`train_block_runs_v3` (the compilation happens in the warm-up)."""
     if cuda_graph is None:
         cuda_graph = device == "cuda" and cuda_graphs_enabled()
     if not isinstance(cuda_graph, bool):
@@ -623,9 +765,9 @@ def time_steps_v3(E, specs: Sequence[RunSpec], task: TaskConfig, cfg: TrainConfi
     if E.ndim != 2 or E.shape[0] != task.m + 1:
         raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
     graph = cuda_graph and dev.type == "cuda"
-    b = _set_up_batch(E, specs, task, cfg, dev, graph)
+    b = _set_up_batch(E, specs, task, cfg, dev, graph, _compile_backend(compile, device))
     one_step = _stepper_v3(b.params, b.opt, E, b.layout, b.packed, cfg.batch_size, task.ell, b.gens,
-                           autocast=b.autocast, graph=graph)
+                           autocast=b.autocast, graph=graph, loss=b.loss)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     for _ in range(5):  # 3 warm-up steps, the capture, one replay
         one_step()
@@ -635,3 +777,42 @@ def time_steps_v3(E, specs: Sequence[RunSpec], task: TaskConfig, cfg: TrainConfi
         one_step()
     sync()
     return (time.perf_counter() - t) / steps
+
+
+def memory_per_run_v3(task: TaskConfig, cfg: TrainConfig, d_model: int, Dmax: int, Hmax: int) -> tuple[float, float]:
+    """Bytes a v3 training step holds at once, as (a batch's own, each run's): measured on the CPU at R = 1 and 2
+    runs of (Dmax, Hmax) at ``task``/``cfg``'s shapes under bf16 autocast (as on CUDA), with a random table.
+
+    Counted: the tensors the backward pass keeps (saved-tensor hooks, each storage once), the parameters, their
+    gradients and AdamW's two moments, the sampler's ``[B, m]`` keys, and three float32 ``[B, m + 1]`` buffers of
+    the cross-entropy (its log-probabilities, their gradient and one cast). A caching allocator adds its own slack,
+    so a device call should keep a batch's estimate well below the device's memory (the probe's largest batch of
+    the full tier needs a few GB; ``rgr-verify sec73 --plan-only`` prints it)."""
+    d_model = check_int("d_model", d_model, min_value=1)
+
+    def measure(R):
+        specs = [RunSpec(Dmax, Hmax, s) for s in range(R)]
+        p = {k: v.requires_grad_() for k, v in init_block_params_v3(specs, d_model, task.d_ff, Dmax, Hmax).items()}
+        layout = layout_v3(specs, Dmax, Hmax, d_model)
+        E = torch.randn(task.m + 1, d_model, generator=torch.Generator().manual_seed(0))
+        g = torch.Generator().manual_seed(1)
+        pairs = torch.randint(0, task.m, (R, cfg.batch_size, task.ell, 2), generator=g)
+        query = torch.randint(0, task.m, (R, cfg.batch_size), generator=g)
+        label = torch.randint(0, task.m, (R, cfg.batch_size), generator=g)
+        seen: dict = {}
+
+        def pack(t):
+            st = t.untyped_storage()
+            seen[st.data_ptr()] = st.nbytes()
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = block_loss_v3(p, E, layout, pairs, query, label)
+        del loss
+        state = 4 * sum(v.numel() * v.element_size() for v in p.values())  # parameters, gradients, two moments
+        transient = R * cfg.batch_size * (task.m * 4 + 3 * (task.m + 1) * 4)
+        return sum(seen.values()) + state + transient
+
+    one, two = measure(1), measure(2)
+    return float(2 * one - two), float(two - one)

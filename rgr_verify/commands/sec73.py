@@ -134,8 +134,12 @@ def _plan_only(args, preset, device, root_seed) -> int:
     if args.probe_steps is not None:
         from ..runs.sec73_sweep import source_table
 
+        from ..transformer_v3 import compile_enabled
+
         table = source_table(preset, root_seed=root_seed, gpt2_dir=args.gpt2_dir)
-        step_ms = measure_step_ms(preset, table.E, device=device, sizes=sizes, steps=args.probe_steps,
+        # a compiled step compiles once per batch size (tens of seconds each): probe the full size and its half
+        probe = sizes[:2] if compile_enabled(device) else sizes
+        step_ms = measure_step_ms(preset, table.E, device=device, sizes=probe, steps=args.probe_steps,
                                   progress=lambda R, ms: print(f"measured: {ms:.3f} ms a step at R = {R} "
                                                                f"({args.probe_steps} steps, no evaluations)",
                                                                flush=True))

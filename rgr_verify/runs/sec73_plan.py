@@ -12,17 +12,21 @@ Step times. Measured (docs/engine.md, thirteenth session): today's graphed step 
 shapes (m = 6144, l = 16, d_model = 384, B = 256, bf16 autocast), on an H200, 1.89-1.95 ms with evaluations
 (:data:`TODAY_STEP_MS`). For other batch sizes and for the v3 block there is no measurement yet, only a
 **prediction**: memory-bound scaling, i.e. a step takes as long as today's measured step times the ratio of the
-bytes the two steps read and write. The bytes were counted on a CPU (every aten op's inputs and outputs, views
-excluded, bf16 autocast, full shapes; 2026-11-28, torch 2.13.0+cpu; ``docs/sec73_step_bytes.py``) at R = 1 and 2
-runs: :data:`V1_BYTES_MB` and :data:`V3_BYTES_MB` (intercept, per run). The count is an estimate of a GPU's traffic
-within about 10 %: it counts a whole tensor for in-place scatters and fresh allocations (about 30 MB a run too
-many) and AdamW's written state not at all (about 8 MB a run too few), and no cache reuse. They say a run costs
-about 0.5 GB a step under either block: the keys the v3 block never forms are a few percent of it (the gathered
-embeddings, the LayerNorms and their casts on ``[B, L, d_model]`` float32 tensors, the ``[B, m + 1]`` logits and
-the sampler's ``[B, m]`` keys are the rest), so batching more runs does not make a run-step cheaper under this
-model, and today's step ran at 3.5 GB / 1.95 ms = 1.8 TB/s. :func:`floor_step_ms` is the same bytes at the H200's
-peak bandwidth (:data:`PEAK_TB_S`): no step can be faster unless fewer bytes move (kernel fusion). ``step_ms`` replaces the
-model by a given step time, or by times measured on the device (:func:`measure_step_ms`).
+bytes the two steps read and write. The bytes were counted on a CPU (every aten op's traffic, views excluded, bf16
+autocast, full shapes; 2026-11-28, torch 2.13.0+cpu; ``docs/sec73_step_bytes.py``) at R = 1 and 2 runs:
+:data:`V1_BYTES_MB` and :data:`V3_BYTES_MB` (intercept, per run). A kernel is counted with what it touches (a
+gather reads the rows it writes, a random fill writes once, an in-place scatter writes its index's elements, fused
+AdamW reads four tensors and writes three), with no cache reuse and no fusion. Today's block moves about 468 MB a
+run-step (the step ran at 3.3 GB / 1.95 ms = 1.7 TB/s); the v3 block about 326 MB (-30 %): the first layer's keys
+are a few percent of it, and the rest of the saving is LayerNorm-1 folded into the weights, so that the attention
+reads the inputs normalised once, without a gradient (no LN-1 output, no gradient of the ``[B, L, d_model]``
+inputs, no LayerNorm backward over them). What remains is the sampler's ``[B, m]`` keys, the gathered inputs and
+their normalisation, and the ``[B, m + 1]`` logits and cross-entropy, eager kernel by kernel: ``torch.compile``
+(on CUDA by default, :func:`rgr_verify.transformer_v3.compile_enabled`) fuses those, by an amount only a device
+measures. :func:`floor_step_ms` is the same bytes at the H200's peak bandwidth (:data:`PEAK_TB_S`): no eager step
+can be faster. ``step_ms`` replaces the model by a given step time, or by times measured on the device
+(:func:`measure_step_ms`). Memory is no constraint: :data:`V3_MEMORY_MB` (measured by
+:func:`rgr_verify.transformer_v3.memory_per_run_v3`) puts a batch of 56 runs near 3 GB.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ __all__ = [
     "TODAY_RUNS",
     "V1_BYTES_MB",
     "V3_BYTES_MB",
+    "V3_MEMORY_MB",
     "PEAK_TB_S",
     "CALL_SECONDS",
     "SETUP_SECONDS",
@@ -55,8 +60,9 @@ __all__ = [
 
 TODAY_STEP_MS = 1.95  # today's graphed step, 7 runs of one cell, full shapes, H200, evaluations included (measured)
 TODAY_RUNS = 7
-V1_BYTES_MB = (41.4, 496.4)  # MB a step reads and writes: intercept, per run (today's block, D_K = 512, h = 1)
-V3_BYTES_MB = (42.5, 498.8)  # the v3 block, Dmax = 512, Hmax = 8 (every full-tier mixed batch of 8 cells)
+V1_BYTES_MB = (22.5, 467.7)  # MB a step reads and writes: intercept, per run (today's block, D_K = 512, h = 1)
+V3_BYTES_MB = (22.8, 325.5)  # the v3 block, Dmax = 512, Hmax = 8 (every full-tier mixed batch of 8 cells)
+V3_MEMORY_MB = (4.7, 53.5)  # MB a v3 step holds: a batch's own, per run (memory_per_run_v3 at the full shapes)
 PEAK_TB_S = 4.8  # the H200's HBM bandwidth
 CALL_SECONDS = 480.0  # training seconds of a 10-minute device call (END = 590 less about 110 s before the sweep)
 SETUP_SECONDS = (3.0, 0.25)  # a batch's set-up (init, validation/test draws, capture): s + s a run (a guess)
@@ -262,7 +268,9 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
              *([] if _counted_shapes(p) else ["  (the bytes were counted at the full tier's shapes on MiniLM, "
                                               "d_model 384: for this preset the model and the floor are rougher)"]),
              "  " + "; ".join(f"R = {R}: {plan.step_ms(R):.2f} ms (floor at {PEAK_TB_S} TB/s "
-                              f"{floor_step_ms(R, p.engine):.2f})" for R in sizes)]
+                              f"{floor_step_ms(R, p.engine):.2f})" for R in sizes),
+             *([f"memory: about {V3_MEMORY_MB[1]:.0f} MB a run, {(V3_MEMORY_MB[0] + V3_MEMORY_MB[1] * full) / 1e3:.1f} "
+                f"GB at R = {full} (estimate at the full shapes)"] if p.engine == "v3" and _counted_shapes(p) else [])]
     for k, b in enumerate(plan.batches, 1):
         R, Dmax, Hmax = b.shape
         cells = " ".join(f"({D},{h})x{sum(1 for r in b.runs if r[:2] == (D, h))}" for D, h in b.cells)
