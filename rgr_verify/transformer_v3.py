@@ -19,8 +19,9 @@ float32): 24,103 floats saved per example against today's 33,175, 9,072 fewer (3
 LayerNorm-1 folded. The attention reads the inputs normalised once (:func:`normed_inputs_v3`: a function of the
 frozen table and the data, so no gradient flows into it), and LN-1's gain and bias enter through the weights
 (:func:`block_logits_normed_v3`): the gain is folded into W_K and W_V, the bias enters the query and, as b W_V,
-the values, and through the keys it adds one constant per slot, which the softmax ignores. So no LN-1 output, no
-gradient of the ``[R, B, L, d_model]`` inputs and no LayerNorm backward over them are formed.
+the values, and through the keys it adds one constant per slot, which the softmax ignores. So neither the LN-1
+output ``u`` ``[R, B, L, d_model]`` nor its gradient is formed, nor the elementwise kernels of the gain and bias
+over it and their backward (today's LN backward, which only yields the gain's and bias' gradients, is small).
 
 Mixed cells. One layout (:class:`BlockLayoutV3`, built by :func:`layout_v3`) serves every (D_K, h) with
 D_K <= Dmax and h <= Hmax:
@@ -326,8 +327,8 @@ def block_logits_normed_v3(params: dict, n: torch.Tensor, x_last: torch.Tensor, 
     * z_k W_V = sum_j attn_jk u_j W_V = (sum_j attn_jk n_j) (w * W_V) + b W_V, since a used slot's weights sum
       to 1, and each value column belongs to exactly one used slot.
 
-    So the ``[R, B, L, d]`` tensor the attention reads is ``n``, which needs no gradient: no LN-1 output, no
-    gradient of the ``[R, B, L, d]`` inputs and no LayerNorm backward over them are formed. Under autocast
+    So the ``[R, B, L, d]`` tensor the attention reads is ``n``, which needs no gradient: neither the LN-1 output
+    nor its ``[R, B, L, d]`` gradient is formed, nor the gain's and bias' elementwise kernels over it. Under autocast
     ``n`` is cast once to the autocast dtype and every product reads that copy.
     """
     R, B, L, d = n.shape
@@ -389,7 +390,11 @@ class CompiledLoss:
     a guard, and if either raises (a graph break under ``fullgraph``, a compiler or kernel failure, at the first
     step or later), it warns once (RuntimeWarning), discards that step's gradients and runs the same step eagerly;
     every later step is eager (``eager`` is then True). No parameter has changed when the fallback runs (the
-    optimiser steps after the backward pass), so the fallen-back step is the eager step on the same batch."""
+    optimiser steps after the backward pass), so the fallen-back step is the eager step on the same batch
+    (independent review: parameters, losses and AdamW state bit for bit an eager run's, for failures planted at
+    compile, in the backward's compile, in the backward and in a later step). Each batch compiles the function
+    again for its shape; Dynamo's recompile limit (8 shapes of one function in one process) then makes the 9th
+    shape fall back, with the warning: a device call trains one or two batch shapes, the probe two."""
 
     def __init__(self, backend="inductor"):
         self.backend = backend
@@ -404,8 +409,9 @@ class CompiledLoss:
         """Eager from now on, with a warning naming the failure."""
         self.eager = True
         self.reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-        warnings.warn(f"torch.compile of the Sec. 7.3 v3 loss failed ({self.reason}); the step runs eagerly from "
-                      "now on (the same function, without fusion)", RuntimeWarning, stacklevel=3)
+        warnings.warn(f"the compiled Sec. 7.3 v3 loss failed ({self.reason}); the step runs eagerly from now on "
+                      "(the same function, without fusion; an error of the step itself then raises from the eager "
+                      "rerun)", RuntimeWarning, stacklevel=3)
 
 
 def train_step_v3(params: dict, opt, E: torch.Tensor, layout: BlockLayoutV3, batch, *, autocast=None,

@@ -19,14 +19,14 @@ gather reads the rows it writes, a random fill writes once, an in-place scatter 
 AdamW reads four tensors and writes three), with no cache reuse and no fusion. Today's block moves about 468 MB a
 run-step (the step ran at 3.3 GB / 1.95 ms = 1.7 TB/s); the v3 block about 326 MB (-30 %): the first layer's keys
 are a few percent of it, and the rest of the saving is LayerNorm-1 folded into the weights, so that the attention
-reads the inputs normalised once, without a gradient (no LN-1 output, no gradient of the ``[B, L, d_model]``
-inputs, no LayerNorm backward over them). What remains is the sampler's ``[B, m]`` keys, the gathered inputs and
-their normalisation, and the ``[B, m + 1]`` logits and cross-entropy, eager kernel by kernel: ``torch.compile``
-(on CUDA by default, :func:`rgr_verify.transformer_v3.compile_enabled`) fuses those, by an amount only a device
-measures. :func:`floor_step_ms` is the same bytes at the H200's peak bandwidth (:data:`PEAK_TB_S`): no eager step
-can be faster. ``step_ms`` replaces the model by a given step time, or by times measured on the device
-(:func:`measure_step_ms`). Memory is no constraint: :data:`V3_MEMORY_MB` (measured by
-:func:`rgr_verify.transformer_v3.memory_per_run_v3`) puts a batch of 56 runs near 3 GB.
+reads the inputs normalised once, without a gradient (neither the LN-1 output ``[B, L, d_model]`` nor its
+gradient, nor the gain's and bias' elementwise kernels over them). What remains is the sampler's ``[B, m]``
+keys, the gathered inputs and their normalisation, and the ``[B, m + 1]`` logits and cross-entropy, eager
+kernel by kernel: ``torch.compile`` (on CUDA by default, :func:`rgr_verify.transformer_v3.compile_enabled`) fuses
+those, by an amount only a device measures. :func:`floor_step_ms` is the same bytes at the H200's peak bandwidth
+(:data:`PEAK_TB_S`): no eager step can be faster. ``step_ms`` replaces the model by a given step time, or by
+times measured on the device (:func:`measure_step_ms`). Memory is no constraint: :data:`V3_MEMORY_MB` (measured
+by :func:`rgr_verify.transformer_v3.memory_per_run_v3`) puts a batch of 56 runs near 3 GB.
 """
 
 from __future__ import annotations
