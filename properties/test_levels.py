@@ -8,7 +8,7 @@ from rgr_verify.claims import all_claims
 from rgr_verify.claims.base import Claim, Status, Verdict
 from rgr_verify.claims.levels import ALLOWED, DECISIVE, LEVELS, bounded_status, level_of, status_table_markdown
 from rgr_verify.claims.structure import (CONTRIBUTIONS, annotate, contributions_of, node_of, ranked_findings,
-                                         rollup)
+                                         rollup, scope_of)
 from rgr_verify.claims.tools import exponent_verdict, verdict_over_readings
 from rgr_verify.claims.standards import SEVERITY_TABLE, SLIP_CLASSES, SLIP_TARGETS, Slip, severity_for
 
@@ -239,3 +239,19 @@ def test_every_claim_declares_a_role_and_proof_steps_are_not_results():
     assert [c.id for c in claims if not c.role] == []
     step = re.compile(r"^\s*(proof step|step \d|in the proof)", re.IGNORECASE)
     assert [c.id for c in claims if step.match(c.statement) and c.role == "result"] == []
+
+
+def test_a_refuted_finding_ranks_before_a_contradicted_one_of_its_severity():
+    # A certified refutation under a named reading before a fitted contradiction under every reading: the fit is
+    # the more debatable evidence (review of 2026-11-28: corb7's fitted rates headed the list above Theorem 8.1's
+    # certified refutation). Planted alternative: the old order (scope before decisiveness) puts the fit first.
+    scoped = _record("thm81-certified", "Theorem 8.1", "refuted", level="certified")
+    scoped["params"] = {"refuted_under": "reading(s): d_k >= C (log m)^2"}
+    fitted = _record("corb7-fitted", "Corollary B.7", "contradicted-empirically", level="fitted")
+    recs = annotate([fitted, scoped])
+    ranked = [r["id"] for r in ranked_findings(recs)]
+    assert [r["severity"] for r in recs] == ["breaks-result", "breaks-result"]
+    assert ranked == ["thm81-certified", "corb7-fitted"]
+    old = sorted(recs, key=lambda r: ((r.get("params") or {}).get("refuted_under", "").startswith("reading"),))
+    assert [r["id"] for r in old] == ["corb7-fitted", "thm81-certified"]
+    assert scope_of(scoped) == "under a named reading" and scope_of(fitted) == "under every reading"

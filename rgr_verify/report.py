@@ -2,7 +2,8 @@
 
 JSON schema (``schema = "rgr-verify/audit/2"``): a header (tier, root_seed, device, versions, ``run`` (the command
 line, the commit of the checkout and the UTC date, when the caller passes them: :func:`run_meta`), summary counts by
-status, paper, provenance, evidence level and severity), ``findings`` (ids ranked by severity, then evidence level),
+status, paper, provenance, evidence level and severity), ``findings`` (ids ranked by
+:func:`rgr_verify.claims.structure.ranked_findings`),
 ``rollup`` (per label and per contribution, :func:`rgr_verify.claims.structure.rollup`; each contribution with its
 verdict in one plain sentence, ``sentence``) and ``claims``, one record per claim with ``id, paper, ref, statement,
 kind, tier, status, expected, matches, ran, paper_value, measured_value, witness, params, seed, evidence, details,

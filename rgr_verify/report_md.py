@@ -204,8 +204,9 @@ def render_markdown(doc: dict, ledger: dict | None = None) -> str:
         out.append("")
     if doc.get("findings"):
         out += section(3, "Findings, ranked")
-        out += ["Severity first (*breaks-result*, then *proof-gap*, then *imprecision*), then scope (a finding "
-                "under every reading before one under some readings only), then evidence level (strongest first); "
+        out += ["Severity first (*breaks-result*, then *proof-gap*, then *imprecision*), then refuted outright before "
+                "contradicted by a fit, a sample or an experiment, then scope (a finding under every reading before "
+                "one under some readings only), then evidence level (strongest first); "
                 "each claim's section below gives the reason for its severity.", ""]
         out += [_finding_line(i, by_id[fid]) for i, fid in enumerate(doc["findings"], 1)]
         out.append("")

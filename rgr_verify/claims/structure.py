@@ -12,7 +12,8 @@ whose patterns match it. On the records of an audit (``report.result_record``):
   against (the one rollup rule, :data:`ROLLUP_RULE`);
 - :func:`rollup` rolls the verdicts up per label and per contribution (status, findings by severity, evidence levels,
   and a one-sentence verdict in plain words, :func:`contribution_sentence`);
-- :func:`ranked_findings` orders the findings by severity, then evidence level, then paper order.
+- :func:`ranked_findings` orders the findings by severity, then refuted before contradicted, then scope, then
+  evidence level, then paper order; :func:`scope_of` says a finding's scope in words.
 
 Each ``supports`` edge cites the place of the paper that makes it (:data:`~rgr_verify.claims.labels.SUPPORTS_AT`,
 added to each record by :func:`annotate`): a line of the v3 text ("L528", "L995-L999") or, for the other texts, their
@@ -30,9 +31,10 @@ from .labels import place_within, supports_at
 from .levels import level_rank
 from .standards.severity import SLIP_CLASSES, SLIP_TARGETS, severity_for
 
-__all__ = ["Contribution", "cause_of", "CONTRIBUTIONS", "FINDING_STATUSES", "HOLDING_STATUSES", "ROLLUP_STATUSES", "node_of",
-           "claim_nodes", "severity_of", "annotate", "rollup", "ranked_findings", "contributions_of", "ROLLUP_RULE",
-           "SUMMARY_LABELS", "landings", "bearing", "SLIP_PHRASES", "contribution_sentence"]
+__all__ = ["Contribution", "cause_of", "CONTRIBUTIONS", "FINDING_STATUSES", "HOLDING_STATUSES", "ROLLUP_STATUSES",
+           "node_of", "claim_nodes", "severity_of", "annotate", "rollup", "ranked_findings", "scope_of",
+           "contributions_of", "ROLLUP_RULE", "SUMMARY_LABELS", "landings", "bearing", "SLIP_PHRASES",
+           "contribution_sentence"]
 
 FINDING_STATUSES = ("refuted", "contradicted-empirically")
 HOLDING_STATUSES = ("verified", "holds-empirically")
@@ -296,14 +298,22 @@ def annotate(records: list[dict]) -> list[dict]:
 
 
 def ranked_findings(records: list[dict]) -> list[dict]:
-    """The findings (refuted or contradicted records that ran), ranked: severity (breaks-result first), then
-    scope (a finding under every reading before one scoped to some readings of an ambiguity), then evidence level
-    (strongest first), then paper order. ``records`` must be :func:`annotate`'d."""
+    """The findings (refuted or contradicted records that ran), ranked: severity (breaks-result first), then how
+    decisive the evidence is (refuted by a proof, an exhaustive check, a certificate or a witness before contradicted
+    by a fit, a sample or an experiment: the latter is the more debatable), then scope (a finding under every reading
+    before one scoped to some readings of an ambiguity), then evidence level (strongest first), then paper order.
+    ``records`` must be :func:`annotate`'d."""
     order = {r["id"]: i for i, r in enumerate(records)}
     found = [r for r in records if _finding(r)]
     return sorted(found, key=lambda r: (SEVERITIES.index(r["severity"]) if r.get("severity") in SEVERITIES
-                                        else len(SEVERITIES), _scoped(r), level_rank(r.get("evidence_level") or ""),
-                                        order[r["id"]]))
+                                        else len(SEVERITIES), r["status"] != "refuted", _scoped(r),
+                                        level_rank(r.get("evidence_level") or ""), order[r["id"]]))
+
+
+def scope_of(record: dict) -> str:
+    """A finding's scope in words: "under every reading" (none of the statement's readings escapes it, or the
+    statement has one reading) or "under a named reading" (``params["refuted_under"]`` names it)."""
+    return "under a named reading" if _scoped(record) else "under every reading"
 
 
 def _scoped(record: dict) -> bool:

@@ -31,12 +31,13 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from .._files import atomic_write_text
 from ..claims.base import FACTS_PAPER, PAPERS, RGR_PAPER
 from ..claims.levels import LEVEL_MEANINGS, LEVELS
-from ..claims.structure import cause_of, claim_nodes
+from ..claims.structure import cause_of, claim_nodes, scope_of
 from ..papertext import V3_LABELS, slug
 from ..report import NOT_RUN, paper_title, shown_status
 from ..report_md import value_in_words
@@ -134,6 +135,25 @@ def _short_words(value, limit: int = 320) -> tuple[str, bool]:
     return cut, cut != text or "…" in text
 
 
+def _scalar(x) -> bool:
+    return x is None or isinstance(x, (bool, int, float, str))
+
+
+def _index_value(value):
+    """What the index shows of a measured value (the claim page has it whole): a dict's scalar entries and short
+    lists of scalars, not its nested tables (when it has any such entry); a list of texts with repeats counted
+    ("text (x6)"), not six near-identical items."""
+    if isinstance(value, dict):
+        top = {k: v for k, v in value.items()
+               if _scalar(v) or (isinstance(v, (list, tuple)) and len(v) <= 4 and all(_scalar(x) for x in v))}
+        return top if top else value
+    if isinstance(value, (list, tuple)) and len(value) > 1 and all(isinstance(x, str) for x in value):
+        counts = Counter(value)
+        if len(counts) < len(value):
+            return [f"{text} (x{n})" if n > 1 else text for text, n in counts.items()]
+    return value
+
+
 # The glossary: what the site's words mean (the index shows it whole; every badge carries its line as a tooltip).
 STATUS_MEANINGS = {
     "verified": "shown true exactly: a proof, exact arithmetic or every case checked",
@@ -177,6 +197,12 @@ TERMS = {
                         "it shows whether the rule changed since",
     "witness": "a concrete instance (numbers) that meets every hypothesis and breaks the conclusion, or that "
                "shows an existence claim",
+    "our premise": "a statement the audit formulated, not a sentence of the paper: a premise its text implies, or "
+                   "a check of ours; a finding on it weighs on the paper only through that premise",
+    "rung / ladder": "the grid of D_K values an experiment scans (a ladder); a rung is one of its steps, and a "
+                     "threshold shift is counted in rungs",
+    "false-alarm level": "the chance, fixed in advance, that a check of a probability statement fails a statement "
+                         "that is true (an exact test's level)",
     "ledger": "the verdicts recorded in the repository; an audit that disagrees with it exits non-zero",
 }
 
@@ -303,6 +329,14 @@ def _quick_analogue(cid: str, notes: str, ids) -> str:
     return ""
 
 
+def _witness(w):
+    """A witness as a reader's table: a sampled check's (trial index, that draw's record) pair becomes the record
+    with its trial named, not a two-row table of positions."""
+    if isinstance(w, (list, tuple)) and len(w) == 2 and isinstance(w[0], int) and isinstance(w[1], dict):
+        return {"trial": w[0], **w[1]}
+    return w
+
+
 def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
     status = shown_status(r)
     rob, dims = _robustness(r)
@@ -333,7 +367,7 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
         "ledger": (f"not run here; the ledger records {ledger[r['id']]}" if status == NOT_RUN and r["id"] in ledger
                    else ""),
         "robustness": rob, "dimensions": dims, "dimensions_html": value_html(dims) if dims else "",
-        "witness_html": value_html(r.get("witness")) if not is_empty(r.get("witness")) else "",
+        "witness_html": value_html(_witness(r.get("witness"))) if not is_empty(r.get("witness")) else "",
         "readings": readings, "evidence": clean_text(r.get("evidence") or ""),
         "details": clean_text(r.get("details") or ""),
         "stores": stores, "rule": r.get("rule_fingerprint") or "", "check": _check_name(claim) if claim else "?",
@@ -396,8 +430,10 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
             fid = group[0]
             v = views[fid]
             pv, pcut = _short_words(v["paper_value"]) if v["paper_value"] is not None else (v["paper_words"], False)
-            mv, mcut = _short_words(by_id[fid].get("measured_value")) if v["ran"] else ("not run in this audit", False)
+            mv, mcut = (_short_words(_index_value(by_id[fid].get("measured_value"))) if v["ran"]
+                        else ("not run in this audit", False))
             rows.append({**v, "paper_short": pv, "paper_cut": pcut, "measured_short": mv, "measured_cut": mcut,
+                         "scope": scope_of(by_id[fid]),
                          "data": _data(by_id[fid], [by_id[i] for i in group]),
                          "members": [views[i] for i in group]})
         return rows
@@ -433,7 +469,8 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
         main_records = [r for r in records if not in_second(r.get("paper") or RGR_PAPER)]
         atomic_write_text(staging / "index.html", env.get_template("index.html").render(
             title="Audit", root="", paper_title=_paper_heading([main_paper]), run_line=run_line,
-            counts_line=_counts(main_records), contributions=contribution_rows(lambda p: not in_second(p)),
+            counts_line=_counts_line(main_records, records, second),
+            contributions=contribution_rows(lambda p: not in_second(p)),
             findings=finding_rows(main_findings), n_findings=len(main_findings), bp=bp, colors=STATUS_COLORS,
             dark=_DARK, claims=claim_rows,
             headline=_headline({"findings": main_findings}, records), reports=reports,
@@ -523,6 +560,16 @@ def _counts(records: list) -> str:
             f"{undecided} inconclusive, {not_run} not run.")
 
 
+def _counts_line(records: list, all_records: list, second: str | None) -> str:
+    """:func:`_counts` of this page's claims, saying what the audit's other claims are when the page shows part."""
+    line = _counts(records)
+    rest = len(all_records) - len(records)
+    if second and rest:
+        line += (f" (This page counts the claims about this paper, cross-paper ones included; the audit's other "
+                 f"{rest} are the second paper's, on its own page: {len(all_records)} in all.)")
+    return line
+
+
 def _headline(doc: dict, records: list) -> str:
     """One sentence for the first screen: how many findings of each severity, and how many result-breaking ones
     are refuted (proof, exhaustive check, certificate, witness) rather than contradicted by a fit or experiment."""
@@ -535,4 +582,5 @@ def _headline(doc: dict, records: list) -> str:
     impr = sum(r.get("severity") == "imprecision" for r in found)
     return (f"{len(found)} findings ({causes} {'cause' if causes == 1 else 'causes'}): {len(breaks)} break a result "
             f"({refuted} refuted outright, "
-            f"{len(breaks) - refuted} contradicted by a fit or an experiment), {gaps} proof gaps, {impr} imprecisions.")
+            f"{len(breaks) - refuted} contradicted by a fit, a sample or an experiment), {gaps} proof gaps, "
+            f"{impr} imprecisions.")
