@@ -306,3 +306,36 @@ def test_site_in_headless_chromium(site, tmp_path):
     for shot in shots:
         assert shot.is_file() and shot.stat().st_size > 10_000, f"{shot.name}: {shot.stat().st_size} bytes"
     assert time.monotonic() - start < 60
+
+
+def test_annotated_paper_renders_its_formulas_offline(tmp_path):
+    # The annotated paper with the bundled KaTeX (no network): each $...$ and $$...$$ of the text becomes a
+    # rendered formula, none fails to parse, a formula KaTeX cannot parse is left as text without a console
+    # message, and the line anchors stay. The text is ours (a paraphrase in the paper's notation).
+    import shutil
+
+    from rgr_verify.papertext import annotate
+
+    text = ("Theorem 8.1 (ours, paraphrased). With $h = m / d_{\\text{model}}$ heads and $d_k \\geq C (\\log m)^2$,\n"
+            "$$D_K = h d_k = \\Theta\\left(\\frac{m}{d_{\\text{model}}} (\\log m)^2\\right).$$\n"
+            "A broken formula stays text: $\\frac{1}{$ and prices like 5 dollars are not math.\n")
+    (tmp_path / "paper.html").write_text(annotate(text, {"Theorem 8.1": {"status": "refuted"}}, math="katex/"))
+    shutil.copytree(Path(__file__).resolve().parents[1] / "rgr_verify" / "site" / "static" / "katex",
+                    tmp_path / "katex")
+    with headless_driver(width=1000, height=800, console_log=True) as driver:
+        driver.get((tmp_path / "paper.html").as_uri())
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script(
+            "return document.querySelectorAll('.katex').length >= 3"))
+        counts = driver.execute_script(
+            "return [document.querySelectorAll('.katex').length, document.querySelectorAll('.katex-display').length,"
+            " document.querySelectorAll('.katex-error').length, !!document.getElementById('L2'),"
+            " document.getElementById('L3').textContent];")
+        assert counts[:4] == [3, 1, 0, True], counts  # 3 formulas, one displayed; the broken one is left as text
+        assert "$\\frac{1}{$" in counts[4], counts[4]
+        assert _severe(driver) == []
+    # Planted alternative: without the bundle the same page renders nothing.
+    shutil.rmtree(tmp_path / "katex")
+    with headless_driver(width=1000, height=800, console_log=True) as driver:
+        driver.get((tmp_path / "paper.html").as_uri())
+        time.sleep(0.5)
+        assert driver.execute_script("return document.querySelectorAll('.katex').length") == 0

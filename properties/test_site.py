@@ -277,3 +277,22 @@ def test_index_marks_scope_premises_post_hoc_and_pages_say_what_did_not_run(doc,
     assert "no evidence yet" in badges and ">none<" not in badges and "post hoc" not in badges
     assert "not checked in this audit" in idle_page
     assert "derived from the audit's root seed" in page
+
+
+def test_site_bundles_katex_for_the_annotated_paper(doc, tmp_path):
+    # The annotated paper's formulas render offline: the site carries KaTeX (its script, auto-render, the CSS and
+    # every font the CSS names) when it has paper.html, and nothing of it otherwise; the page loads it relatively.
+    from rgr_verify.papertext import annotate
+
+    write_site(doc, tmp_path / "without")
+    assert not (tmp_path / "without" / "katex").exists()
+    write_site(doc, tmp_path / "with", paper_html=True)
+    k = tmp_path / "with" / "katex"
+    assert (k / "katex.min.js").is_file() and (k / "contrib" / "auto-render.min.js").is_file()
+    fonts = re.findall(r"url\(([^)]+)\)", (k / "katex.min.css").read_text())
+    assert fonts and all((k / f).is_file() for f in fonts), [f for f in fonts if not (k / f).is_file()]
+    page = annotate("Let $x$ be.\n", {}, math="katex/")
+    assert 'src="katex/katex.min.js"' in page and 'href="katex/katex.min.css"' in page
+    assert "katex" not in annotate("Let $x$ be.\n", {})
+    with pytest.raises(ValueError, match="math must be"):
+        annotate("x\n", {}, math=3)

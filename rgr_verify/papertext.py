@@ -359,7 +359,16 @@ def _status_class(status: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", status.lower()).strip("-") or "unknown"
 
 
-def annotate(text: str, labels_status: dict[str, dict], *, marks: dict | None = None, back: str | None = None) -> str:
+_KATEX_HEAD = ('<link rel="stylesheet" href="{k}katex.min.css"><script defer src="{k}katex.min.js"></script>'
+         '<script defer src="{k}contrib/auto-render.min.js"></script><script>document.addEventListener('
+         '"DOMContentLoaded",function(){{if(!window.renderMathInElement){{return;}}'
+         'document.querySelectorAll("pre.paper > span").forEach(function(el){{renderMathInElement(el,{{delimiters:['
+         '{{left:"$$",right:"$$",display:true}},{{left:"$",right:"$",display:false}}],throwOnError:false,'
+         'strict:"ignore",ignoredClasses:["ln"]}});}});}});</script>')
+
+
+def annotate(text: str, labels_status: dict[str, dict], *, marks: dict | None = None, back: str | None = None,
+             math: str | None = None) -> str:
     """A self-contained HTML page of ``text``: each mention of a label in ``labels_status`` (``{label: {"status":
     ..., "href": ...}}``; href defaults to ``labels/<slug>.html``, relative to the page's folder) becomes a link
     ``<a class="ref status-<status>" href=... title=<status>>``; each line holds ``id="L<n>"`` and the line defining
@@ -368,7 +377,9 @@ def annotate(text: str, labels_status: dict[str, dict], *, marks: dict | None = 
     ``marks`` ({line: [{"claim", "status", "href", "finding": bool, "severity"}]}): the claims that are about that
     line (:func:`claim_places`); the line's span gets class ``marked`` (``finding`` too when one of them is a finding)
     and one ``<a class="mark status-<status>" data-claim=...>`` per claim after its number. ``back``: a link to the
-    audit's index shown on top. ValueError for a malformed input."""
+    audit's index shown on top. ``math``: the folder (relative to the page) of a bundled KaTeX: the page then renders
+    the text's ``$...$`` and ``$$...$$`` formulas, line by line, leaving a formula KaTeX cannot parse as its text
+    (no error, no console message). ValueError for a malformed input."""
     lines = _text_lines(text)
     marks = {} if marks is None else marks
     if not isinstance(marks, dict) or not all(isinstance(k, int) and isinstance(v, list) for k, v in marks.items()):
@@ -399,8 +410,11 @@ def annotate(text: str, labels_status: dict[str, dict], *, marks: dict | None = 
         css.append(f".status-{_status_class(st)}{{border-bottom-color:{colour}!important;background:{colour}22}}")
     for st in sorted({str(m.get("status", "")) for ms in marks.values() for m in ms}):
         css.append(f"a.mark.status-{_status_class(st)}{{background:{_COLOURS.get(st, '#757575')}}}")
+    if math is not None and not isinstance(math, str):
+        raise ValueError(f"math must be a folder path (str) or None, got {type(math).__name__}")
+    head = _KATEX_HEAD.format(k=html.escape(math, quote=True)) if math is not None else ""
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8"><title>Paper text with claim statuses'
-           "</title>", "<style>" + "\n".join(css) + "</style></head><body>",
+           "</title>", "<style>" + "\n".join(css) + "</style>" + head + "</head><body>",
            '<div class="legend"><strong>Legend</strong> (underline: status of the label\'s claims): ' +
            "".join(f'<span class="status-{_status_class(st)}">{html.escape(st)}</span>' for st in statuses) +
            (" (no label has a status)" if not statuses else "") +

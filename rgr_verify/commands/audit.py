@@ -272,4 +272,4 @@ def annotated_paper(doc: dict, text: str) -> str:
                 marks.setdefault(n, []).append({"claim": r["id"], "status": r["status"] if r.get("ran") else "not-run",
                                                 "href": f"claims/{r['id']}.html", "severity": r.get("severity") or "",
                                                 "finding": r["status"] in FINDING_STATUSES and bool(r.get("ran"))})
-    return annotate(text, labels, marks=marks, back="index.html")
+    return annotate(text, labels, marks=marks, back="index.html", math="katex/")

@@ -511,7 +511,11 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
                                    else c["summary"]),
                 lines=None, title_text=clean_text(c["where"]), sublabels=subs,
                 claims=[views[i] for i in c["claims"] if i in by_id], **common))
-        for sub in ("claims", "labels", "figures"):
+        subs = ["claims", "labels", "figures"]
+        if paper_html:  # the annotated paper's math renderer, bundled so that the site opens offline
+            shutil.copytree(Path(__file__).parent / "static" / "katex", staging / "katex")
+            subs.append("katex")
+        for sub in subs:
             dest = out / sub
             if dest.exists():
                 shutil.rmtree(dest)
