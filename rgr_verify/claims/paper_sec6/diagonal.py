@@ -126,7 +126,8 @@ def _check_fig4(ctx, tol=EXPONENT_HALF_WIDTH):
                           capped=[m for (m, d) in ths if caps[(m, d)]["any threshold run hit the cap"]])
         arts = (str(p.relative_to(ctx.out_dir)),)
         specification_curve(robustness, band, ctx.out_dir / "fig4-specification-curve.png",
-                            title="growth exponent p of D_K* ~ (ln m)^p along m / d_model = 8, m >= 512", what="p")
+                            title="growth exponent p of D_K* ~ (ln m)^p along m / d_model = 8, m >= 512", what="p",
+                            paper=expo)
         arts += ("fig4-specification-curve.png",)
     rates = memo("fig4-rates", ctx, lambda: reported_only(ctx, lambda: sampler_rates(ctx, [k[0] for k in cells])))
     a, b = allivs.get((512, 64)), allivs.get((4096, 512))

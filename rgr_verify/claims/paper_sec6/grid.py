@@ -159,7 +159,8 @@ def _fig3(ctx, *, exclude: bool, slope_factor=STATED_CONSTANT_FACTOR, r2_tol=R2_
     if ctx.out_dir is not None:
         name = "fig3" + ("-excl" if exclude else "") + "-specification-curve.png"
         specification_curve(robustness, (paper_slope / slope_factor, paper_slope * slope_factor), ctx.out_dir / name,
-                            title="Fig. 3 slope of D_K* against m log m / d_model, every analysis", what="slope")
+                            title="Fig. 3 slope of D_K* against m log m / d_model, every analysis", what="slope",
+                            paper=paper_slope)
         arts = tuple(arts) + (name,)
     to_decide = {k: x.params.get("to_decide") for k, x in per.items() if x.params.get("to_decide")}
     return dataclasses.replace(
@@ -324,7 +325,7 @@ def _check_law_form(ctx, tol=EXPONENT_HALF_WIDTH):
         arts = (str(p.relative_to(ctx.out_dir)),)
         specification_curve(robustness, (1 - tol, 1 + tol), ctx.out_dir / "fig3-law-specification-curve.png",
                             title="exponent of m ln m in D_K* (each analysis also holds the exponent of 1/d_model)",
-                            what="alpha")
+                            what="alpha", paper=1.0)
         arts += ("fig3-law-specification-curve.png",)
     return Verdict(status, artefacts=arts,
                    paper_value="the base-grid thresholds follow D_K* ~ m log m / d_model (Fig. 3): exponent 1 on m log m "
