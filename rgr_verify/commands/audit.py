@@ -250,7 +250,20 @@ def _write_site(doc: dict, out: Path, ledger: dict, args) -> None:
     text = getattr(args, "paper_text_value", None)
     if text is not None:
         atomic_write_text(out / "paper.html", annotated_paper(doc, text))
-    write_site(doc, out, ledger=ledger, paper_html=text is not None)
+    write_site(doc, out, ledger=ledger, paper_html=text is not None, coverage=coverage_of(doc, text))
+
+
+def coverage_of(doc: dict, text: str | None) -> list:
+    """The coverage map's rows for the site: the sentences of ``text`` (the map as the data records it when there
+    is no text), each claim with its status in this audit, or the ledger's for a claim this audit did not run."""
+    from ..coverage import coverage_rows, load_coverage, recorded_rows, result_sentences
+    from ..report import shown_status
+    from .coverage import statuses
+
+    known = {cid: f"{st} (ledger)" for cid, st in statuses().items()}
+    known.update({r["id"]: shown_status(r) for r in doc["claims"]})
+    data = load_coverage()
+    return coverage_rows(result_sentences(text), data, known) if text is not None else recorded_rows(data, known)
 
 
 def annotated_paper(doc: dict, text: str) -> str:

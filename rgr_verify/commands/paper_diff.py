@@ -3,8 +3,9 @@ a change between two plain-text versions touches, and the claims that rest on ea
 
 One line per touched label, ``label (old lines a-b -> new lines c-d, edited): claim ids``, the claims that read the
 changed text first (``read the changed text: ...; the rest of the label: ...``), then a count line;
-"no numbered statement changed" when none. ``--json PATH`` also writes the list (see
-:func:`rgr_verify.papertext.paper_diff`).
+"no numbered statement changed" when none. Then each result sentence of the experiments (Secs. 6-7, App. A,
+captions) that NEW adds or rewords and the coverage map (:mod:`rgr_verify.coverage`) does not know. ``--json
+PATH`` also writes the list (see :func:`rgr_verify.papertext.paper_diff`).
 """
 
 from __future__ import annotations
@@ -75,6 +76,16 @@ def run(args) -> int:
         print(f"{len(rows)} labels touched, {n_claims} claims concerned")
     else:
         print("no numbered statement changed")
+    # Result sentences NEW adds (or rewords) in the experiments that the coverage map has not looked at.
+    from ..coverage import load_coverage, new_uncovered
+
+    data = load_coverage()
+    before = {x.fingerprint for x in new_uncovered(old, data)}
+    added = [s for s in new_uncovered(new, data) if s.fingerprint not in before]
+    for s in added:
+        print(f"new result sentence no claim or reason covers: {s.key} ({s.label})")
+    if added:
+        print(f"{len(added)} new result sentences uncovered (rgr-verify coverage --paper-text NEW --skeleton)")
     if args.json is not None:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -383,11 +383,13 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
     }
 
 
-def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool = False) -> Path:
+def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool = False,
+               coverage: list | None = None) -> Path:
     """Write the site of the audit document ``doc`` into the directory ``out`` and return ``out/index.html``.
 
     ``ledger``: {claim id: recorded status} shown next to claims that did not run; ``paper_html``: whether
-    ``out/paper.html`` (the annotated paper) is written too, so the pages link it. The pages are rendered in a
+    ``out/paper.html`` (the annotated paper) is written too, so the pages link it; ``coverage``: the rows of the
+    coverage map (:func:`rgr_verify.coverage.coverage_rows` or ``recorded_rows``), written as ``coverage.html``. The pages are rendered in a
     temporary folder inside ``out`` and moved into place only when all are written."""
     from ..claims import all_claims
 
@@ -414,7 +416,7 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     second = FACTS_PAPER if own and len(own) < len(records) else None
     main_paper = FACTS_PAPER if own and not second else RGR_PAPER
     reports = [(name, name) for name in ("report.json", "report.md") if (out / name).is_file()]
-    common = {"has_paper": paper_html, "has_second": bool(second), "tip": tip}
+    common = {"has_paper": paper_html, "has_second": bool(second), "tip": tip, "has_coverage": coverage is not None}
     finding_ids = list(doc["findings"])
     run = doc.get("run") or {}
     run_line = clean_text(f"{doc.get('tier')} tier, root seed {doc.get('root_seed')}, device {doc.get('device')}"
@@ -487,6 +489,8 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
                 headline=_headline({"findings": second_findings}, records), reports=reports, glossary=None,
                 second=None, claims=[row for row in claim_rows if in_second(row["paper"])],
                 **filters, **common))
+        if coverage is not None:
+            atomic_write_text(staging / "coverage.html", _coverage_page(env, coverage, by_id, common))
         tpl = env.get_template("claim.html")
         finding_set = set(finding_ids)
         for cid, v in views.items():
@@ -520,6 +524,10 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
             if dest.exists():
                 shutil.rmtree(dest)
             (staging / sub).replace(dest)
+        if coverage is not None:
+            (staging / "coverage.html").replace(out / "coverage.html")
+        elif (out / "coverage.html").is_file():
+            (out / "coverage.html").unlink()
         if second:
             (staging / "facts.html").replace(out / "facts.html")
         elif (out / "facts.html").is_file():
@@ -528,6 +536,25 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out / "index.html"
+
+
+def _coverage_page(env, rows: list, by_id: dict, common: dict) -> str:
+    """coverage.html: the coverage map's rows, each claim linked to its page when this audit ran it."""
+    from ..coverage import REASON_KINDS
+
+    shown = []
+    for r in rows:
+        claims = [{"id": c, "status": st, "status_class": _status_class(by_id[c]) if c in by_id else "not-run",
+                   "href": f"claims/{c}.html" if c in by_id else ""} for c, st in r.get("claims") or []]
+        shown.append({**r, "claims": claims})
+    n = {s: sum(r["state"] == s for r in rows) for s in ("covered", "reason", "uncovered")}
+    gaps = sum(r["state"] == "reason" and r["reason"]["kind"] in ("gap", "quick-only") for r in rows)
+    counts = (f"{len(rows)} sentences: {n['covered']} decided by claims at the paper's scale, {n['reason']} with a "
+              f"reason no claim decides them ({gaps} of them gaps of the audit: a measurable result no paper-scale "
+              f"claim decides yet), {n['uncovered']} uncovered.")
+    return env.get_template("coverage.html").render(
+        title="Coverage", root="", rows=shown, counts=counts, kinds=REASON_KINDS,
+        has_text=any(r.get("text") for r in rows), **common)
 
 
 def _glossary() -> dict:

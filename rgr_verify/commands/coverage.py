@@ -1,0 +1,78 @@
+"""``rgr-verify coverage``: which sentences of the paper's experiments (Secs. 6-7, App. A, every caption) the audit
+decides, from the paper's text and the coverage data (:mod:`rgr_verify.coverage`).
+
+Prints the counts and every uncovered sentence (by line and key); ``--write PATH`` writes the map as Markdown
+(``docs/coverage.md``); ``--check`` exits 1 when a sentence is neither decided by a claim nor given a reason;
+``--skeleton`` prints the JSON entries the data lacks (to fill in). Without ``--paper-text`` it reads the v3 text of
+this machine (``$RGR_VERIFY_PAPER_TEXT`` or ``shared/paper/``), and without any text it writes the map from the data
+alone (the sentences' keys and lines, not their words).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+NAME = "coverage"
+HELP = "map the paper's experimental sentences to the claims that decide them (or why none does)"
+ORDER = 26
+
+
+def add_arguments(p):
+    p.add_argument("--paper-text", metavar="FILE", help="the v3 text of the paper (default: this machine's, if any)")
+    p.add_argument("--write", metavar="PATH", help="write the map as Markdown to PATH (docs/coverage.md)")
+    p.add_argument("--check", action="store_true", help="exit 1 when a sentence is neither covered nor given a reason")
+    p.add_argument("--skeleton", action="store_true", help="print the JSON entries the coverage data lacks")
+
+
+def statuses() -> dict[str, str]:
+    """Each claim's recorded status (the ledger's), "not recorded" for a claim the ledger has no line for."""
+    from ..claims import all_claims
+    from ..claims.ledger import read_ledger
+
+    ledger = read_ledger()
+    return {c.id: (ledger[c.id].status.value if c.id in ledger else "not recorded") for c in all_claims()}
+
+
+def run(args) -> int:
+    from .._files import atomic_write_text
+    from ..coverage import (coverage_markdown, coverage_rows, load_coverage, recorded_rows, result_sentences,
+                            uncovered)
+    from ..papertext import default_text_path
+
+    text = None
+    if args.paper_text is not None:
+        p = Path(args.paper_text)
+        if not p.is_file():
+            raise ValueError(f"--paper-text must name the paper's text file, got {args.paper_text!r} (no such file)")
+        text = p.read_text(encoding="utf-8")
+    else:
+        found = default_text_path()
+        text = found.read_text(encoding="utf-8") if found is not None else None
+    if args.write is not None:
+        out = Path(args.write)
+        if out.is_dir() or not out.parent.is_dir():
+            raise ValueError(f"--write must name a file in an existing folder, got {args.write!r}")
+    if args.skeleton and text is None:
+        raise ValueError("--skeleton needs the paper's text (--paper-text FILE)")
+    data = load_coverage()
+    known = statuses()
+    if text is not None:
+        sents = result_sentences(text)
+        rows = coverage_rows(sents, data, known)
+    else:
+        sents, rows = [], recorded_rows(data, known)
+        print("no text of the paper on this machine: the map as the data records it")
+    missing = uncovered(rows)
+    n = {s: sum(r["state"] == s for r in rows) for s in ("covered", "reason", "uncovered")}
+    print(f"{len(rows)} sentences: {n['covered']} decided by claims, {n['reason']} with a reason, "
+          f"{n['uncovered']} uncovered")
+    for r in missing:
+        print(f"uncovered: {r['key']} ({r['label']}; {r['why']})")
+    if args.skeleton:
+        print(json.dumps({r["key"]: {"fingerprint": r["fingerprint"], "label": r["label"],
+                                     "reason": {"kind": "", "why": ""}} for r in missing}, indent=1))
+    if args.write is not None:
+        atomic_write_text(Path(args.write), coverage_markdown(rows))
+        print(f"wrote {args.write}")
+    return 1 if args.check and missing else 0
