@@ -675,8 +675,10 @@ CLAIMS = (
           replays=("a3-regular",),
           notes="Full tier (m=128, d_model=32, r in {1..32}), the paper-scale claim of appa3-dkstar-grows-with-degree-"
                 "quick, added for the coverage map (issue 41: the sentences at L846 and L871 had only the quick "
-                "analogue). Rule (one standard, the trend rule of appa3-heads-grow-with-degree, fixed before this "
-                "claim read its evidence): an exact one-sided permutation test of Spearman's rho(D_K*, r) over the "
+                "analogue). Rule (one standard, the trend rule of appa3-heads-grow-with-degree, chosen before this "
+                "claim read its evidence; the exclusion of censored degrees was added after the flat_threshold plant "
+                "passed, with the verdict unchanged by it; the evidence predates the rule, so the claim is post "
+                "hoc): an exact one-sided permutation test of Spearman's rho(D_K*, r) over the "
                 "degrees at 0.05 each way; growth confirmed holds, a decrease confirmed contradicts, else "
                 "inconclusive. A censored D_K* (at the ladder's rising floor) is never ranked; cap-limited degrees (D_K* "
                 "only an upper bound) are left out of the declared analysis.",
