@@ -254,4 +254,6 @@ def test_a_refuted_finding_ranks_before_a_contradicted_one_of_its_severity():
     assert ranked == ["thm81-certified", "corb7-fitted"]
     old = sorted(recs, key=lambda r: ((r.get("params") or {}).get("refuted_under", "").startswith("reading"),))
     assert [r["id"] for r in old] == ["corb7-fitted", "thm81-certified"]
-    assert scope_of(scoped) == "under a named reading" and scope_of(fitted) == "under every reading"
+    assert scope_of(scoped) == "under a named reading"
+    assert scope_of(fitted) == "as stated (no other reading recorded)"
+    assert scope_of({**fitted, "params": {"refuted_under": "every reading"}}) == "under every reading"

@@ -246,7 +246,7 @@ def test_findings_with_one_cause_share_one_entry(doc, tmp_path):
     assert anchors.get(f"finding-{second}") == f"claims/{second}.html"  # its claim page's back link lands here
 
 
-def test_index_marks_scope_premises_post_hoc_and_pages_say_what_did_not_run(doc, tmp_path):
+def test_index_marks_scope_premises_post_hoc_and_pages_say_what_did_not_run(doc, tmp_path, monkeypatch):
     """Second review's two-minute items (2026-11-28): each finding shows its scope, a finding on a premise of ours
     says so, a post-hoc rule is marked on the index; a not-run claim shows no evidence-level badge, no post-hoc badge
     and no empty 'How it was checked'; a sampled check's (trial, record) witness is one labelled table; the counts
@@ -256,19 +256,24 @@ def test_index_marks_scope_premises_post_hoc_and_pages_say_what_did_not_run(doc,
     first, second = doc["findings"][:2]
     by_id[first].update(provenance="ours", post_hoc={"reason": "rule revised after its evidence", "evidence": "x"},
                         witness=[3, {"m": 64, "holds": False}], measured_value=["2/2 failures"] * 5 + ["1/1"])
+    by_id[first]["params"] = {k: v for k, v in (by_id[first].get("params") or {}).items() if k != "refuted_under"}
     by_id[second]["params"] = {**(by_id[second].get("params") or {}), "refuted_under": "reading(s): c > 1"}
     idle = next(r for r in records if r["id"] not in doc["findings"])
     idle.update(ran=False, tier="gpu", evidence="", post_hoc={"reason": "rule revised", "evidence": "y"})
     moved = next(r for r in records if r["id"] not in doc["findings"] and r is not idle)
     moved["paper"] = FACTS_PAPER
+    import rgr_verify.site as site_module
+
+    monkeypatch.setattr(site_module, "fed_claim_ids", lambda recs, reg: {first, second})  # as if evidence fed them
     write_site({**doc, "claims": records}, tmp_path)
     index = html.unescape((tmp_path / "index.html").read_text(encoding="utf-8"))
     entry = re.search(rf'<li id="finding-{re.escape(first)}".*?</li>', index, re.S).group(0)
-    assert "under every reading" in entry and "our premise, not the paper's statement" in entry
+    assert "as stated (no other reading recorded)" in entry and "our premise, not the paper's statement" in entry
     assert ">post hoc<" in entry and "2/2 failures (x5)" in entry and entry.count("2/2 failures") == 1
     other = re.search(rf'<li id="finding-{re.escape(second)}".*?</li>', index, re.S).group(0)
     assert "under a named reading" in other and "our premise" not in other and ">post hoc<" not in other
     assert "the audit's other 1 are the second paper's" in index
+    assert "Post hoc: 1 of the 2 claims that committed evidence feeds have a rule written after it" in index
     page = html.unescape((tmp_path / "claims" / f"{first}.html").read_text(encoding="utf-8"))
     witness = re.search(r"<dt>Witness</dt><dd>(.*?)</dd>", page, re.S).group(1)
     assert "trial" in witness and ">3<" in witness
@@ -293,6 +298,6 @@ def test_site_bundles_katex_for_the_annotated_paper(doc, tmp_path):
     assert fonts and all((k / f).is_file() for f in fonts), [f for f in fonts if not (k / f).is_file()]
     page = annotate("Let $x$ be.\n", {}, math="katex/")
     assert 'src="katex/katex.min.js"' in page and 'href="katex/katex.min.css"' in page
-    assert "katex" not in annotate("Let $x$ be.\n", {})
+    assert 'src="katex/' not in annotate("Let $x$ be.\n", {})
     with pytest.raises(ValueError, match="math must be"):
         annotate("x\n", {}, math=3)

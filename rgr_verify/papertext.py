@@ -398,7 +398,9 @@ def annotate(text: str, labels_status: dict[str, dict], *, marks: dict | None = 
     for label, (first, _last) in find_labels(text).items():
         anchors.setdefault(first, []).append(label)
     statuses = sorted({info["status"] for info in labels_status.values()})
-    css = ["body{font-family:sans-serif;margin:1em 2em}", "pre.paper{white-space:pre-wrap;font-size:13px}",
+    css = ["body{font-family:sans-serif;margin:1em 2em}",
+           "pre.paper{white-space:pre-wrap;overflow-wrap:anywhere;font-size:13px}",
+           ".katex-display{overflow-x:auto;overflow-y:hidden;max-width:100%}",
            ".ln{color:#999;display:inline-block;width:4em;user-select:none}",
            "a.ref{text-decoration:none;border-bottom:2px solid #757575;color:inherit}",
            ".legend span{display:inline-block;margin-right:1em;padding:0 .4em;border-bottom:3px solid #757575}",

@@ -311,9 +311,15 @@ def ranked_findings(records: list[dict]) -> list[dict]:
 
 
 def scope_of(record: dict) -> str:
-    """A finding's scope in words: "under every reading" (none of the statement's readings escapes it, or the
-    statement has one reading) or "under a named reading" (``params["refuted_under"]`` names it)."""
-    return "under a named reading" if _scoped(record) else "under every reading"
+    """A finding's scope in words: "under a named reading" (``params["refuted_under"]`` names it), "under every
+    reading" (its reading record says none escapes it), or "as stated (no other reading recorded)" (the claim
+    records no reading of the sentence: it is read one way). Ranking puts the last two together
+    (:func:`ranked_findings`); the words keep them apart (second review of 2026-11-28: a finding with no reading
+    record was shown as holding under every reading)."""
+    if _scoped(record):
+        return "under a named reading"
+    under = (record.get("params") or {}).get("refuted_under")
+    return "under every reading" if under else "as stated (no other reading recorded)"
 
 
 def _scoped(record: dict) -> bool:
@@ -714,6 +720,8 @@ def contribution_sentence(entry: dict, counted: dict, labels: dict, has_core: bo
     sentence = f"{_LEADS[status]}: {body}"
     if held:
         sentence += f" (under the finding's reading; it stands if read as {'; '.join(held[:2])})"
+    elif breaking and any(_scoped(r) for r in deciding):  # the phrase is the finding's, under its named reading
+        sentence += " (under the reading its finding names)"
     if rest_text:
         sentence += f"; also {rest_text}"
     if untested:

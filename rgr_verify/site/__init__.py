@@ -147,6 +147,9 @@ def _index_value(value):
         top = {k: v for k, v in value.items()
                if _scalar(v) or (isinstance(v, (list, tuple)) and len(v) <= 4 and all(_scalar(x) for x in v))}
         return top if top else value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(x, dict) and "status" in x for x in value):
+        counts = Counter(str(x["status"]) for x in value)  # sub-results: their statuses counted, not dumped
+        return f"{len(value)} parts: " + ", ".join(f"{n} {st}" for st, n in counts.most_common())
     if isinstance(value, (list, tuple)) and len(value) > 1 and all(isinstance(x, str) for x in value):
         counts = Counter(value)
         if len(counts) < len(value):
@@ -471,7 +474,7 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
         main_records = [r for r in records if not in_second(r.get("paper") or RGR_PAPER)]
         atomic_write_text(staging / "index.html", env.get_template("index.html").render(
             title="Audit", root="", paper_title=_paper_heading([main_paper]), run_line=run_line,
-            counts_line=_counts_line(main_records, records, second),
+            counts_line=_counts_line(main_records, records, second, fed_claim_ids(main_records, registry)),
             contributions=contribution_rows(lambda p: not in_second(p)),
             findings=finding_rows(main_findings), n_findings=len(main_findings), bp=bp, colors=STATUS_COLORS,
             dark=_DARK, claims=claim_rows,
@@ -587,13 +590,30 @@ def _counts(records: list) -> str:
     holding = sum(r["status"] in ("verified", "holds-empirically") for r in decided)
     findings = [r for r in ran if r["status"] in ("refuted", "contradicted-empirically")]
     return (f"{len(records)} claims: {len(decided)} decided ({holding} hold, {len(findings)} fail: the findings), "
-            f"of which {len(paper_scale)} at the paper's scale or exactly and {len(quick)} on quick analogues; "
+            f"{len(paper_scale)} of them decided at the paper's scale or by exact checks, {len(quick)} only on "
+            f"scaled-down quick analogues; "
             f"{undecided} inconclusive, {not_run} not run.")
 
 
-def _counts_line(records: list, all_records: list, second: str | None) -> str:
-    """:func:`_counts` of this page's claims, saying what the audit's other claims are when the page shows part."""
+def fed_claim_ids(records: list, registry: dict) -> set:
+    """The ids of the claims among ``records`` that a committed evidence manifest feeds (the preregistration
+    check's own count: :func:`rgr_verify.claims.preregistration.fed_claims`)."""
+    from ..claims.preregistration import fed_claims
+    from ..runs.evidence import manifests
+
+    claims = [registry[r["id"]] for r in records if r["id"] in registry]
+    return {c.id for m in manifests() for c in fed_claims(m, claims)}
+
+
+def _counts_line(records: list, all_records: list, second: str | None, fed_ids: set = frozenset()) -> str:
+    """:func:`_counts` of this page's claims, saying what the audit's other claims are when the page shows part, and
+    how many of the claims that committed evidence feeds are post hoc (their rule written after that evidence)."""
     line = _counts(records)
+    fed = [r for r in records if r["id"] in fed_ids]
+    late = [r for r in fed if r.get("post_hoc")]
+    if late:
+        line += (f" Post hoc: {len(late)} of the {len(fed)} claims that committed evidence feeds have a rule written "
+                 "after it (a post-hoc badge marks them; their verdicts are not preregistered).")
     rest = len(all_records) - len(records)
     if second and rest:
         line += (f" (This page counts the claims about this paper, cross-paper ones included; the audit's other "
