@@ -187,17 +187,21 @@ def coverage_rows(sentences: list[Sentence], data: dict, statuses: dict[str, str
         if e is None or e["fingerprint"] != s.fingerprint:
             row["state"] = "uncovered"
             row["why"] = "no entry" if e is None else "the sentence changed since it was mapped"
-        elif "claims" in e:
-            unknown = [c for c in e["claims"] if c not in statuses]
-            if unknown:
-                raise ValueError(f"{COVERAGE_FILE}: entry {s.key!r} names claims the audit does not have: {unknown}")
-            row["state"] = "covered"
-            row["claims"] = [(c, statuses[c]) for c in e["claims"]]
         else:
-            row["state"] = "reason"
-            row["reason"] = e["reason"]
+            row.update(_decided(s.key, e, statuses))
         rows.append(row)
     return rows
+
+
+def _decided(key: str, e: dict, statuses: dict) -> dict:
+    """A mapped entry's part of a row: its claims with their statuses (a claim the audit does not have is an
+    error), or its reason."""
+    if "claims" not in e:
+        return {"state": "reason", "reason": e["reason"]}
+    unknown = [c for c in e["claims"] if c not in statuses]
+    if unknown:
+        raise ValueError(f"{COVERAGE_FILE}: entry {key!r} names claims the audit does not have: {unknown}")
+    return {"state": "covered", "claims": [(c, statuses[c]) for c in e["claims"]]}
 
 
 def recorded_rows(data: dict, statuses: dict[str, str]) -> list[dict]:
@@ -206,15 +210,8 @@ def recorded_rows(data: dict, statuses: dict[str, str]) -> list[dict]:
     rows = []
     for key, e in sorted(data["sentences"].items(), key=lambda kv: tuple(map(int, re.findall(r"\d+", kv[0])))):
         line = int(key[1:].split(".")[0])
-        row = {"key": key, "line": line, "label": e.get("label") or "?", "fingerprint": e["fingerprint"], "text": None}
-        if "claims" in e:
-            unknown = [c for c in e["claims"] if c not in statuses]
-            if unknown:
-                raise ValueError(f"{COVERAGE_FILE}: entry {key!r} names claims the audit does not have: {unknown}")
-            row.update(state="covered", claims=[(c, statuses[c]) for c in e["claims"]])
-        else:
-            row.update(state="reason", reason=e["reason"])
-        rows.append(row)
+        rows.append({"key": key, "line": line, "label": e.get("label") or "?", "fingerprint": e["fingerprint"],
+                     "text": None, **_decided(key, e, statuses)})
     return rows
 
 

@@ -112,12 +112,11 @@ class _VerdictCollector:
     def _post_hoc(self):
         """(post hoc, fed) over the claims of this session that committed evidence feeds, or None when none is."""
         from .claims import all_claims
-        from .claims.preregistration import fed_claims, post_hoc
+        from .claims.preregistration import fed_by_any, post_hoc
         from .runs.evidence import manifests
 
         mans = manifests()
-        claims = [c for c in all_claims() if c.id in self.records]
-        fed = {c.id: c for m in mans for c in fed_claims(m, claims)}
+        fed = fed_by_any(mans, [c for c in all_claims() if c.id in self.records])
         if not fed:
             return None
         return sum(post_hoc(c, mans) is not None for c in fed.values()), len(fed)

@@ -20,9 +20,14 @@ import datetime as _dt
 
 from .fingerprint import rule_fingerprint
 
-__all__ = ["fed_claims", "with_rules", "post_hoc"]
+__all__ = ["fed_claims", "fed_by_any", "with_rules", "post_hoc"]
 
 FACTS_PAPER = "2502.05076"
+
+
+def fed_by_any(manifests, claims) -> dict:
+    """{claim id: claim} of the ``claims`` that some manifest of ``manifests`` feeds (:func:`fed_claims`)."""
+    return {c.id: c for m in manifests for c in fed_claims(m, claims)}
 
 
 def fed_claims(manifest, claims=None) -> list:

@@ -598,11 +598,10 @@ def _counts(records: list) -> str:
 def fed_claim_ids(records: list, registry: dict) -> set:
     """The ids of the claims among ``records`` that a committed evidence manifest feeds (the preregistration
     check's own count: :func:`rgr_verify.claims.preregistration.fed_claims`)."""
-    from ..claims.preregistration import fed_claims
+    from ..claims.preregistration import fed_by_any
     from ..runs.evidence import manifests
 
-    claims = [registry[r["id"]] for r in records if r["id"] in registry]
-    return {c.id for m in manifests() for c in fed_claims(m, claims)}
+    return set(fed_by_any(manifests(), [registry[r["id"]] for r in records if r["id"] in registry]))
 
 
 def _counts_line(records: list, all_records: list, second: str | None, fed_ids: set = frozenset()) -> str:

@@ -15,7 +15,7 @@ from ..base import Claim, Kind, Status, Tier, Verdict
 from ..standards import Standard, conjunction, decide, decide_interval
 from ..tools import FAMILY_ALPHA, cell_records, permutation_cells, sweep_records
 from ..tools.multiverse import significance
-from ..tools.rungs import end_level, rung, rung_shift
+from ..tools.rungs import end_level, rung, rung_shift_pair
 
 __all__ = ["CLAIMS", "ORDER", "READING_BAND", "reading_shift_status"]
 
@@ -63,17 +63,16 @@ def _check_reading_effect(ctx, preset="sec6-grid-protected", reading="protected"
         tl, tp = threshold(cells_l[k]), threshold(cells_p[k])
         # the shift of the other reading's per-seed thresholds over the base reading's, each end of its interval
         # read in its own disfavour (cap-limited and never-passing seeds)
-        sh = rung_shift(cell_records(lit, k), cell_records(prot, k), alpha=pass_alpha)
-        wide = rung_shift(cell_records(lit, k), cell_records(prot, k), alpha=alpha)
+        sh = rung_shift_pair(cell_records(lit, k), cell_records(prot, k), pass_alpha=pass_alpha, fail_alpha=alpha)
         cell_status = reading_shift_status({"cell": {"shift interval (rungs)": sh["interval"],
-                                                     "fail-side interval": wide["interval"]}})
+                                                     "fail-side interval": sh["fail-side interval"]}})
         rows[f"({k[0]},{k[1]})"] = {f"D_K* {base}": tl.central, f"D_K* {reading}": tp.central,
                                     f"h* {base}": tl.h_star, f"h* {reading}": tp.h_star,
                                     "central rungs apart": abs(_central_rung(tp) - _central_rung(tl)),
                                     f"per-seed rungs {base}": sh["a rungs"],
                                     f"per-seed rungs {reading}": sh["b rungs"],
                                     "shift interval (rungs)": sh["interval"],
-                                    "fail-side interval": wide["interval"], "band": list(READING_BAND),
+                                    "fail-side interval": sh["fail-side interval"], "band": list(READING_BAND),
                                     "cell status": cell_status.value}
     status = reading_shift_status(rows)
     open_cells = {c: r["shift interval (rungs)"] for c, r in rows.items() if r["cell status"] != "holds-empirically"}

@@ -24,7 +24,7 @@ from ..paper_sec6.measure import LOADER_FREE, conjunction_status, equivalence_st
 from ..tools.cells import h_star_tie_break
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
-from ..tools.rungs import end_level, rung_shift
+from ..tools.rungs import end_level, rung_shift_pair
 from .a3_rules import (CONSTRUCTION_DKS, construction_decision, degree_band_part, degree_exponent,
                        degree_law_status, degree_rows, edges_collapse_status, one_constant_tol)
 from ..symbolic import Var, identity_verdict
@@ -324,6 +324,16 @@ def spearman_permutation_p(x, y) -> tuple[float, float, float]:
     return rho, float(np.mean(rhos >= rho - eps)), float(np.mean(rhos <= rho + eps))
 
 
+def _trend_test(xs, ys, level):
+    """The degree-trend rule: (status, rho, p_up, p_down, resolvable) of the exact one-sided permutation tests of
+    Spearman's rho(ys, xs) at ``level`` each way (growth confirmed holds, decrease confirmed contradicts);
+    ``resolvable``: whether the most favourable ordering of these ``ys`` (ties limit it) could reach the level at
+    all (an analysis that cannot is left out of the agreement)."""
+    rho, p_up, p_down = spearman_permutation_p(xs, ys)
+    finest = spearman_permutation_p(xs, sorted(ys))[1]
+    return decide_tests(p_up, p_down, level), rho, p_up, p_down, finest <= level
+
+
 def _check_heads_with_r(ctx, alpha=FAMILY_ALPHA):
     got, why = _regular(ctx)
     if got is None:
@@ -335,12 +345,7 @@ def _check_heads_with_r(ctx, alpha=FAMILY_ALPHA):
     level = significance(alpha)
 
     def judge(tths):
-        ys = [tths[r].h_star for r in known]
-        rho_, p_up, p_down = spearman_permutation_p(known, ys)
-        # the smallest p either one-sided test can reach with these h* values (ties limit it): the most favourable
-        # ordering's p; above the level no data could decide this analysis (left out of the agreement)
-        finest = spearman_permutation_p(known, sorted(ys))[1]
-        return decide_tests(p_up, p_down, level), rho_, p_up, p_down, finest <= level
+        return _trend_test(known, [tths[r].h_star for r in known], level)
 
     # the multiverse: App. A.2's h* tie-break, or the fewest / most heads among those tied at D_K*
     by_tie = {tie: judge({r: h_star_tie_break(ths[r], by_r[r], tie) for r in known})
@@ -383,10 +388,7 @@ def _check_dkstar_with_r(ctx, alpha=FAMILY_ALPHA):
                     if th.central is not None and not ivs[r].censored and r not in left_out[cap_choice])
         if len(rs) < 3:
             return Status.INCONCLUSIVE, None, None, None, False, rs
-        ys = [ths[r].central for r in rs]
-        rho_, p_up, p_down = spearman_permutation_p(rs, ys)
-        finest = spearman_permutation_p(rs, sorted(ys))[1]  # the smallest p these values allow (ties limit it)
-        return decide_tests(p_up, p_down, level), rho_, p_up, p_down, finest <= level, rs
+        return (*_trend_test(rs, [ths[r].central for r in rs], level), rs)
 
     by_cap = {c: judge(c) for c in choices}
     status, robustness = multiverse_status([{"choices": {"cap-limited cells": c}, "estimate": v[1], "interval": None,
@@ -446,11 +448,10 @@ def _check_multihead_crosses_earlier(ctx):
             more = [x for x in by_deg[r] if int(x["config"]["n_heads"]) > 1]
             single = [x for x in by_deg[r] if int(x["config"]["n_heads"]) == 1]
             upper = r in capped[choice]
-            sh = rung_shift(more, single, alpha=pass_alpha, b_upper_only=upper)
-            wide = rung_shift(more, single, alpha=alpha, b_upper_only=upper)
+            sh = rung_shift_pair(more, single, pass_alpha=pass_alpha, fail_alpha=alpha, b_upper_only=upper)
             inside = decide_interval(sh["interval"], _CROSS_BAND)[1]["inside"]
-            outside = decide_interval(wide["interval"], (-math.inf, 0.0))[1]["inside"]
-            out[r] = ({**sh, "fail-side interval": wide["interval"]}, decide(inside, outside))
+            outside = decide_interval(sh["fail-side interval"], (-math.inf, 0.0))[1]["inside"]
+            out[r] = (sh, decide(inside, outside))
         return out
 
     per_choice = {c: shifts_under(c) for c in DIMENSIONS["cap-limited cells"]}

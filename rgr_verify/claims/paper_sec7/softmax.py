@@ -18,7 +18,7 @@ from ..base import Claim, Kind, Status, Tier, Verdict
 from ..paper_sec6.quick import MULTIHEAD_QUICK_STANDARD
 from ..standards import Standard, conjunction, decide, decide_interval
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
-from ..tools.rungs import end_level, rung_shift
+from ..tools.rungs import end_level, rung_shift, rung_shift_pair
 from ...capacity import cap_sensitivity
 from ..tools import (
     FAMILY_ALPHA,
@@ -193,11 +193,11 @@ def _check_softmax_multihead(ctx):
         out = {}
         for (m, d), rs in recs.items():
             upper = (m, d) in capped[choice]
-            sh = rung_shift(_heads(rs, more=True), _heads(rs, more=False), alpha=pass_alpha, b_upper_only=upper)
-            wide = rung_shift(_heads(rs, more=True), _heads(rs, more=False), alpha=alpha, b_upper_only=upper)
+            sh = rung_shift_pair(_heads(rs, more=True), _heads(rs, more=False), pass_alpha=pass_alpha,
+                                 fail_alpha=alpha, b_upper_only=upper)
             inside = decide_interval(sh["interval"], ADVANTAGE_BAND)[1]["inside"]
-            outside = decide_interval(wide["interval"], ADVANTAGE_BAND)[1]["outside"]
-            out[f"({m},{d})"] = ({**sh, "fail-side interval": wide["interval"]}, decide(inside, outside))
+            outside = decide_interval(sh["fail-side interval"], ADVANTAGE_BAND)[1]["outside"]
+            out[f"({m},{d})"] = (sh, decide(inside, outside))
         return out
 
     per_choice = {c: shifts_under(c) for c in DIMENSIONS["cap-limited cells"]}

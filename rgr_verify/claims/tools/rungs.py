@@ -30,7 +30,7 @@ from ...runs.presets import LADDER
 from .cells import seed_values
 
 __all__ = ["LADDER_BELOW", "rung", "rung_at_least", "seed_rungs", "shift_interval", "smallest_pvalue", "end_level",
-           "rung_shift"]
+           "rung_shift", "rung_shift_pair"]
 
 # The 2-3 ladder continued below its first rung (4) down to the smallest total key size, D_K = 1: rungs -4 .. -1.
 LADDER_BELOW = (1.0, 1.5, 2.0, 3.0)
@@ -200,3 +200,13 @@ def rung_shift(a_recs, b_recs, *, alpha: float, b_upper_only: bool = False) -> d
     return {"a rungs": {"low": a_lo, "high": a_hi}, "b rungs": {"low": b_lo, "high": b_hi},
             "interval": [min(lo, hi), max(lo, hi)], "level per end": alpha,
             "smallest p-value": smallest_pvalue(len(a_hi), len(b_hi))}
+
+
+def rung_shift_pair(a_recs, b_recs, *, pass_alpha: float, fail_alpha: float, b_upper_only: bool = False) -> dict:
+    """:func:`rung_shift` at the pass side's level ``pass_alpha``, with the interval at the fail side's level
+    ``fail_alpha`` added as ``"fail-side interval"``: an every-cell statement holds on each cell's narrower interval
+    inside its band (each cell at the full level, an intersection-union test) and fails on one cell's wider interval
+    outside it (Bonferroni over the cells); the two exclude each other."""
+    sh = rung_shift(a_recs, b_recs, alpha=pass_alpha, b_upper_only=b_upper_only)
+    wide = rung_shift(a_recs, b_recs, alpha=fail_alpha, b_upper_only=b_upper_only)
+    return {**sh, "fail-side interval": wide["interval"]}
