@@ -8,8 +8,8 @@ from rgr_verify.claims.base import CheckContext, Claim, Status, Verdict
 from rgr_verify.claims.runner import replayable, run_claim
 from rgr_verify.cli import main
 from rgr_verify.engine import ENGINE_VERSION, RunConfig, run_key
-from rgr_verify.runs.evidence import (add_evidence, evidence_complete, evidence_records, manifests, read_evidence,
-                                 verify_evidence)
+from rgr_verify.runs.evidence import (add_evidence, default_evidence_dir, evidence_complete, evidence_records,
+                                     manifests, read_evidence, verify_evidence)
 from rgr_verify.runs.replay import claim_records
 from rgr_verify.runs.store import ResultStore
 
@@ -60,6 +60,51 @@ def test_add_evidence_round_trip_and_partial_store(tmp_path):
     assert recs_out is None and "1407 of 1410" in why
     with pytest.raises(ValueError, match="exists"):
         add_evidence(src, "a3-regular", directory=ev)
+    assert [r["ok"] for r in verify_evidence(ev)] == [True]
+
+
+def test_every_committed_manifest_lists_its_seeds_and_batches():
+    # Issue 41: each sitting of a stored sweep is on record (date or null, commit, clean-tree flag or null, commands,
+    # runs, seeds); verify_evidence (test_golden) checks that they add up to the records.
+    for man in manifests():
+        raw = json.loads((default_evidence_dir() / f"{man.name}.json").read_text())
+        assert isinstance(raw.get("seeds"), list) and raw["seeds"], man.name
+        assert isinstance(raw.get("batches"), list) and raw["batches"], man.name
+        for b in raw["batches"]:
+            assert {"date", "commit", "clean", "commands", "runs", "seeds"} <= set(b), (man.name, b)
+        assert max(b.date or "" for b in man.batches) <= (man.date or ""), man.name  # its date: the last batch's
+
+
+def test_batches_that_do_not_add_up_are_reported():
+    from rgr_verify.runs.batches import Batch, batch_problems
+
+    recs = [{"seed": s, "config": {"m": m}} for s in (0, 1) for m in (64, 128)]
+    ok = (Batch(date="2026-11-20", commit="a", clean=True, commands=("c",), runs=2, seeds=(0,)),
+          Batch(date=None, commit="b", clean=None, commands=("c",), runs=2, seeds=(1,)))
+    assert batch_problems(ok, recs, (0, 1)) == []
+    assert batch_problems((), recs, (0, 1)) == ["no batches recorded"]
+    short = (ok[0], Batch(date=None, commit="b", clean=None, commands=("c",), runs=1, seeds=(1,)))
+    assert any("hold 3 runs" in p for p in batch_problems(short, recs, (0, 1)))
+    assert any("seeds [0]" in p for p in batch_problems(ok, recs, (0,)))
+    by_cell = (Batch(date=None, commit="a", clean=None, commands=("c",), runs=2, seeds=(0, 1), where={"m": [64]}),
+               Batch(date=None, commit="a", clean=None, commands=("c",), runs=2, seeds=(0, 1), where={"m": [64]}))
+    assert any("no batch or by two" in p for p in batch_problems(by_cell, recs, (0, 1)))
+    with pytest.raises(ValueError, match="ISO date"):
+        Batch(date="28/11/2026", commit="a", clean=True, commands=("c",), runs=1, seeds=(0,))
+
+
+def test_a_store_added_again_keeps_its_batches_and_adds_one(tmp_path):
+    recs = _a3_records(5)
+    ev = tmp_path / "evidence"
+    first = add_evidence(_store_with(tmp_path, recs[:3]), "a3-regular", directory=ev, commands=["c1"],
+                         provenance={"commit": "abc", "device": "test", "date": "2026-01-01", "clean": True})
+    assert [(b.date, b.runs, b.clean) for b in first.batches] == [("2026-01-01", 3, True)]
+    (tmp_path / "res").rename(tmp_path / "res1")
+    again = add_evidence(_store_with(tmp_path, recs), "a3-regular", directory=ev, commands=["c2"], replace=True,
+                         provenance={"commit": "def", "device": "test", "date": "2026-01-05", "clean": False})
+    assert [(b.date, b.commit, b.runs, b.clean, b.commands) for b in again.batches] == [
+        ("2026-01-01", "abc", 3, True, ("c1",)), ("2026-01-05", "def", 2, False, ("c2",))]
+    assert again.batches[1].after and again.seeds == tuple(sorted({r["seed"] for r in recs}))
     assert [r["ok"] for r in verify_evidence(ev)] == [True]
 
 
@@ -204,3 +249,24 @@ def test_adaptive_evidence_is_kept_apart_from_the_presets(tmp_path, capsys):
         next(m for m in manifests() if m.preset == "a3-regular")).values())])
     with pytest.raises(ValueError, match="no adaptive-search run"):
         add_evidence(only_ladder, "a3-regular", directory=ev, adaptive=True)
+
+
+def test_no_statement_or_note_states_a_seed_or_run_count_its_evidence_contradicts():
+    # Issue 41: a statement or note that says "3 seeds" where the evidence holds 10 is stale. Each count of seeds
+    # must be the seeds of a feeding manifest, of a batch or of a configuration; each count of runs a manifest's or a
+    # batch's. Planted: a statement saying 5 seeds and a note saying 500 runs, on the evidence of 10 seeds (3 in the
+    # first batch, 7 in the second), 480 runs.
+    import dataclasses
+
+    from rgr_verify.claims import all_claims, get_claim
+    from rgr_verify.claims.preregistration import count_conflicts
+
+    mans = manifests()
+    assert count_conflicts(all_claims(), mans, read_evidence) == []
+    claim = get_claim("fig6-value-multihead-advantage")
+    stale = dataclasses.replace(claim, statement=claim.statement + " (5 seeds)", notes="On 500 runs.")
+    got = count_conflicts([stale], mans, read_evidence)
+    assert len(got) == 2 and "states 5 seeds" in got[0] and "states 500 runs" in got[1], got
+    fine = dataclasses.replace(claim, notes="10 seeds: 0-2 the first batch (3 seeds), 7 seeds added; 480 runs; "
+                                            "h = 1 wins in four seeds; r = 32 runs; n-1 seeds")
+    assert count_conflicts([fine], mans, read_evidence) == []

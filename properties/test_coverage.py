@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rgr_verify.claims import all_claims
-from rgr_verify.commands.coverage import statuses
+from rgr_verify.commands.coverage import deviations, statuses
 from rgr_verify.coverage import (REASON_KINDS, coverage_markdown, coverage_rows, load_coverage, new_uncovered,
                                  recorded_rows, result_sentences, split_sentences, states_result, uncovered)
 from rgr_verify.papertext import default_text_path
@@ -47,8 +47,11 @@ def test_the_coverage_data_is_well_formed_and_names_paper_scale_claims():
             assert e["reason"]["kind"] in REASON_KINDS and len(e["reason"]["why"]) <= 240, key
         assert e.get("label"), key
     # the map is generated, not typed: docs/coverage.md equals what the data and the ledger give
-    rows = recorded_rows(data, statuses())
+    rows = recorded_rows(data, statuses(), deviations())
     assert (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8") == coverage_markdown(rows)
+    # issue 41, item 4: the sentences resting on a sweep that departs from the paper's protocol say so
+    a3 = [r for r in rows if any(c.startswith("appa3-") for c, _ in r.get("claims", []))]
+    assert a3 and all(any(ev == "a3-regular-full" and "5 seeds" in how for ev, how in r["deviations"]) for r in a3)
 
 
 def test_malformed_coverage_entries_name_their_key(tmp_path):

@@ -159,8 +159,30 @@ def test_post_hoc_marks_rules_missing_revised_or_recorded_late():
     assert "revised after" in post_hoc(c, [revised])["reason"]
     late = with_rules(_manifest(), claims, date="2026-11-26")
     ph = post_hoc(c, [late])
-    assert "after the evidence of 2026-11-20" in ph["reason"] and ph["rules_date"] == "2026-11-26"
+    assert "after batch 1 of the evidence (2026-11-20" in ph["reason"] and ph["rules_date"] == "2026-11-26"
     assert post_hoc(c, [_manifest(preset="a3-regular")]) is None  # a manifest that does not feed it
+
+
+def test_a_rule_written_between_two_batches_is_post_hoc_for_the_earlier_one():
+    # The planted case of issue 41: a manifest's own date is its last batch's; a rule recorded between the batches
+    # passed under that one date, and is post hoc once each batch is judged by its own.
+    from rgr_verify.runs.batches import Batch
+
+    claims = [c for c in all_claims() if "sec72-value" in c.replays]
+    c = claims[0]
+    first = Batch(date="2026-11-20", commit="a" * 40, clean=True, commands=("c1",), runs=1, seeds=(0,))
+    second = Batch(date="2026-11-26", commit="b" * 40, clean=False, commands=("c2",), runs=1, seeds=(1,),
+                   after="seed 1 added after a first verdict")
+    two = with_rules(_manifest(date="2026-11-26", runs=2, seeds=(0, 1), batches=(first, second)), claims,
+                     date="2026-11-23")
+    one_date = dataclasses.replace(two, batches=())  # the manifest as it was: one date, its last batch's
+    assert post_hoc(c, [one_date]) is None
+    ph = post_hoc(c, [two])
+    assert ph is not None and "after batch 1 of the evidence (2026-11-20, seeds 0)" in ph["reason"]
+    both_late = with_rules(dataclasses.replace(two), claims, date="2026-11-19")
+    assert post_hoc(c, [both_late]) is None  # recorded before both batches
+    unrecorded = dataclasses.replace(both_late, batches=(dataclasses.replace(first, date=None), second))
+    assert "an unrecorded date" in post_hoc(c, [unrecorded])["reason"]
 
 
 def test_committed_evidence_records_the_rules_of_the_claims_it_feeds():

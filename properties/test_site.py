@@ -301,3 +301,26 @@ def test_site_bundles_katex_for_the_annotated_paper(doc, tmp_path):
     assert 'src="katex/' not in annotate("Let $x$ be.\n", {})
     with pytest.raises(ValueError, match="math must be"):
         annotate("x\n", {}, math=3)
+
+
+def test_a_claim_page_shows_its_seeds_batches_and_departures(doc, tmp_path):
+    # Issue 41: a claim page shows the seeds and batches of the evidence that feeds it, the seeds added after a first
+    # verdict, the batches run before its rules were recorded, and where the sweep departs from the paper's protocol.
+    records = [dict(r) for r in doc["claims"]]
+    rec = records[0]
+    rec["evidence_batches"] = [{"evidence": "planted-full", "seeds": list(range(10)), "rules_date": "2026-11-23",
+                                "deviations": ["5 seeds where the paper implies 10"],
+                                "batches": [{"date": "2026-11-20", "commit": "a" * 40, "clean": True,
+                                             "commands": ["c1"], "runs": 30, "seeds": [0, 1, 2]},
+                                            {"date": "2026-11-26", "commit": "b" * 40, "clean": False,
+                                             "commands": ["c2"], "runs": 70, "seeds": list(range(3, 10)),
+                                             "after": "seeds 3-9 after an inconclusive verdict"}]}]
+    write_site({**doc, "claims": records}, tmp_path)
+    page = html.unescape((tmp_path / "claims" / f"{rec['id']}.html").read_text(encoding="utf-8"))
+    ev = re.search(r"<dt>Evidence <code>planted-full</code></dt><dd>(.*?)</dd>", page, re.S).group(1)
+    assert "10 seeds (0-9) in 2 batches; rules recorded 2026-11-23" in ev
+    assert "departs from the paper's protocol</strong>: 5 seeds where the paper implies 10" in ev
+    rows = re.findall(r"<tr><td>(\d)(.*?)</tr>", ev, re.S)
+    assert len(rows) == 2 and "before its rules" in rows[0][1] and "before its rules" not in rows[1][1]
+    assert "clean tree" in rows[0][1] and "uncommitted changes" in rows[1][1]
+    assert "seeds 3-9 after an inconclusive verdict" in rows[1][1] and "3-9" in rows[1][1]

@@ -176,10 +176,13 @@ def load_coverage(path=None) -> dict:
     return data
 
 
-def coverage_rows(sentences: list[Sentence], data: dict, statuses: dict[str, str]) -> list[dict]:
+def coverage_rows(sentences: list[Sentence], data: dict, statuses: dict[str, str],
+                  deviations: dict | None = None) -> list[dict]:
     """One row per sentence: key, line, label, and either its claims (``[(id, status)]``; a claim id the audit does
     not know is an error), its reason, or ``uncovered`` (no entry, or the entry's fingerprint is another
-    sentence's: the text changed)."""
+    sentence's: the text changed). ``deviations`` ({claim id: [(evidence, how it departs from the paper's
+    protocol)]}): a covered row lists those of its claims (``deviations``), so the map marks the sentences that rest
+    on such a sweep."""
     rows = []
     for s in sentences:
         e = data["sentences"].get(s.key)
@@ -188,12 +191,12 @@ def coverage_rows(sentences: list[Sentence], data: dict, statuses: dict[str, str
             row["state"] = "uncovered"
             row["why"] = "no entry" if e is None else "the sentence changed since it was mapped"
         else:
-            row.update(_decided(s.key, e, statuses))
+            row.update(_decided(s.key, e, statuses, deviations))
         rows.append(row)
     return rows
 
 
-def _decided(key: str, e: dict, statuses: dict) -> dict:
+def _decided(key: str, e: dict, statuses: dict, deviations: dict | None = None) -> dict:
     """A mapped entry's part of a row: its claims with their statuses (a claim the audit does not have is an
     error), or its reason."""
     if "claims" not in e:
@@ -201,17 +204,18 @@ def _decided(key: str, e: dict, statuses: dict) -> dict:
     unknown = [c for c in e["claims"] if c not in statuses]
     if unknown:
         raise ValueError(f"{COVERAGE_FILE}: entry {key!r} names claims the audit does not have: {unknown}")
-    return {"state": "covered", "claims": [(c, statuses[c]) for c in e["claims"]]}
+    devs = sorted({d for c in e["claims"] for d in (deviations or {}).get(c, ())})
+    return {"state": "covered", "claims": [(c, statuses[c]) for c in e["claims"]], "deviations": devs}
 
 
-def recorded_rows(data: dict, statuses: dict[str, str]) -> list[dict]:
+def recorded_rows(data: dict, statuses: dict[str, str], deviations: dict | None = None) -> list[dict]:
     """The rows of the map as the data records them (key, line, label, claims or reason), without the paper's text:
     what ``docs/coverage.md`` is generated from on a machine without the text."""
     rows = []
     for key, e in sorted(data["sentences"].items(), key=lambda kv: tuple(map(int, re.findall(r"\d+", kv[0])))):
         line = int(key[1:].split(".")[0])
         rows.append({"key": key, "line": line, "label": e.get("label") or "?", "fingerprint": e["fingerprint"],
-                     "text": None, **_decided(key, e, statuses)})
+                     "text": None, **_decided(key, e, statuses, deviations)})
     return rows
 
 
@@ -249,6 +253,9 @@ def coverage_markdown(rows: list[dict]) -> str:
         for r in rs:
             if r["state"] == "covered":
                 what = ", ".join(f"`{c}` ({st})" for c, st in r["claims"])
+                if r.get("deviations"):
+                    what += "; rests on a sweep that departs from the paper's protocol: " + "; ".join(
+                        f"`{ev}`, {how}" for ev, how in r["deviations"])
             elif r["state"] == "reason":
                 what = f"*{r['reason']['kind']}*: {r['reason']['why']}"
             else:

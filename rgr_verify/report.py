@@ -203,16 +203,20 @@ def scale_of(rec: dict) -> str:
 
 
 def _add_rules(records: list[dict], results: list[ClaimResult]) -> None:
-    """Each record's rule fingerprint, and whether its rule was fixed after its evidence (``post_hoc``: None, or
-    the manifest, dates and reason; :mod:`rgr_verify.claims.preregistration`)."""
+    """Each record's rule fingerprint, whether its rule was fixed after its evidence (``post_hoc``: None, or
+    the manifest, dates and reason; :mod:`rgr_verify.claims.preregistration`), and the committed evidence that feeds
+    it (``evidence_batches``: per manifest its seeds, its batches and where it departs from the paper's protocol)."""
     from .claims.fingerprint import rule_fingerprint
-    from .claims.preregistration import post_hoc
+    from .claims.preregistration import fed_claims, post_hoc
     from .runs.evidence import manifests
 
     mans = manifests()
     for rec, res in zip(records, results):
         rec["rule_fingerprint"] = rule_fingerprint(res.claim)
         rec["post_hoc"] = post_hoc(res.claim, mans)
+        rec["evidence_batches"] = [{"evidence": m.name, "seeds": list(m.seeds), "rules_date": m.rules_date,
+                                    "batches": [b.to_dict() for b in m.batches], "deviations": list(m.deviations)}
+                                   for m in mans if fed_claims(m, [res.claim])]
 
 
 def short_text(value, width: int) -> str:

@@ -258,12 +258,14 @@ def coverage_of(doc: dict, text: str | None) -> list:
     is no text), each claim with its status in this audit, or the ledger's for a claim this audit did not run."""
     from ..coverage import coverage_rows, load_coverage, recorded_rows, result_sentences
     from ..report import shown_status
-    from .coverage import statuses
+    from .coverage import deviations, statuses
 
     known = {cid: f"{st} (ledger)" for cid, st in statuses().items()}
     known.update({r["id"]: shown_status(r) for r in doc["claims"]})
     data = load_coverage()
-    return coverage_rows(result_sentences(text), data, known) if text is not None else recorded_rows(data, known)
+    devs = deviations()
+    return (coverage_rows(result_sentences(text), data, known, devs) if text is not None
+            else recorded_rows(data, known, devs))
 
 
 def annotated_paper(doc: dict, text: str) -> str:

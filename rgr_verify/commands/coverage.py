@@ -34,6 +34,21 @@ def statuses() -> dict[str, str]:
     return {c.id: (ledger[c.id].status.value if c.id in ledger else "not recorded") for c in all_claims()}
 
 
+def deviations() -> dict:
+    """{claim id: [(evidence, how it departs from the paper's protocol)]} of the claims fed by committed evidence
+    whose manifest records a departure (``deviations``)."""
+    from ..claims import all_claims
+    from ..claims.preregistration import fed_claims
+    from ..runs.evidence import manifests
+
+    out: dict = {}
+    claims = all_claims()
+    for man in manifests():
+        for c in fed_claims(man, claims) if man.deviations else ():
+            out.setdefault(c.id, []).extend((man.name, d) for d in man.deviations)
+    return out
+
+
 def run(args) -> int:
     from .._files import atomic_write_text
     from ..coverage import (coverage_markdown, coverage_rows, load_coverage, recorded_rows, result_sentences,
@@ -59,9 +74,9 @@ def run(args) -> int:
     known = statuses()
     if text is not None:
         sents = result_sentences(text)
-        rows = coverage_rows(sents, data, known)
+        rows = coverage_rows(sents, data, known, deviations())
     else:
-        sents, rows = [], recorded_rows(data, known)
+        sents, rows = [], recorded_rows(data, known, deviations())
         print("no text of the paper on this machine: the map as the data records it")
     missing = uncovered(rows)
     n = {s: sum(r["state"] == s for r in rows) for s in ("covered", "reason", "uncovered")}

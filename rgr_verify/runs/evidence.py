@@ -31,6 +31,7 @@ from pathlib import Path
 from .._checks import check_choice
 from .._files import atomic_write_bytes, atomic_write_text
 from ..settings import EVIDENCE_ENV, env
+from .batches import Batch, batch_problems, seeds_of
 
 __all__ = ["EVIDENCE_ENV", "ENGINE_STORE", "MANIFEST_SCHEMA", "store_evidence", "with_evidence", "add_store_evidence", "Manifest", "default_evidence_dir", "manifests", "read_evidence",
            "evidence_records", "evidence_complete", "add_evidence", "verify_evidence", "missing_evidence",
@@ -84,6 +85,10 @@ class Manifest:
     # for a store other than the engine's: the sweep whose runs it should hold (e.g. "sec73:full:minilm:cuda:20250926",
     # rgr_verify.runs.sec73_sweep.planned_runs), so that ``preset_runs`` counts them and a partial store says so
     plan: str = ""
+    seeds: tuple = ()  # the seeds of its records (rgr_verify.runs.batches.record_seed), sorted
+    batches: tuple = ()  # its sittings (rgr_verify.runs.batches.Batch): date, commit, clean tree, commands, runs, seeds
+    # where the sweep departs from the paper's protocol (e.g. fewer seeds than the paper's), in words, one per entry
+    deviations: tuple = ()
 
     @property
     def engine(self) -> bool:
@@ -110,6 +115,11 @@ class Manifest:
         d["engine_versions"] = list(self.engine_versions)
         d["commands"] = list(self.commands)
         d["rules"] = dict(self.rules)
+        d["seeds"] = list(self.seeds)
+        d["batches"] = [b.to_dict() for b in self.batches]
+        d["deviations"] = list(self.deviations)
+        if not self.deviations:
+            del d["deviations"]
         if not self.plan:  # manifests without a plan keep their earlier form
             del d["plan"]
         return d
@@ -122,6 +132,9 @@ class Manifest:
         kw = {k: v for k, v in data.items() if k in names}
         kw["engine_versions"] = tuple(kw.get("engine_versions", ()))
         kw["commands"] = tuple(kw.get("commands", ()))
+        kw["seeds"] = tuple(kw.get("seeds", ()))
+        kw["batches"] = tuple(Batch.from_dict(b) for b in kw.get("batches", ()))
+        kw["deviations"] = tuple(kw.get("deviations", ()))
         if not isinstance(kw.get("rules", {}), dict):
             raise ValueError(f"rules must map claim ids to rule fingerprints, got {kw['rules']!r}")
         if kw.get("runs_of", "preset") not in ("preset", "adaptive"):
@@ -289,6 +302,8 @@ def verify_evidence(directory=None) -> list[dict]:
                 problem = f"the preset now has {n_keys} {what}, the manifest {man.preset_runs}"
             elif not set(man.engine_versions) <= {ENGINE_VERSION, *EQUIVALENT_ENGINE_VERSIONS}:
                 problem = f"engine versions {list(man.engine_versions)} are not replayed by {ENGINE_VERSION}"
+            elif batch_problems(man.batches, recs.values(), man.seeds):
+                problem = "batches: " + "; ".join(batch_problems(man.batches, recs.values(), man.seeds))
         except ValueError as exc:
             problem = str(exc)
         rows.append({"name": man.name, "preset": man.preset, "tier": man.tier, "runs": man.runs,
@@ -306,6 +321,43 @@ def _default_commit() -> str:
         return out.stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+
+
+def _default_clean() -> bool | None:
+    """Whether this checkout has no uncommitted change (None when git cannot tell)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                             cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=10,
+                             check=True)
+        return not out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _batches(manifest_path: Path, records_path: Path, chosen, *, date, commit, clean, commands) -> tuple:
+    """The batches of a store being written: those of the manifest it replaces (when there is one: a sweep resumed
+    into the same evidence), then one batch of the records that manifest's store did not hold (none when it held
+    them all)."""
+    earlier: tuple = ()
+    old_keys: set = set()
+    if manifest_path.is_file() and records_path.is_file():
+        try:
+            old = Manifest.from_dict(json.loads(manifest_path.read_text()))
+            with gzip.open(records_path, "rt") as fh:
+                old_keys = {json.loads(line)["key"] for line in fh if line.strip()}
+        except (ValueError, KeyError, OSError, json.JSONDecodeError):
+            old, old_keys = None, set()
+        if old is not None:
+            kept = [rec for key, rec in chosen if key in old_keys]
+            earlier = old.batches or ((Batch(date=old.date, commit=old.commit, clean=None, commands=old.commands or
+                                             ("not recorded",), runs=len(kept), seeds=seeds_of(kept)),) if kept else ())
+    new = [rec for key, rec in chosen if key not in old_keys]
+    if not new:
+        return earlier
+    return earlier + (Batch(date=date, commit=commit, clean=clean, commands=tuple(commands) or ("not recorded",),
+                            runs=len(new), seeds=seeds_of(new), after="added to earlier batches" if earlier else ""),)
 
 
 def _environment() -> tuple[str, str | None, str]:
@@ -380,9 +432,10 @@ def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions,
     if isinstance(commands, str) or not all(isinstance(c, str) and c for c in commands):
         raise ValueError("commands must be a list of non-empty strings")
     provenance = dict(provenance or {})
-    unknown = set(provenance) - {"commit", "torch", "cuda", "device", "date"}
+    unknown = set(provenance) - {"commit", "torch", "cuda", "device", "date", "clean"}
     if unknown:
-        raise ValueError(f"provenance keys must be among commit, torch, cuda, device, date; got {sorted(unknown)}")
+        raise ValueError(f"provenance keys must be among commit, torch, cuda, device, date, clean; "
+                         f"got {sorted(unknown)}")
     dest = _resolve(directory)
     if (dest / f"{name}.json").exists() and not replace:
         raise ValueError(f"evidence {name!r} exists in {str(dest)!r}; pass replace=True (--replace) to overwrite it")
@@ -392,13 +445,18 @@ def _write_evidence(chosen, *, name, preset, tier, preset_runs, engine_versions,
         gz.write(lines)
     data = buf.getvalue()
     torch_v, cuda_v, device = _environment()
+    date = provenance.get("date", _dt.date.today().isoformat())
+    commit = provenance.get("commit", _default_commit())
+    batches = _batches(dest / f"{name}.json", dest / f"{name}.jsonl.gz", chosen, date=date, commit=commit,
+                       clean=provenance.get("clean", _default_clean()), commands=commands)
     man = Manifest(
         name=name, preset=preset, tier=tier, runs=len(chosen), preset_runs=preset_runs,
         engine_versions=tuple(engine_versions), store=store,
-        commit=provenance.get("commit", _default_commit()), torch=provenance.get("torch", torch_v),
+        commit=commit, torch=provenance.get("torch", torch_v),
         cuda=provenance.get("cuda", cuda_v), device=provenance.get("device", device),
-        date=provenance.get("date", _dt.date.today().isoformat()), commands=tuple(commands),
-        sha256=hashlib.sha256(data).hexdigest(), notes=notes, runs_of=runs_of, plan=plan)
+        date=date, commands=tuple(commands),
+        sha256=hashlib.sha256(data).hexdigest(), notes=notes, runs_of=runs_of, plan=plan,
+        seeds=seeds_of(rec for _, rec in chosen), batches=batches)
     if rules is not None:
         man = rules(man)  # the rules of the claims it feeds, fixed now, before any claim reads the records
     dest.mkdir(parents=True, exist_ok=True)

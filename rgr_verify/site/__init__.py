@@ -314,6 +314,33 @@ def _post_hoc(r: dict) -> dict | None:
     return {"text": clean_text(text), "caveat": caveat}
 
 
+def _batches(r: dict) -> list[dict]:
+    """The committed evidence that feeds a claim, in words: per store its seeds, each batch (when, from which
+    commit, whether the tree was clean, runs, seeds, why it was added later) and where it departs from the paper."""
+    out = []
+    for ev in r.get("evidence_batches") or []:
+        seeds = ev.get("seeds") or []
+        rows = []
+        for i, b in enumerate(ev.get("batches") or [], 1):
+            clean = {True: "clean tree", False: "uncommitted changes", None: "tree state not recorded"}[b.get("clean")]
+            late = bool(ev.get("rules_date") and (b.get("date") is None or ev["rules_date"] > b["date"]))
+            rows.append({"n": i, "date": b.get("date") or "not recorded", "commit": (b.get("commit") or "")[:10],
+                         "clean": clean, "runs": b.get("runs"), "seeds": _seed_words(b.get("seeds") or []),
+                         "after": clean_text(b.get("after") or ""), "notes": clean_text(b.get("notes") or ""),
+                         "late": late})
+        out.append({"evidence": ev.get("evidence"), "seeds": _seed_words(seeds), "n_seeds": len(seeds),
+                    "rules_date": ev.get("rules_date") or "never", "batches": rows,
+                    "deviations": [clean_text(d) for d in ev.get("deviations") or []]})
+    return out
+
+
+def _seed_words(seeds) -> str:
+    seeds = sorted(seeds)
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds)) or "none recorded"
+
+
 def _quick_analogue(cid: str, notes: str, ids) -> str:
     """The id of the quick analogue of claim ``cid``: ``cid-quick``, the same name under another section's prefix
     (``fig7-x`` and ``sec73-x-quick``), or a ``-quick`` id its notes name; "" when there is none."""
@@ -374,7 +401,7 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
         "readings": readings, "evidence": clean_text(r.get("evidence") or ""),
         "details": clean_text(r.get("details") or ""),
         "stores": stores, "rule": r.get("rule_fingerprint") or "", "check": _check_name(claim) if claim else "?",
-        "post_hoc": _post_hoc(r), "command": _command(doc, r), "notes": clean_text(r.get("notes") or ""),
+        "post_hoc": _post_hoc(r), "batches": _batches(r), "command": _command(doc, r), "notes": clean_text(r.get("notes") or ""),
         "tier": r.get("tier") or "", "quick_analogue": quick,
         "seed": r.get("seed"), "seconds": r.get("seconds"), "labels": labels,
         "stated": [{"name": n, "value": value_html(st.get("value")), "note": clean_text(st.get("note") or ""),

@@ -335,7 +335,7 @@ CLAIMS = (
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_value_d32_best_heads, role="result",
           replays=("sec72-value",),
           notes="Full tier (sec72-value full, d_model = 32, h in {1,2,4,8,16}, D_K in {8,...,128}, 10 seeds: 0-2 the first batch, 3-9 added after it, cap 20000). "
-                "Leave one seed out: on the two other seeds each h's best D_K is picked, then the h with the lowest "
+                "Leave one seed out: on the other seeds (9 of the 10) each h's best D_K is picked, then the h with the lowest "
                 "held-out MSE wins the fold. A fold is censored when the runs of its winner or of its best "
                 "intermediate h (at the picked D_K) mostly hit the step cap: their final MSE was still falling, an "
                 "upper bound on the ultimate MSE, and the order can change with longer runs. Holds when every fold is "
