@@ -137,7 +137,8 @@ def test_fig3_power_says_when_nothing_can_be_decided():
     assert training.fig3_power(agree)["decidable"]
 
 
-# Attribution: every claim declares its role; statements of ours say so and carry provenance "ours"
+# Attribution: every claim declares its role; statements of ours say so and carry provenance "ours"; the summary's
+# own glosses and suggestions (not results it reports of the paper) say so and carry provenance "summary"
 
 
 def test_roles_and_provenance():
@@ -146,8 +147,19 @@ def test_roles_and_provenance():
         assert c.role in ("result", "proof-step", "detail"), c.id
         ours_words = c.statement.startswith(("Ours", "Exploratory prediction (ours)"))
         assert ours_words == (c.provenance == "ours"), c.id
+        summary_words = c.statement.startswith("The summary's")  # a gloss or suggestion of the summary's own
+        assert summary_words == (c.provenance == "summary"), c.id
     assert all(c.provenance == "ours" for c in xpaper.CLAIMS)
     by_id = {c.id: c for c in claims}
     for cid in ("facts-eq9-rank-bound-respected", "facts-prop35-bound-free-of-dqk",
                 "facts-prop36-argmax-rank2-any-permutation", "facts-prop37-softmax-rank1-full-rank"):
         assert by_id[cid].provenance == "ours"
+
+
+def test_summary_provenance_is_only_for_the_paper_read_through_its_summary():
+    import dataclasses
+
+    c = next(c for c in training.CLAIMS if c.provenance == "summary")
+    with pytest.raises(ValueError, match="provenance 'summary'"):
+        dataclasses.replace(c, paper="2509.22840", ref="Sec. 6")
+    assert {c.provenance for c in training.CLAIMS} >= {"paper", "summary"}

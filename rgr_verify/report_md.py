@@ -138,7 +138,8 @@ def _summary_counts(doc: dict, ledger: dict | None) -> list[str]:
 def _finding_line(i: int, r: dict) -> str:
     scope = (r.get("params") or {}).get("refuted_under", "")
     scope = f" (refuted under {scope})" if str(scope).startswith("reading") else ""
-    ours = " Statement ours, not the paper's." if r.get("provenance") == "ours" else ""
+    ours = {"ours": " Statement ours, not the paper's.",
+            "summary": " Statement the summary's, not the paper's."}.get(r.get("provenance"), "")
     return (f"{i}. [`{r['id']}`](#{r['id']}) **{r['severity']}** ({r['ref']}, {shown_status(r)}, evidence "
             f"`{r.get('evidence_level') or 'none'}`): {_md_words(r['statement'], 160)} The paper: "
             f"{_md_words(r['paper_value'], 140)}; ours: {_md_words(r['measured_value'], 180)}.{scope}{ours}")
@@ -296,6 +297,8 @@ def _claim_section(r: dict, ledger: dict | None) -> list[str]:
         weight += f" · severity **{r['severity']}**"
     if r.get("provenance") == "ours":
         weight += " · statement **ours** (not the paper's)"
+    elif r.get("provenance") == "summary":
+        weight += " · statement **the summary's** (a gloss or suggestion, not the paper's)"
     role = f" · role `{r['role']}`" if r.get("role") not in (None, "result") else ""
     paper = f" ({r['paper']})" if r.get("paper") not in (None, RGR_PAPER) else ""
     out = [f"### {r['id']}", "",

@@ -132,7 +132,7 @@ def paper_parts(paper: str) -> tuple[str, ...]:
 # What a claim is to the result it serves; how bad a finding is; whose statement it is.
 ROLES = ("result", "proof-step", "detail")
 SEVERITIES = ("breaks-result", "proof-gap", "imprecision")
-PROVENANCES = ("paper", "ours")
+PROVENANCES = ("paper", "summary", "ours")
 
 
 def label_of_ref(ref: str) -> str:
@@ -361,8 +361,10 @@ class Claim:
             (:mod:`rgr_verify.claims.structure`).
         supports: the paper's labels (or claim ids) the claim bears on beyond its own ``ref``: for a proof step, the
             result it serves ("Theorem 8.1"). The label of ``ref`` is always included (:attr:`supported`).
-        provenance: "paper" (the statement is the paper's, paraphrased) or "ours" (a statement of this audit: an
-            exploratory prediction, a summary of our own, a formula or construction of ours); counted apart.
+        provenance: "paper" (the statement is the paper's, paraphrased), "summary" (for arXiv 2502.05076, read
+            through a summary: a gloss or a suggested experiment of the summary's own, not a result it reports of the
+            paper) or "ours" (a statement of this audit: an exploratory prediction, a summary of our own, a formula
+            or construction of ours); counted apart.
         slip: what a finding shows, a :class:`~rgr_verify.claims.standards.Slip` (or ``(class, target, why)``):
             its severity comes from :data:`~rgr_verify.claims.standards.SEVERITY_TABLE` alone. Every claim whose
             ledger status is refuted or contradicted declares one (a test enforces it); None otherwise.
@@ -429,6 +431,9 @@ class Claim:
         if self.provenance not in PROVENANCES:
             raise ValueError(f"claim {self.id}: provenance must be one of {', '.join(PROVENANCES)}, "
                              f"got {self.provenance!r}")
+        if self.provenance == "summary" and self.paper != FACTS_PAPER:
+            raise ValueError(f"claim {self.id}: provenance 'summary' is for {FACTS_PAPER}, read through its summary; "
+                             f"this claim is of {self.paper}")
         supports = (self.supports,) if isinstance(self.supports, str) else tuple(self.supports)
         if not all(isinstance(s, str) and s for s in supports):
             raise ValueError(f"claim {self.id}: supports must be a tuple of paper labels or claim ids, got "
