@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rgr_verify.claims import all_claims
-from rgr_verify.commands.coverage import deviations, statuses
+from rgr_verify.commands.coverage import deviations, result_rows, statuses
 from rgr_verify.coverage import (REASON_KINDS, coverage_markdown, coverage_rows, load_coverage, new_uncovered,
                                  recorded_rows, result_sentences, split_sentences, states_result, uncovered)
 from rgr_verify.papertext import default_text_path
@@ -48,7 +48,8 @@ def test_the_coverage_data_is_well_formed_and_names_paper_scale_claims():
         assert e.get("label"), key
     # the map is generated, not typed: docs/coverage.md equals what the data and the ledger give
     rows = recorded_rows(data, statuses(), deviations())
-    assert (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8") == coverage_markdown(rows)
+    assert (ROOT / "docs" / "coverage.md").read_text(encoding="utf-8") == coverage_markdown(rows,
+                                                                                           result_rows(None, data))
     # issue 41, item 4: the sentences resting on a sweep that departs from the paper's protocol say so
     a3 = [r for r in rows if any(c.startswith("appa3-") for c, _ in r.get("claims", []))]
     assert a3 and all(any(ev == "a3-regular-full" and "5 seeds" in how for ev, how in r["deviations"]) for r in a3)
@@ -141,3 +142,23 @@ def test_coverage_command_and_paper_diff(tmp_path):
                          capture_output=True, text=True)
     assert out.returncode == 1 and "uncovered: L13.s1" in out.stdout  # the toy's sentences are in no map
     assert "**uncovered**" in written.read_text()
+
+
+def test_every_numbered_result_has_claims_that_bear_on_it():
+    # The theory sections, by their numbered results: each theorem, lemma, proposition, corollary, construction and
+    # algorithm of the v3 text has paper-scale claims that name it among their supported labels (a construction
+    # through the results the map ties it to). Planted: a new theorem in a copy of the label table is uncovered.
+    from rgr_verify.claims import all_claims
+    from rgr_verify.coverage import label_rows
+    from rgr_verify.papertext import V3_LABELS
+
+    data = load_coverage()
+    rows = label_rows(V3_LABELS, all_claims(), statuses(), data)
+    assert len(rows) >= 25 and [r["label"] for r in rows if r["state"] != "covered"] == []
+    assert {r["label"] for r in rows if r["via"]} == set(data["results"])
+    assert all(v in V3_LABELS for e in data["results"].values() for v in e["via"])
+    planted = {**V3_LABELS, "Theorem 99.1": (5000, 5001)}
+    got = label_rows(planted, all_claims(), statuses(), data)
+    assert [(r["label"], r["state"]) for r in got if r["state"] != "covered"] == [("Theorem 99.1", "uncovered")]
+    no_via = label_rows(V3_LABELS, all_claims(), statuses(), {"results": {}})
+    assert {r["label"] for r in no_via if r["state"] == "uncovered"} == set(data["results"])

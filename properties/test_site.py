@@ -324,3 +324,26 @@ def test_a_claim_page_shows_its_seeds_batches_and_departures(doc, tmp_path):
     assert len(rows) == 2 and "before its rules" in rows[0][1] and "before its rules" not in rows[1][1]
     assert "clean tree" in rows[0][1] and "uncommitted changes" in rows[1][1]
     assert "seeds 3-9 after an inconclusive verdict" in rows[1][1] and "3-9" in rows[1][1]
+
+
+def test_the_coverage_page_lists_sentences_and_numbered_results(doc, tmp_path):
+    # Issue 41: coverage.html shows the map's sentences (with their claims, reasons, and the sweeps that depart from
+    # the paper's protocol) and the theory sections' numbered results with the claims that bear on them.
+    from rgr_verify.commands.audit import coverage_of, results_of
+
+    rows = coverage_of(doc, None)
+    results = results_of(doc, None) + [{"label": "Theorem 99.1", "line": 5000, "state": "uncovered", "via": [],
+                                        "claims": []}]
+    write_site(doc, tmp_path, coverage=rows, results=results)
+    page = html.unescape((tmp_path / "coverage.html").read_text(encoding="utf-8"))
+    assert "The theory sections: numbered results" in page and "1 of 26 have none" in page
+    planted = re.search(r'<tr id="Theorem-99.1" data-state="uncovered">(.*?)</tr>', page, re.S).group(1)
+    assert "<strong>uncovered</strong>" in planted
+    thm = re.search(r'<tr id="Theorem-4.1" data-state="covered">(.*?)</tr>', page, re.S).group(1)
+    assert "alg1-dk-budget" in thm and "(ledger)" in thm  # not run in this audit: the ledger's status
+    ran = next(r for r in results if any(c in {x["id"] for x in doc["claims"]} for c, _ in r["claims"]))
+    row = re.search(rf'<tr id="{re.escape(ran["label"].replace(" ", "-"))}" data-state="covered">(.*?)</tr>',
+                    page, re.S).group(1)
+    assert 'href="claims/' in row
+    assert "via Theorem 4.1:" in re.search(r'<tr id="Construction-II".*?</tr>', page, re.S).group(0)
+    assert "departs from the paper's protocol" in page and "a3-regular-full" in page

@@ -12,6 +12,11 @@ claims that decide it at the paper's scale (``claims``) or why no claim does (``
 statuses, or its reason, or "uncovered" when the data says nothing of it (a new sentence, or an edited one, whose
 fingerprint no longer matches). :func:`coverage_markdown` writes ``docs/coverage.md``, which names sentences by line
 and key only; the site's coverage page shows the sentences themselves when the text is on the machine.
+
+The theory sections are mapped by their numbered results (:func:`label_rows`): every theorem, lemma, proposition,
+corollary, construction and algorithm of the text (:data:`RESULT_KINDS`; the labels of
+:func:`rgr_verify.papertext.find_labels`, or the shipped v3 label table when the text is not on the machine) with the
+claims that bear on it (a claim's ``supported`` labels) and their statuses, or "uncovered".
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from importlib import resources
 
 __all__ = ["Sentence", "SCOPE", "REASON_KINDS", "COVERAGE_FILE", "split_sentences", "states_result",
            "result_sentences", "load_coverage", "coverage_rows", "recorded_rows", "coverage_markdown", "uncovered",
-           "new_uncovered"]
+           "new_uncovered", "RESULT_KINDS", "label_rows"]
 
 COVERAGE_FILE = "coverage-2509.22840-v3.json"
 # The parts of the paper whose sentences are mapped: the experiments and their appendix, and every caption.
@@ -173,6 +178,12 @@ def load_coverage(path=None) -> dict:
                                    or not isinstance(reason.get("why"), str) or not reason["why"].strip()):
             raise ValueError(f"{COVERAGE_FILE}: entry {key!r}: 'reason' must be {{'kind': one of "
                              f"{', '.join(REASON_KINDS)}, 'why': a sentence}}")
+    results = data.get("results", {})
+    if not isinstance(results, dict) or not all(
+            isinstance(e, dict) and isinstance(e.get("via"), list) and e["via"] and isinstance(e.get("why"), str)
+            for e in results.values()):
+        raise ValueError(f"{COVERAGE_FILE}: 'results' must map a numbered result to {{'via': [labels], 'why': "
+                         "a sentence}}")
     return data
 
 
@@ -231,7 +242,35 @@ def uncovered(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r["state"] == "uncovered"]
 
 
-def coverage_markdown(rows: list[dict]) -> str:
+# The numbered results of the paper (labels by their first word): mapped by the claims that bear on them.
+RESULT_KINDS = ("Theorem", "Lemma", "Proposition", "Corollary", "Construction", "Algorithm")
+
+
+def label_rows(labels: dict, claims, statuses: dict[str, str], data: dict | None = None) -> list[dict]:
+    """One row per numbered result of ``labels`` ({label: (first line, last line)}, in text order): its label, first
+    line, and the paper-scale claims (not ``-quick``) whose ``supported`` labels include it, with their statuses
+    (``state`` "covered"), or ``state`` "uncovered" when none does. A result the map's ``results`` entry ties to
+    others (a construction stated with the theorems that give its guarantee) is covered by their claims, and says
+    ``via`` which."""
+    by_label: dict = {}
+    for c in claims:
+        if not c.id.endswith("-quick"):
+            for lab in c.supported:
+                by_label.setdefault(lab, []).append(c.id)
+    rows = []
+    for lab, (first, _last) in sorted(labels.items(), key=lambda kv: kv[1][0]):
+        if lab.split(" ")[0] not in RESULT_KINDS:
+            continue
+        ids = by_label.get(lab, [])
+        via = [] if ids else ((data or {}).get("results", {}).get(lab, {}).get("via") or [])
+        for other in via:
+            ids += [c for c in by_label.get(other, []) if c not in ids]
+        rows.append({"label": lab, "line": first, "state": "covered" if ids else "uncovered", "via": via,
+                     "claims": [(c, statuses.get(c, "not recorded")) for c in ids]})
+    return rows
+
+
+def coverage_markdown(rows: list[dict], results: list[dict] | None = None) -> str:
     """``docs/coverage.md``: the counts, then one table per label, each sentence by line and key (never its text)
     with its claims and their statuses, or its reason."""
     n = len(rows)
@@ -261,5 +300,18 @@ def coverage_markdown(rows: list[dict]) -> str:
             else:
                 what = f"**uncovered** ({r['why']})"
             out.append(f"| {r['key']} | {what} |")
+        out.append("")
+    if results:
+        n_cov = sum(r["state"] == "covered" for r in results)
+        out += ["## Numbered results (theory)", "",
+                f"{len(results)} numbered results (theorems, lemmas, propositions, corollaries, constructions, algorithms): {n_cov} with "
+                f"claims that bear on them, {len(results) - n_cov} uncovered. A claim bears on a result when the "
+                "result is among its supported labels: it checks the result, a step of its proof, a formula or a "
+                "construction it states.", "", "| result | line | claims (status) |", "| --- | --- | --- |"]
+        for r in results:
+            what = (", ".join(f"`{c}` ({st})" for c, st in r["claims"]) if r["claims"] else "**uncovered**")
+            if r.get("via"):
+                what = f"via {', '.join(r['via'])}: " + what
+            out.append(f"| {r['label']} | {r['line']} | {what} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"

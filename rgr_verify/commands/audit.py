@@ -250,7 +250,8 @@ def _write_site(doc: dict, out: Path, ledger: dict, args) -> None:
     text = getattr(args, "paper_text_value", None)
     if text is not None:
         atomic_write_text(out / "paper.html", annotated_paper(doc, text))
-    write_site(doc, out, ledger=ledger, paper_html=text is not None, coverage=coverage_of(doc, text))
+    write_site(doc, out, ledger=ledger, paper_html=text is not None, coverage=coverage_of(doc, text),
+               results=results_of(doc, text))
 
 
 def coverage_of(doc: dict, text: str | None) -> list:
@@ -266,6 +267,20 @@ def coverage_of(doc: dict, text: str | None) -> list:
     devs = deviations()
     return (coverage_rows(result_sentences(text), data, known, devs) if text is not None
             else recorded_rows(data, known, devs))
+
+
+def results_of(doc: dict, text: str | None) -> list:
+    """The numbered results of the theory sections for the site, each with the claims that bear on it and their
+    statuses in this audit (the ledger's for a claim this audit did not run)."""
+    from ..claims import all_claims
+    from ..coverage import label_rows, load_coverage
+    from ..papertext import V3_LABELS, find_labels
+    from ..report import shown_status
+    from .coverage import statuses
+
+    known = {cid: f"{st} (ledger)" for cid, st in statuses().items()}
+    known.update({r["id"]: shown_status(r) for r in doc["claims"]})
+    return label_rows(find_labels(text) if text is not None else V3_LABELS, all_claims(), known, load_coverage())
 
 
 def annotated_paper(doc: dict, text: str) -> str:

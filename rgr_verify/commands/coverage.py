@@ -78,16 +78,31 @@ def run(args) -> int:
     else:
         sents, rows = [], recorded_rows(data, known, deviations())
         print("no text of the paper on this machine: the map as the data records it")
+    results = result_rows(text, data)
     missing = uncovered(rows)
     n = {s: sum(r["state"] == s for r in rows) for s in ("covered", "reason", "uncovered")}
     print(f"{len(rows)} sentences: {n['covered']} decided by claims, {n['reason']} with a reason, "
           f"{n['uncovered']} uncovered")
+    bare = [r for r in results if r["state"] == "uncovered"]
+    print(f"{len(results)} numbered results: {len(results) - len(bare)} with claims, {len(bare)} uncovered")
     for r in missing:
         print(f"uncovered: {r['key']} ({r['label']}; {r['why']})")
+    for r in bare:
+        print(f"uncovered: {r['label']} (line {r['line']}; no claim bears on it)")
     if args.skeleton:
         print(json.dumps({r["key"]: {"fingerprint": r["fingerprint"], "label": r["label"],
                                      "reason": {"kind": "", "why": ""}} for r in missing}, indent=1))
     if args.write is not None:
-        atomic_write_text(Path(args.write), coverage_markdown(rows))
+        atomic_write_text(Path(args.write), coverage_markdown(rows, results))
         print(f"wrote {args.write}")
-    return 1 if args.check and missing else 0
+    return 1 if args.check and (missing or bare) else 0
+
+
+def result_rows(text: str | None, data: dict) -> list[dict]:
+    """The numbered results of ``text`` (the shipped v3 labels when None) with the claims that bear on them
+    (:func:`rgr_verify.coverage.label_rows`; statuses from the ledger)."""
+    from ..claims import all_claims
+    from ..coverage import label_rows
+    from ..papertext import V3_LABELS, find_labels
+
+    return label_rows(find_labels(text) if text is not None else V3_LABELS, all_claims(), statuses(), data)

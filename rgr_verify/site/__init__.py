@@ -414,7 +414,7 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
 
 
 def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool = False,
-               coverage: list | None = None) -> Path:
+               coverage: list | None = None, results: list | None = None) -> Path:
     """Write the site of the audit document ``doc`` into the directory ``out`` and return ``out/index.html``.
 
     ``ledger``: {claim id: recorded status} shown next to claims that did not run; ``paper_html``: whether
@@ -520,7 +520,7 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
                 second=None, claims=[row for row in claim_rows if in_second(row["paper"])],
                 **filters, **common))
         if coverage is not None:
-            atomic_write_text(staging / "coverage.html", _coverage_page(env, coverage, by_id, common))
+            atomic_write_text(staging / "coverage.html", _coverage_page(env, coverage, by_id, common, results))
         tpl = env.get_template("claim.html")
         finding_set = set(finding_ids)
         for cid, v in views.items():
@@ -568,8 +568,10 @@ def write_site(doc: dict, out, *, ledger: dict | None = None, paper_html: bool =
     return out / "index.html"
 
 
-def _coverage_page(env, rows: list, by_id: dict, common: dict) -> str:
-    """coverage.html: the coverage map's rows, each claim linked to its page when this audit ran it."""
+def _coverage_page(env, rows: list, by_id: dict, common: dict, results: list | None = None) -> str:
+    """coverage.html: the coverage map's rows, each claim linked to its page when this audit ran it, then the
+    numbered results of the theory sections with the claims that bear on them (``results``:
+    :func:`rgr_verify.coverage.label_rows`)."""
     from ..coverage import REASON_KINDS
 
     shown = []
@@ -577,13 +579,16 @@ def _coverage_page(env, rows: list, by_id: dict, common: dict) -> str:
         claims = [{"id": c, "status": st, "status_class": _status_class(by_id[c]) if c in by_id else "not-run",
                    "href": f"claims/{c}.html" if c in by_id else ""} for c, st in r.get("claims") or []]
         shown.append({**r, "claims": claims})
+    shown_results = [{**r, "claims": [{"id": c, "status": st, "href": f"claims/{c}.html" if c in by_id else "",
+                                       "status_class": _status_class(by_id[c]) if c in by_id else "not-run"}
+                                      for c, st in r["claims"]]} for r in results or []]
     n = {s: sum(r["state"] == s for r in rows) for s in ("covered", "reason", "uncovered")}
     gaps = sum(r["state"] == "reason" and r["reason"]["kind"] in ("gap", "quick-only") for r in rows)
     counts = (f"{len(rows)} sentences: {n['covered']} decided by claims at the paper's scale, {n['reason']} with a "
               f"reason no claim decides them ({gaps} of them gaps of the audit: a measurable result no paper-scale "
               f"claim decides yet), {n['uncovered']} uncovered.")
     return env.get_template("coverage.html").render(
-        title="Coverage", root="", rows=shown, counts=counts, kinds=REASON_KINDS,
+        title="Coverage", root="", rows=shown, counts=counts, kinds=REASON_KINDS, results=shown_results,
         has_text=any(r.get("text") for r in rows), **common)
 
 
