@@ -56,7 +56,8 @@ _CUE = re.compile(
     r"degrad\w*|sharp\w*|transition\w*|plateau\w*|saturat\w*|perfect\w*|near-perfect|bimodal\w*|"
     r"counterproductive|depend\w*|independent\w*|robust\w*|stable|unstable|collapse\w*|peak\w*|optimal\w*|"
     r"requir\w*|need\w*|necessar\w*|sufficient|insufficient|tracks?|tracked|fits?|fitted|"
-    r"correlat\w*|trend\w*|monoton\w*|roughly|approximately|consistently|clearly|significant\w*)\b",
+    r"correlat\w*|trend\w*|monoton\w*|roughly|approximately|consistently|clearly|significant\w*|"
+    r"beneficial|governed|artifacts?|discrepanc\w*|appears?|slopes?)\b",
     re.I)
 # Sentences that only say what was done: the protocol's verbs at the start, with no outcome word after them.
 _PROTOCOL_START = re.compile(r"^(?:We (?:train|use|set|fix|sweep|run|draw|sample|define|report|evaluate|vary|"
@@ -112,7 +113,10 @@ def _fingerprint(text: str) -> str:
 def states_result(sentence: str) -> bool:
     """Whether a sentence states a result or a trend: it has a word of outcome or comparison (increases, shifts,
     outperforms, fails, sharp, near-perfect, requires, ...) outside its formulas, and it is not a sentence that
-    only says what was done ("We train ...", "Each configuration ...") with no such word after its first clause."""
+    only says what was done ("We train ...", "Each configuration ...") with no such word after its first clause; or
+    it is a displayed fit (a ``$$...$$`` line with an approximation: the fitted laws of Sec. 6 and App. A.3)."""
+    if sentence.strip().startswith("$$") and "\\approx" in sentence:
+        return True  # a displayed fit (D_K* ~ 1.19 m log m / d_model): its numbers are a result
     words = _MATHSPAN.sub(" ", sentence)
     if not _CUE.search(words):
         return False

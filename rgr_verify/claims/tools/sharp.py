@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ...capacity import f1_target
+from ...capacity import CurvePoint, f1_target
 from ...fits import transition_windows
 from ..base import Status, Verdict
 from ..standards import decide
@@ -14,7 +14,7 @@ from .cells import FAMILY_ALPHA
 from .multiverse import significance, tolerance
 
 __all__ = ["SHARP_ANCHORS", "SHARP_TOLERANCE", "SHARP_SOURCE", "SHARP_PRIMARY", "SHARP_RULE", "sharp_anchor",
-           "sharp_factor", "sharp_verdict"]
+           "sharp_factor", "sharp_verdict", "rising_points"]
 
 
 # The anchor of a sharp transition, defined once for every section (issue 37 item 6). The rise of a curve is measured
@@ -155,3 +155,16 @@ def sharp_verdict(cells, caps, factor, n_runs, where, label=lambda k: f"({k[0]},
                            "bar": high, "per-point one-sided alpha": alpha, "points": n_points,
                            "family-wise false alarm": FAMILY_ALPHA, "every curve must be decided": True, **extra},
                    evidence=f"{n_runs} runs; one-sided t-bounds per point, union bound over the points")
+
+
+def rising_points(points, scale: float) -> list:
+    """An error curve (lower is better, 0 perfect: a test MSE) on the scale of a rising metric, so that
+    :func:`sharp_verdict` judges it with its one rule: each value ``v`` becomes ``1 - v / scale`` (the fraction of
+    the error ``scale`` removed; ``scale`` is the error of a model that learned nothing, e.g. the MSE of predicting
+    zero), mean and 95% interval mapped exactly (the map is affine and decreasing). Returns new
+    :class:`~rgr_verify.capacity.CurvePoint` objects; ValueError for a scale that is not a finite number > 0."""
+    s = float(scale)
+    if not math.isfinite(s) or s <= 0:
+        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+    return [CurvePoint(p.h, p.D_K, tuple(p.seeds), tuple(1.0 - float(v) / s for v in p.values), 1.0 - p.mean / s,
+                       1.0 - p.high / s, 1.0 - p.low / s) for p in points]
