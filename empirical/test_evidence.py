@@ -268,5 +268,5 @@ def test_no_statement_or_note_states_a_seed_or_run_count_its_evidence_contradict
     got = count_conflicts([stale], mans, read_evidence)
     assert len(got) == 2 and "states 5 seeds" in got[0] and "states 500 runs" in got[1], got
     fine = dataclasses.replace(claim, notes="10 seeds: 0-2 the first batch (3 seeds), 7 seeds added; 480 runs; "
-                                            "h = 1 wins in four seeds; r = 32 runs; n-1 seeds")
+                                            "h = 1 wins in four seeds; r = 32 runs; n-1 seeds; all 40 runs of these cells")
     assert count_conflicts([fine], mans, read_evidence) == []

@@ -12,6 +12,11 @@ so a later replacement may evict an earlier source of U or a target placed for i
 positions holding neither a source of U nor a target placed in step 3 (falling back to S \\ {i} when none is
 left), which is what it takes for the per-context positive rate to approach rho. The literal reading reaches a
 positive rate of only about 0.25 at rho = 0.5 (claim ``appa1-sampler-positive-rate``).
+
+A third value, "uniform", is no reading of the paper but the sampler without its rate enforcement: step 1 alone (S, ell
+distinct vertices uniformly; steps 2 and 3 skipped, ``rho`` ignored), the natural contexts whose positive rate is
+(ell - 1) / (m - 1) at a vertex that is not a fixed point. It is the distribution of the three steps at rho = 0; the
+engine trains it as ``rho=0`` (preset ``sec6-grid-uniform``, claim ``appa1-rate-enforcing-sampler-trains-faster``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import numpy as np
 from ._checks import check_choice, check_int, check_probability, check_rng
 from .graphs import Digraph
 
-READINGS = ("literal", "protected")
+READINGS = ("literal", "protected", "uniform")
 
 __all__ = [
     "READINGS",
@@ -53,7 +58,7 @@ def sample_context(graph: Digraph, ell: int, rho: float, *, rng: np.random.Gener
                    reading: str = "literal") -> np.ndarray:
     """One context of length ``ell`` with target-in-context rate ``rho`` (App. A.1 / A.3). Returns int64 [ell]."""
     _check_sampler_args(graph, ell, rho, rng, reading)
-    return _sample_one(graph, int(ell), float(rho), rng, reading == "protected")
+    return _draw(graph, int(ell), float(rho), rng, reading)
 
 
 def sample_contexts(graph: Digraph, n: int, ell: int, rho: float, *, rng: np.random.Generator,
@@ -61,7 +66,7 @@ def sample_contexts(graph: Digraph, n: int, ell: int, rho: float, *, rng: np.ran
     """``n`` independent contexts, drawn in sequence from ``rng``. Returns int64 ``[n, ell]``."""
     n = check_int("n", n, min_value=1)
     _check_sampler_args(graph, ell, rho, rng, reading)
-    return np.stack([_sample_one(graph, int(ell), float(rho), rng, reading == "protected") for _ in range(n)])
+    return np.stack([_draw(graph, int(ell), float(rho), rng, reading) for _ in range(n)])
 
 
 def context_labels(graph: Digraph, contexts) -> np.ndarray:
@@ -96,6 +101,12 @@ def _check_sampler_args(graph: Digraph, ell, rho, rng, reading) -> None:
     check_probability("rho", rho)
     check_rng(rng)
     check_choice("reading", reading, READINGS)
+
+
+def _draw(graph: Digraph, ell: int, rho: float, rng: np.random.Generator, reading: str) -> np.ndarray:
+    if reading == "uniform":  # step 1 alone: no rate enforcement
+        return rng.choice(graph.m, size=ell, replace=False).astype(np.int64)
+    return _sample_one(graph, ell, rho, rng, reading == "protected")
 
 
 def _sample_one(graph: Digraph, ell: int, rho: float, rng: np.random.Generator, protected: bool) -> np.ndarray:

@@ -4,10 +4,10 @@ A check can fail only if its rule rejects the alternative it is there to rule ou
 check reads (engine run records of the RGR sweeps, or facts-model records) to new records on which one alternative
 holds by construction: heads make no difference, the threshold does not move with the cell, the transition is
 gradual, nothing passes, the step caps bind, the facts model's configuration makes no difference, nothing is
-memorised. Every paper-scale experimental claim declares, on its own standard
-(:attr:`rgr_verify.claims.standards.Standard.alternative`), the plant that states its alternative and the status the
-claim must not reach under it; ``empirical/test_planted.py`` runs each claim's check on its planted evidence (through
-:attr:`rgr_verify.claims.base.CheckContext.plant`) and sees it rejected.
+memorised, the sampler's rate enforcement leaves training as long as it was, D_K makes no difference to the Sec. 7.3
+block. Every paper-scale experimental claim declares, on its own standard (:attr:`rgr_verify.claims.standards.Standard.alternative`), the plant that states its
+alternative and the status the claim must not reach under it; ``empirical/test_planted.py`` runs each claim's check on
+its planted evidence (through :attr:`rgr_verify.claims.base.CheckContext.plant`) and sees it rejected.
 
 Plants never change the stored records (they return new dicts) and draw nothing at random: a small seed-dependent
 offset keeps per-seed statistics non-degenerate.
@@ -23,7 +23,7 @@ __all__ = ["PLANTS", "EXEMPT", "no_head_effect", "best_head_everywhere", "flat_t
            "flat_threshold_48", "law_threshold", "single_head_fails", "softmax_no_harder", "protected_nothing_passes",
            "variance_init_nothing_passes",
            "gradual_transition", "nothing_passes", "caps_bind", "doubled_cap_passes", "log_m_threshold", "facts_no_config_effect",
-           "facts_nothing_memorised"]
+           "facts_nothing_memorised", "uniform_same_steps", "sec73_no_dk_effect"]
 
 _RUN_FIELDS = ("metric", "val_history", "stopped_early", "steps", "extra", "tau")
 
@@ -184,6 +184,33 @@ def caps_bind(recs):
     return out
 
 
+def _without_rho(r) -> tuple:
+    c = {"sampler": "literal", **r["config"]}  # records stored before the sampler field read the engine's default
+    c.pop("rho", None)
+    return tuple(sorted(c.items())) + (("seed", int(r["seed"])),)
+
+
+def uniform_same_steps(recs):
+    """The rate enforcement of App. A.1 makes no difference to training: every run on uniform contexts (rho = 0)
+    takes the outcome (steps, stop, F1, history) of its rate-enforced twin (rho = 0.5, same config and seed), found
+    among the records or else in the committed sec6-grid evidence; a run without a twin keeps its own."""
+    uniform = [r for r in recs if _is_run(r) and float(r["config"].get("rho", 0.5)) == 0.0]
+    if not uniform:
+        return [dict(r) for r in recs]
+    twins = {_without_rho(r): r for r in recs if _is_run(r) and float(r["config"].get("rho", 0.5)) == 0.5}
+    if any(_without_rho(r) not in twins for r in uniform):
+        from .runs.evidence import evidence_records
+
+        for r in evidence_records("sec6-grid", "full")[0].values():
+            if _is_run(r) and float(r["config"].get("rho", 0.5)) == 0.5:
+                twins.setdefault(_without_rho(r), r)
+    ids, out = {id(r) for r in uniform}, []
+    for r in recs:
+        twin = twins.get(_without_rho(r)) if id(r) in ids else None
+        out.append(_copy_from(r, twin) if twin is not None else dict(r))
+    return out
+
+
 def _facts(r) -> bool:
     return "accuracy" in r and "d_qk" in r.get("config", {})
 
@@ -211,12 +238,32 @@ def facts_nothing_memorised(recs):
             for r in recs]
 
 
+def _sec73(r) -> bool:
+    return "test_acc" in r and "seed_index" in r and "D_K" in r and "h" in r  # a Sec. 7.3 run record
+
+
+_SEC73_FIELDS = ("test_acc", "final_test_acc", "best_val_acc", "best_step", "steps", "test_null_rate")
+
+
+def sec73_no_dk_effect(recs):
+    """D_K makes no difference to the Sec. 7.3 block: every Sec. 7.3 run takes the outcome (accuracies, steps) of
+    the run with the smallest D_K at the same preset, source, h and seed index (e.g. the D_K = 64 accuracies copied
+    onto D_K = 128); engine records and runs without such a twin keep their own."""
+    groups: dict = {}
+    for r in recs:
+        if _sec73(r):
+            groups.setdefault((r.get("preset"), r.get("source"), r["h"], r["seed_index"]), []).append(r)
+    src = {id(r): min(g, key=lambda x: x["D_K"]) for g in groups.values() for r in g}
+    return [({**r, **{k: src[id(r)][k] for k in _SEC73_FIELDS if k in src[id(r)]}} if id(r) in src else dict(r))
+            for r in recs]
+
+
 PLANTS = {f.__name__: f for f in (no_head_effect, best_head_everywhere, flat_threshold, flat_threshold_48,
                                   law_threshold, single_head_fails, softmax_no_harder, protected_nothing_passes,
                                   variance_init_nothing_passes,
                                   gradual_transition,
                                   nothing_passes, caps_bind, doubled_cap_passes, log_m_threshold, facts_no_config_effect,
-                                  facts_nothing_memorised)}
+                                  facts_nothing_memorised, uniform_same_steps, sec73_no_dk_effect)}
 
 # paper-scale experimental claims whose records do not pass through the record readers, with where their rule's
 # alternative is planted instead

@@ -109,10 +109,12 @@ def _seed_range(seeds) -> str:
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
           "twenty": 20, "thirty": 30}
 # a count of seeds or runs that describes the evidence ("10 seeds", "490 runs"); not a bound or a formula ("= 32 runs",
-# "n-1 seeds") and not a measured subset ("in four seeds": where something happened)
+# "n-1 seeds") and not a measured subset ("in four seeds": where something happened; "120 runs of these curves")
 _COUNT = r"(?<!\bin )(?<![-=<>≤≥.\d] )(?<![-=<>≤≥.\d])\b(\d+|" + "|".join(_WORDS) + r")"
-_SEEDS_RE = re.compile(_COUNT + r"\s+(?:(?:confirming|other|more|random|further)\s+)?seeds\b", re.I)
-_RUNS_RE = re.compile(_COUNT + r"\s+(?:(?:committed|stored|paper-scale|doubled-cap|training)\s+)?runs\b", re.I)
+# ("N runs of these curves" counts a part of the evidence, not the evidence: not read)
+_SEEDS_RE = re.compile(_COUNT + r"\s+(?:(?:confirming|other|more|random|further)\s+)?seeds\b(?! of\b)", re.I)
+_RUNS_RE = re.compile(_COUNT + r"\s+(?:(?:committed|stored|paper-scale|doubled-cap|training)\s+)?runs\b(?! of\b)",
+                      re.I)
 
 
 def count_conflicts(claims, manifests, records_of) -> list[str]:

@@ -13,7 +13,7 @@ import time
 
 NAME = "sweep"
 HELP = ("train an experiment preset (sec6-grid, sec6-diagonal, a3-regular, sec71-softmax, sec72-value; ours: "
-        "sec6-grid-protected, sec6-grid-init-variance, table2-cap2x; micro) into the store, on one process, many "
+        "sec6-grid-protected, sec6-grid-init-variance, sec6-grid-uniform, table2-cap2x; micro) into the store, on one process, many "
         "GPUs or a cluster")
 ORDER = 40
 

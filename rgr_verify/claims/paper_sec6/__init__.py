@@ -5,6 +5,7 @@
 - :mod:`.grid`: full-tier claims on the base grid (the Fig. 3 slope and law, the multi-head advantage, the sharp
   transition, the single head at the scanned D_K);
 - :mod:`.diagonal`: full-tier claims on the lambda = 8 diagonal (Figure 4);
+- :mod:`.fig2_axes`: Figure 2's head count along each axis of the grid (m at fixed d_model, d_model at fixed m);
 - :mod:`.stated`: the numbers Sec. 6 states, compared with Table 1, the grids and the fits (symbolic).
 
 Full-tier claims replay stored full-tier records, train on a CUDA GPU, or report inconclusive. Fits follow
