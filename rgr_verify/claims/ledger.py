@@ -15,7 +15,7 @@ from pathlib import Path
 from .._files import atomic_write_text
 from .base import Status
 
-__all__ = ["LEDGER_PATH", "read_ledger", "write_ledger", "LedgerEntry", "checkout_ledger"]
+__all__ = ["LEDGER_PATH", "read_ledger", "write_ledger", "LedgerEntry", "checkout_ledger", "ledger_scheme"]
 
 LEDGER_PATH = Path(__file__).with_name("ledger.txt")
 _HEADER = """\
@@ -24,6 +24,22 @@ _HEADER = """\
 # Statuses: verified, refuted, holds-empirically, contradicted-empirically, inconclusive.
 # rule=: the claim's rule fingerprint when its status was recorded (its check, analysis code, constants, stated values).
 """
+_SCHEME_LINE = "# rule-scheme: {}  (rgr_verify.claims.fingerprint; the scheme the rule= fingerprints were computed with)\n"
+
+
+def ledger_scheme(path: Path | str | None = None) -> int:
+    """The fingerprint scheme the ledger's ``rule=`` values were computed with (its ``# rule-scheme: N`` line; 1 for
+    a ledger written before schemes were recorded)."""
+    path = Path(path) if path is not None else LEDGER_PATH
+    if not path.exists():
+        return 1
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if raw.startswith("# rule-scheme:"):
+            value = raw.split(":", 1)[1].split()[0]
+            if not value.isdigit():
+                raise ValueError(f"{path}: rule-scheme must be an integer, got {value!r}")
+            return int(value)
+    return 1
 
 
 class LedgerEntry(tuple):
@@ -117,7 +133,9 @@ def write_ledger(updates: dict[str, Status], order: list[str], path: Path | str 
     known = [cid for cid in order if cid in entries]
     width = max((len(c) for c in known), default=0)
     swidth = max((len(s.value) for s in Status), default=0)
-    lines = [_HEADER]
+    from .fingerprint import ACTIVE_SCHEME
+
+    lines = [_HEADER, _SCHEME_LINE.format(ACTIVE_SCHEME)]
     for cid in known:
         entry = entries[cid]
         note = f"  # {entry.note}" if entry.note else ""
