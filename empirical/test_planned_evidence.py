@@ -150,7 +150,7 @@ def test_another_engines_plan_feeds_no_claim():
     import dataclasses
 
     from rgr_verify.claims.preregistration import fed_claims
-    from rgr_verify.evidence import manifests
+    from rgr_verify.runs.evidence import manifests
 
     v1 = next(m for m in manifests() if m.plan and m.plan.startswith("sec73:"))
     assert {c.id for c in fed_claims(v1)} >= {"fig7-h8-counterproductive-dk64", "sec73-accuracy-grows-with-dk-quick"}

@@ -101,8 +101,9 @@ def test_a_pure_move_of_a_module_changes_no_fingerprint(load):
     absolute = load("_fps2_check_c", check_source(f"from {PKG}.tools._fps2_moved import helper"))
     assert fp(before) == fp(moved) == fp(absolute)
     assert fp(before, 1) != fp(moved, 1)  # scheme 1 hashed the import line, module path included
-    # measurement code by its old import path (rgr_verify.replay, kept for scheme 1) or its new one: one rule
-    old = load("_fps2_old", check_source("from ..replay import claim_records", "claim_records"))
+    # measurement code imported by a relative or an absolute path: one rule (the old top-level paths,
+    # rgr_verify.replay and the like, were removed once scheme 2 made moves free)
+    old = load("_fps2_old", check_source("from rgr_verify.runs.replay import claim_records", "claim_records"))
     new = load("_fps2_new", check_source("from ..runs.replay import claim_records", "claim_records"))
     assert fp(old) == fp(new) and fp(old, 1) != fp(new, 1)
 
@@ -227,18 +228,22 @@ def test_scheme_2_covers_what_scheme_1_did():
 
 
 def test_scheme_1_is_unchanged_for_every_registered_claim():
-    """Scheme 1 gives what was recorded under it: the ledger's rule= while it is the active scheme, afterwards the
-    migration's pairs (for every rule unchanged since, i.e. whose scheme-2 fingerprint is still the pair's)."""
+    """Scheme 1 gave what was recorded under it until the migration (checked then, with the ledger). Afterwards it is
+    history, and brittle by design: removing the old import paths (rgr_verify.replay and the like) changed the
+    scheme-1 fingerprint of the claims importing them and no scheme-2 one. What stays checkable: each pair of the
+    migration is [scheme 1, scheme 2] of one claim, and every ledger rule still equal to its pair's scheme-2 value is
+    that claim's fingerprint now."""
     claims = {c.id: c for c in all_claims()}
     if ACTIVE_SCHEME == 1:
         recorded = {cid: e.rule for cid, e in read_ledger().items() if e.rule and cid in claims}
-        assert all(rule_fingerprint(c) == rule_fingerprint(c, scheme=1) for c in claims.values())
-    else:
-        recorded = {cid: old for cid, (old, new) in read_pairs().items()
-                    if cid in claims and rule_fingerprint(claims[cid], scheme=2) == new}
-    assert recorded
-    now = {cid: rule_fingerprint(claims[cid], scheme=1) for cid in recorded}
-    assert {cid: (fp_, now[cid]) for cid, fp_ in recorded.items() if now[cid] != fp_} == {}
+        assert recorded and all(rule_fingerprint(claims[cid], scheme=1) == fp_ for cid, fp_ in recorded.items())
+        return
+    pairs, ledger = read_pairs(), read_ledger()
+    assert len(pairs) >= 290 and all(len(old) == len(new) == 12 and old != new for old, new in pairs.values())
+    kept = [cid for cid, (_old, new) in pairs.items() if cid in ledger and ledger[cid].rule == new]
+    assert len(kept) >= 0.9 * len(pairs)
+    assert {cid: rule_fingerprint(claims[cid]) for cid in kept if cid in claims} == \
+        {cid: ledger[cid].rule for cid in kept if cid in claims}
 
 
 def _toy(claims):

@@ -183,7 +183,7 @@ def _regular_bounds(m: int, r: int, rng) -> dict:
 
 def _regular_thresholds(ctx, tier: str):
     from ..capacity import curves, threshold
-    from ..replay import claim_records
+    from ..runs.replay import claim_records
 
     recs, why = claim_records("a3-regular", tier, ctx)
     if recs is None:

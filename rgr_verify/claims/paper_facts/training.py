@@ -30,7 +30,7 @@ def _level(tier: str) -> str:
 
 
 def _facts_records(preset: str, ctx, tier: str = "quick"):
-    from ...store import default_results_dir
+    from ...runs.store import default_results_dir
 
     threads = torch.get_num_threads()
     try:

@@ -66,8 +66,8 @@ def _sweep(ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only
     reads (:func:`cells_read`) are replayed or trained, so a partial stored sweep decides it once they are stored."""
     import os
 
-    from ...presets_sec73 import GPT2_DIR_ENV, sec73_preset
-    from ...sweep_sec73 import run_sec73, stored_sec73
+    from ...runs.sec73_presets import GPT2_DIR_ENV, sec73_preset
+    from ...runs.sec73_sweep import run_sec73, stored_sec73
 
     try:
         if tier == "quick":

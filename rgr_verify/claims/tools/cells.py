@@ -79,7 +79,7 @@ def sweep_records(preset: str, tier: str, ctx):
     check_choice("tier", tier, TIERS)
     if not isinstance(preset, str) or not preset:
         raise ValueError(f"preset must be a non-empty preset name, got {preset!r}")
-    from ...replay import claim_records
+    from ...runs.replay import claim_records
 
     return claim_records(preset, tier, ctx)
 

@@ -508,7 +508,7 @@ def run_analyses(claim, ctx) -> Verdict:
     A variant that errors or cannot run makes the claim's verdict an error naming it.
     The default analysis keeps its details, values and artefacts; params["robustness"] is the combined record, and
     the details end with its summary and the choices that flip the verdict."""
-    from ...presets import READING_PRESETS
+    from ...runs.presets import READING_PRESETS
 
     if not claim.analyses:
         return _run(claim, ctx)
