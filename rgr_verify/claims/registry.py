@@ -22,8 +22,9 @@ __all__ = ["all_claims", "get_claim", "select_claims", "claim_modules"]
 def claim_modules() -> list:
     """The imported claims modules (``paper_*`` modules, the modules of ``paper_*`` packages, ``xpaper``) that
     define ``CLAIMS``, sorted by their ``ORDER`` (then by name)."""
-    from . import __path__ as pkg_path
+    from pathlib import Path
 
+    pkg_path = [str(Path(__file__).resolve().parent)]  # this package's folder (not an import of the package itself)
     mods = []
     for info in pkgutil.iter_modules(pkg_path):
         if not (info.name.startswith("paper_") or info.name == "xpaper"):

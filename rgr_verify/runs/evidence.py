@@ -83,7 +83,7 @@ class Manifest:
     rules: dict = dataclasses.field(default_factory=dict)
     rules_date: str | None = None  # when ``rules`` were recorded (ISO date)
     # for a store other than the engine's: the sweep whose runs it should hold (e.g. "sec73:full:minilm:cuda:20250926",
-    # rgr_verify.runs.sec73_sweep.planned_runs), so that ``preset_runs`` counts them and a partial store says so
+    # rgr_verify.runs.sec73_keys.planned_runs), so that ``preset_runs`` counts them and a partial store says so
     plan: str = ""
     seeds: tuple = ()  # the seeds of its records (rgr_verify.runs.batches.record_seed), sorted
     batches: tuple = ()  # its sittings (rgr_verify.runs.batches.Batch): date, commit, clean tree, commands, runs, seeds
@@ -495,7 +495,7 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
         raise ValueError(f"{str(path)!r} holds no record" + (" that where() selects" if where is not None else ""))
     n_runs = len(recs)
     if plan:
-        from .sec73_sweep import STORE_NAME  # the one store whose sweeps have plans
+        from .sec73_keys import STORE_NAME  # the one store whose sweeps have plans
 
         if store != STORE_NAME:
             raise ValueError(f"plan names a Sec. 7.3 sweep, whose store is {STORE_NAME!r}; got store {store!r}")
@@ -514,6 +514,6 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
 
 def _planned(plan: str, *, equivalents: bool = False) -> dict:
     """The runs of a store's plan by key (only Sec. 7.3 sweeps have plans: "sec73:TIER:SOURCE:DEVICE:ROOT_SEED")."""
-    from .sec73_sweep import planned_runs
+    from .sec73_keys import planned_runs
 
     return planned_runs(plan, equivalents=equivalents)

@@ -85,9 +85,7 @@ def _write_site(site: Path, table: EmbeddingTable) -> None:
 
 def _probe(site: Path, m: int) -> dict:
     """Build the table in a fresh interpreter that finds the copy first; fails unless it read the copy."""
-    import rgr_verify
-
-    project = str(Path(rgr_verify.__file__).resolve().parents[1])
+    project = str(Path(__file__).resolve().parents[2])  # the folder holding the rgr_verify package
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), project]))
     proc = subprocess.run([sys.executable, "-c", _PROBE, str(m)], env=env, capture_output=True, text=True,
                           timeout=600, cwd=site.parent)  # not the caller's folder, whose packages would come first

@@ -38,7 +38,7 @@ from ..tools import (
     verdict_over_readings,
     with_readings,
 )
-from .theorem41 import c0_growth_verdict
+from .c0_growth import c0_growth_verdict
 
 __all__ = ["CLAIMS", "ORDER", "transposition", "random_derangement", "identity_heavy", "separated_blocks",
            "review_repair_blocks", "quarter_repair_blocks", "limit_rows", "self_pair_verdict",
