@@ -57,7 +57,7 @@ _CUE = re.compile(
     r"counterproductive|depend\w*|independent\w*|robust\w*|stable|unstable|collapse\w*|peak\w*|optimal\w*|"
     r"requir\w*|need\w*|necessar\w*|sufficient|insufficient|tracks?|tracked|fits?|fitted|"
     r"correlat\w*|trend\w*|monoton\w*|roughly|approximately|consistently|clearly|significant\w*|"
-    r"beneficial|governed|artifacts?|discrepanc\w*|appears?|slopes?)\b",
+    r"beneficial|govern\w*|artifacts?|discrepanc\w*|appears?|slopes?)\b",
     re.I)
 # Sentences that only say what was done: the protocol's verbs at the start, with no outcome word after them.
 _PROTOCOL_START = re.compile(r"^(?:We (?:train|use|set|fix|sweep|run|draw|sample|define|report|evaluate|vary|"

@@ -66,7 +66,7 @@ def post_hoc(claim, manifests) -> dict | None:
     """Why ``claim``'s rule is post hoc with respect to the first manifest feeding it that makes it so, or None
     when every manifest feeding it recorded its current rule no later than its own date (or none feeds it)."""
     now = None
-    for man in manifests:
+    for man in sorted(manifests, key=lambda m: m.adaptive):  # a preset's own runs first, its adaptive store after
         if not fed_claims(man, [claim]):
             continue
         now = now or rule_fingerprint(claim)

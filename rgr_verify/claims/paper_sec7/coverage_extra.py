@@ -293,7 +293,8 @@ CLAIMS = (
                             alternative=("no_head_effect", "holds-empirically"))),
     Claim(id="fig7-single-head-improves-64-to-128", ref="Figure 7",
           statement="At the paper's Sec. 7.3 scale (m = 6144, l = 16), one head (h = 1) reaches a higher test "
-                    "accuracy at D_K = 128 than at D_K = 64 (decided on the stored source named in the verdict)",
+                    "accuracy at D_K = 128 than at D_K = 64 (decided on the committed MiniLM runs, d_model 384, where the paper "
+                    "used GPT-2 embeddings, d_model 768: the stored source the verdict names)",
           kind=Kind.QUALITATIVE, tier=Tier.FULL, check=_check_single_head_improves, role="result",
           stores=("sec73-runs.jsonl",), analyses=("leave one seed out", "test level", "tolerance"),
           notes="Full tier, no GPU needed: the two cells it reads, (D_K 64, h 1) and (D_K 128, h 1), are stored in "
