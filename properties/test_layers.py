@@ -184,3 +184,26 @@ def test_a_planted_circle_inside_a_layer_is_caught():
         return text + "\ndef _late():\n    from .evidence import manifests\n" if p == planted else text
 
     assert import_circles(module_graph(read)) == [["rgr_verify.runs.evidence", "rgr_verify.runs.store"]]
+
+
+# The claims read stored runs through one door, rgr_verify.runs.replay (the presets, being configuration, too).
+CLAIMS_MAY_IMPORT_FROM_RUNS = {"replay", "presets", "sec73_presets"}
+
+
+def claims_reading_runs_around_replay(read=lambda p: p.read_text(encoding="utf-8")) -> list[str]:
+    graph = module_graph(read)
+    return sorted(f"{m} imports {d}" for m, deps in graph.items() if m.startswith("rgr_verify.claims")
+                  for d in deps if d.startswith("rgr_verify.runs")
+                  and d.split(".")[2:3] and d.split(".")[2] not in CLAIMS_MAY_IMPORT_FROM_RUNS)
+
+
+def test_claims_read_runs_only_through_replay():
+    assert claims_reading_runs_around_replay() == []
+    planted = PKG / "claims" / "paper_sec7" / "value.py"
+
+    def read(p):
+        text = p.read_text(encoding="utf-8")
+        return text + "\ndef _around():\n    from ...runs.evidence import manifests\n" if p == planted else text
+
+    assert claims_reading_runs_around_replay(read) == [
+        "rgr_verify.claims.paper_sec7.value imports rgr_verify.runs.evidence"]

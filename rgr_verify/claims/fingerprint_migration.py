@@ -104,7 +104,7 @@ def run(*, write: bool = False, ledger_path: Path | str | None = None, evidence_
     and the pairs (once: an existing pairs file is a ValueError). Returns a summary: how many recorded fingerprints
     were re-recorded and which were left (claim id, where, recorded fingerprint)."""
     from .ledger import LEDGER_PATH
-    from ..runs.evidence import PACKAGE_EVIDENCE
+    from ..runs.replay import PACKAGE_EVIDENCE
 
     ledger_path = Path(ledger_path) if ledger_path is not None else LEDGER_PATH
     evidence_dir = Path(evidence_dir) if evidence_dir is not None else PACKAGE_EVIDENCE

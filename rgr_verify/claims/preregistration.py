@@ -123,7 +123,7 @@ def count_conflicts(claims, manifests, records_of) -> list[str]:
     batches or of one of its configurations; a count of runs must be a feeding manifest's runs, its preset's, or a
     batch's. ``records_of(manifest)`` gives a manifest's records. One line per conflict (claim, count, what the
     evidence holds)."""
-    from ..runs.batches import seed_counts
+    from ..runs.replay import seed_counts
     from .base import Tier
 
     seeds_ok: dict = {}

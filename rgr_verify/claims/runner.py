@@ -146,7 +146,7 @@ def _swept(claim: Claim, root_seed: int, evidence_dir: Path | None = None) -> li
     """The committed manifests of planned sweeps (a GPU sweep committed piece by piece, e.g. Sec. 7.3's) that feed
     ``claim`` (a GPU-tier claim) and were drawn from ``root_seed``: a complete one lets the claim replay below its tier; a partial one
     says how far the sweep got."""
-    from ..runs.evidence import manifests
+    from ..runs.replay import manifests
     from .preregistration import fed_claims
 
     return [m for m in manifests(evidence_dir)
@@ -158,7 +158,7 @@ def replayable(claim: Claim, evidence_dir: Path | None = None, root_seed: int | 
     and the evidence holds every run of each (at the claim's tier), or it is a GPU-tier claim fed by the store of a
     planned sweep drawn from ``root_seed`` (default: :func:`root_seed_from_env`), complete or partial: the check
     replays the cells it reads and decides when they are all stored, else reports not-run naming those missing."""
-    from ..runs.evidence import evidence_complete
+    from ..runs.replay import evidence_complete
 
     if claim.replays and all(evidence_complete(p, claim.tier.value, evidence_dir) for p in claim.replays):
         return True

@@ -8,9 +8,9 @@ import numpy as np
 import torch
 
 from ...facts_model import TAUS
-from ...runs.facts import ensure_facts_runs
+from ...runs.replay import ensure_facts_runs
 from ...runs.replay import first_batch
-from ...runs.facts import facts_preset_runs as preset_runs  # the name its checks call
+from ...runs.replay import facts_preset_runs as preset_runs  # the name its checks call
 from ...facts_tensors import distinct_value_database, rank_bounds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
@@ -30,7 +30,7 @@ def _level(tier: str) -> str:
 
 
 def _facts_records(preset: str, ctx, tier: str = "quick"):
-    from ...runs.store import default_results_dir
+    from ...runs.replay import default_results_dir
 
     threads = torch.get_num_threads()
     try:

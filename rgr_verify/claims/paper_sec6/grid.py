@@ -62,9 +62,9 @@ def adaptive_search(ctx, keys):
     """``(results, manifests)`` of the committed adaptive search of sec6-grid (full) replayed on ``keys``, or None
     when the evidence holds none or the context reads App. A.1 otherwise. The evidence is read once per process; the records go through the context's
     record readers (a left-out seed, a plant), and a left-out seed leaves the search's seeds too."""
-    from ...runs.adaptive import adaptive_thresholds, records_probe
-    from ...runs.evidence import evidence_records
-    from ...runs.ladder import cells_of
+    from ...runs.replay import adaptive_thresholds, records_probe
+    from ...runs.replay import evidence_records
+    from ...runs.replay import cells_of
     from ...runs.presets import preset_runs
 
     if ctx.reading is not None:

@@ -196,7 +196,7 @@ def _sec73_cells(ctx):
     """(the stored Sec. 7.3 full-tier runs of :data:`SEC73_CELLS`, "") on the GPT-2 source if stored, else MiniLM;
     or (None, why)."""
     from ...runs.sec73_presets import sec73_preset
-    from ...runs.sec73_sweep import stored_sec73
+    from ...runs.replay import stored_sec73
 
     for source in ("gpt2", "minilm"):
         res = stored_sec73(sec73_preset("full", source=source), root_seed=ctx.root_seed, results_dir=ctx.results_dir,

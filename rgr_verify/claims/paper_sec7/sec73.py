@@ -67,7 +67,7 @@ def _sweep(ctx: CheckContext, tier: str, source: str | None = None, *, gpt2_only
     import os
 
     from ...runs.sec73_presets import GPT2_DIR_ENV, sec73_preset
-    from ...runs.sec73_sweep import run_sec73, stored_sec73
+    from ...runs.replay import run_sec73, stored_sec73
 
     try:
         if tier == "quick":
