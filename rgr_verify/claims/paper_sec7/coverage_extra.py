@@ -24,6 +24,7 @@ from ..standards import Standard, advantage_interval, decide_advantage, picked_l
 from ..tools import FAMILY_ALPHA, sweep_records
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
 from .sec73_rules import ALPHA, COLLAPSE
+from .value import mostly_capped  # the majority rule of the step cap, shared with the d_model-32 claims of value.py
 
 __all__ = ["CLAIMS", "ORDER", "mostly_capped", "lowest_mse_decision", "sign_test_interval", "gain_decision",
            "GAIN_MARGIN", "SEC73_CELLS", "CONTRASTS"]
@@ -32,14 +33,6 @@ ORDER = 72
 
 
 # --- Figure 6, bottom panel: at d_model = 32 the smallest end-of-training MSE belongs to some h > 1 ----------------
-
-def mostly_capped(pt, stopped: dict, seeds) -> bool:
-    """Whether most of the runs of curve point ``pt`` on ``seeds`` hit the step cap (``stopped[(h, D_K, seed)]``
-    False): their final MSE was still falling, an upper bound on the ultimate MSE only (the majority rule of
-    sec72-value-dmodel32-best-intermediate-heads)."""
-    hit = [not stopped[(pt.h, pt.D_K, s)] for s in seeds if (pt.h, pt.D_K, s) in stopped]
-    return bool(hit) and 2 * sum(hit) > len(hit)
-
 
 def lowest_mse_decision(pts, stopped: dict, *, alpha: float, censor: bool, dk_max=None) -> tuple[Status, dict]:
     """The rule of fig6-value-dmodel32-multihead-lowest-mse on one cell's curve points ``pts`` (test MSE per seed)

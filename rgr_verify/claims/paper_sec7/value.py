@@ -18,7 +18,7 @@ from ..standards import Standard, advantage_interval, decide, decide_advantage, 
 from ..tools import FAMILY_ALPHA, quick_sizes, sweep_records, verdict_over_readings, with_readings
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance
 
-__all__ = ["CLAIMS", "ORDER"]
+__all__ = ["CLAIMS", "ORDER", "mostly_capped"]
 
 ORDER = 71
 
@@ -111,7 +111,7 @@ def _mse(pt, seeds):
     return float(np.mean([v for s, v in zip(pt.seeds, pt.values) if s in seeds]))
 
 
-def _capped(pt, runs, seeds) -> bool:
+def mostly_capped(pt, runs, seeds) -> bool:
     """Whether most of the runs of point ``pt`` on ``seeds`` hit the step cap (no early stop): their final MSE was
     still moving, so it bounds the ultimate MSE from above only."""
     hit = [not runs[(pt.h, pt.D_K, s)] for s in seeds if (pt.h, pt.D_K, s) in runs]
@@ -155,7 +155,7 @@ def _check_value_d32_best_heads(ctx, d_model=32, winners=None):
                 line = [p for p in use if p.h == h and held in p.seeds]
                 best = min(line, key=lambda p: _mse(p, train))  # D_K picked on the other seeds
                 chosen[h] = {"D_K": best.D_K, "held-out MSE": _mse(best, {held}),
-                             "runs at the cap (all seeds)": _capped(best, runs, seeds)}
+                             "runs at the cap (all seeds)": mostly_capped(best, runs, seeds)}
             win = min(chosen, key=lambda h: chosen[h]["held-out MSE"])
             mid = [h for h in chosen if h in winners]
             best_mid = min(mid, key=lambda h: chosen[h]["held-out MSE"]) if mid else None
@@ -192,7 +192,7 @@ def _check_value_d32_best_heads(ctx, d_model=32, winners=None):
     best_all = {h: _mse(p, set(seeds)) for h, p in best_pt.items()}
     win_all = min(best_all, key=best_all.get)
     mid_all = min((h for h in best_all if h in winners), key=best_all.get, default=None)
-    in_cens = _capped(best_pt[win_all], runs, seeds) or (mid_all is not None and _capped(best_pt[mid_all], runs, seeds))
+    in_cens = mostly_capped(best_pt[win_all], runs, seeds) or (mid_all is not None and mostly_capped(best_pt[mid_all], runs, seeds))
     in_word = "not tested" if in_cens else "holds" if win_all in winners else "fails"
     n_in = sum(w in winners for w in wins)
     n_cens = sum(f["censored"] for f in folds)
