@@ -79,9 +79,11 @@ def post_hoc(claim, manifests) -> dict | None:
             late = _late_batch(man)
             if late is None:
                 continue
+            from ..runs.replay import seed_range
+
             i, date, seeds = late
             reason = (f"rule recorded on {man.rules_date}, after batch {i} of the evidence "
-                      f"({date or 'an unrecorded date'}, seeds {_seed_range(seeds)}) was run")
+                      f"({date or 'an unrecorded date'}, seeds {seed_range(seeds)}) was run")
         return {"evidence": man.name, "evidence_date": man.date, "rules_date": man.rules_date, "reason": reason}
     return None
 
@@ -95,15 +97,6 @@ def _late_batch(man):
         if date is None or (man.rules_date or "") > date:
             return i, date, seeds
     return None
-
-
-def _seed_range(seeds) -> str:
-    seeds = sorted(seeds)
-    if not seeds:
-        return "not recorded"
-    if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 2:
-        return f"{seeds[0]}-{seeds[-1]}"
-    return ", ".join(map(str, seeds))
 
 
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,

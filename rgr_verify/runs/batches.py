@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 from dataclasses import dataclass, field
 
-__all__ = ["Batch", "record_seed", "record_field", "seeds_of", "batch_problems", "seed_counts"]
+__all__ = ["Batch", "record_seed", "record_field", "seeds_of", "batch_problems", "seed_counts", "seed_range"]
 
 
 @dataclass(frozen=True)
@@ -151,3 +151,11 @@ def batch_problems(batches, records, seeds) -> list[str]:
         if any(h != 1 for h in hits):
             out.append(f"{sum(h != 1 for h in hits)} records are selected by no batch or by two")
     return out
+
+
+def seed_range(seeds, empty: str = "not recorded") -> str:
+    """Seeds in words: "0-9" for a run of three or more consecutive seeds, else "0, 2"; ``empty`` for none."""
+    seeds = sorted(seeds)
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ", ".join(map(str, seeds)) or empty

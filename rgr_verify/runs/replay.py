@@ -9,7 +9,7 @@ from .sweeps.worker import ensure_runs
 # the presets, which are configuration), so this is the one door between the checks and the stores
 # (properties/test_layers.py).
 from .adaptive import adaptive_thresholds, records_probe
-from .batches import seed_counts
+from .batches import seed_counts, seed_range
 from .evidence import PACKAGE_EVIDENCE, evidence_complete, evidence_records, manifests
 from .facts import ensure_facts_runs, facts_preset_runs
 from .ladder import cells_of
@@ -17,7 +17,7 @@ from .sec73_sweep import run_sec73, stored_sec73
 
 __all__ = ["claim_records", "NEEDS_GPU", "SEED_BATCHES", "first_batch", "default_results_dir", "adaptive_thresholds",
            "records_probe", "PACKAGE_EVIDENCE", "evidence_complete", "evidence_records", "manifests",
-           "ensure_facts_runs", "facts_preset_runs", "cells_of", "run_sec73", "stored_sec73", "seed_counts"]
+           "ensure_facts_runs", "facts_preset_runs", "cells_of", "run_sec73", "stored_sec73", "seed_counts", "seed_range"]
 
 NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
 

@@ -314,9 +314,12 @@ def _post_hoc(r: dict) -> dict | None:
     return {"text": clean_text(text), "caveat": caveat}
 
 
+
 def _batches(r: dict) -> list[dict]:
     """The committed evidence that feeds a claim, in words: per store its seeds, each batch (when, from which
     commit, whether the tree was clean, runs, seeds, why it was added later) and where it departs from the paper."""
+    from ..runs.batches import seed_range
+
     out = []
     for ev in r.get("evidence_batches") or []:
         seeds = ev.get("seeds") or []
@@ -325,20 +328,13 @@ def _batches(r: dict) -> list[dict]:
             clean = {True: "clean tree", False: "uncommitted changes", None: "tree state not recorded"}[b.get("clean")]
             late = bool(ev.get("rules_date") and (b.get("date") is None or ev["rules_date"] > b["date"]))
             rows.append({"n": i, "date": b.get("date") or "not recorded", "commit": (b.get("commit") or "")[:10],
-                         "clean": clean, "runs": b.get("runs"), "seeds": _seed_words(b.get("seeds") or []),
+                         "clean": clean, "runs": b.get("runs"), "seeds": seed_range(b.get("seeds") or [], "none recorded"),
                          "after": clean_text(b.get("after") or ""), "notes": clean_text(b.get("notes") or ""),
                          "late": late})
-        out.append({"evidence": ev.get("evidence"), "seeds": _seed_words(seeds), "n_seeds": len(seeds),
+        out.append({"evidence": ev.get("evidence"), "seeds": seed_range(seeds, "none recorded"), "n_seeds": len(seeds),
                     "rules_date": ev.get("rules_date") or "never", "batches": rows,
                     "deviations": [clean_text(d) for d in ev.get("deviations") or []]})
     return out
-
-
-def _seed_words(seeds) -> str:
-    seeds = sorted(seeds)
-    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"{seeds[0]}-{seeds[-1]}"
-    return ", ".join(map(str, seeds)) or "none recorded"
 
 
 def _quick_analogue(cid: str, notes: str, ids) -> str:
