@@ -33,7 +33,7 @@ def test_the_plan_is_the_preset_grid():
     assert planned_runs(f"sec73:full:minilm:cpu:{ROOT}").keys().isdisjoint(plan)  # the device kind is keyed
     assert planned_runs(f"sec73:full:minilm:cuda:{ROOT + 1}").keys().isdisjoint(plan)  # so is the root seed
     first = [k for k, (D, h, _) in plan.items() if (D, h) == (64, 1)]
-    old = {c: k for k, c in planned_runs(PLAN, equivalents=True).items() if k not in plan}
+    old = {c: k for k, c in planned_runs(PLAN, adopted=True).items() if k not in plan}
     assert missing_cells(PLAN, [old[c] for c in plan.values() if c[:2] == (64, 1)]) == missing_cells(PLAN, first)
     assert missing_cells(PLAN, first) == [(D, h, 7) for D in (64, 128, 256, 512) for h in (1, 2, 4, 8)][1:]
 
@@ -55,7 +55,7 @@ def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
     assert json.loads((ev / "sec73-minilm-full.json").read_text())["plan"] == PLAN
     assert manifests(ev)[0] == man
     assert [(r["ok"], r["complete"]) for r in verify_evidence(ev)] == [(True, False)]
-    assert len(planned_runs(PLAN, equivalents=True)) > len(plan)
+    assert len(planned_runs(PLAN, adopted=True)) > len(plan)
     with pytest.raises(ValueError, match="whose store is"):  # only Sec. 7.3's store has plans
         JsonlStore(src, "toy-runs.jsonl").append(_records(batch))
         add_store_evidence(src, "toy-runs.jsonl", name="toy", label="x", directory=ev, plan=PLAN)
@@ -65,7 +65,7 @@ def test_a_partial_planned_store_says_how_far_it_got(tmp_path, capsys):
         add_store_evidence(src, STORE_NAME, name="other", label="x", directory=ev, plan=PLAN)
     assert not (ev / "other.json").exists()
     # a run stored under an equivalent earlier code version belongs to the plan; the same run twice does not count twice
-    old_keys = {c: k for k, c in planned_runs(PLAN, equivalents=True).items() if k not in plan}
+    old_keys = {c: k for k, c in planned_runs(PLAN, adopted=True).items() if k not in plan}
     JsonlStore(tmp_path / "src3", STORE_NAME).append(_records([(old_keys[(64, 2, 0)], (64, 2, 0))]))
     assert add_store_evidence(tmp_path / "src3", STORE_NAME, name="old", label="x", directory=ev, plan=PLAN).runs == 1
     JsonlStore(tmp_path / "src3", STORE_NAME).append(_records([(k, c) for k, c in plan.items() if c == (64, 2, 0)]))

@@ -393,7 +393,7 @@ def test_sec73_mixed_full_plan_retrains_the_committed_cells_first():
     assert [r[2] for r in runs[:7]] == list(range(7))
     # plans: v3 runs have their own keys, disjoint from every v1 key (current or equivalent code versions)
     plan = planned_runs("sec73v3:full:minilm:cuda:20250926")
-    old = planned_runs("sec73:full:minilm:cuda:20250926", equivalents=True)
+    old = planned_runs("sec73:full:minilm:cuda:20250926", adopted=True)
     assert len(plan) == 112 and set(plan).isdisjoint(old)
     assert sorted(plan.values()) == sorted(runs)
     for bad in ("sec73v2:full:minilm:cuda:1", "sec73v3:full:minilm:tpu:1", "sec73v3:full:minilm:cuda"):

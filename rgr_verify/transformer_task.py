@@ -3,8 +3,8 @@
 Each run draws from its own generators (:func:`run_generator`, keyed by its seed and a purpose), so its examples do
 not depend on which runs share its batch. :func:`stack_examples` draws R runs' examples at once: only the random
 draws are per run (each from its run's generator, in a fixed order), the selection, shuffle and labels run once
-for all runs. :mod:`rgr_verify.transformer` trains on them; both files key the stored runs
-(:func:`rgr_verify.runs.sec73_sweep.code_version`).
+for all runs. :mod:`rgr_verify.transformer` trains on them. A change of what they draw needs a new declared code
+version of the Sec. 7.3 trainers (:data:`rgr_verify.runs.sec73_keys.CODE_VERSIONS`; the golden test says so).
 """
 
 from __future__ import annotations

@@ -287,9 +287,9 @@ def verify_evidence(directory=None) -> list[dict]:
                 cands = CandidateRuns(preset_runs(man.preset, man.tier))
                 n_keys, what = len(cands), "adaptive-search runs"
                 stray = {k for k, r in recs.items() if not cands.stores(k, r)}
-            elif man.plan:  # records may carry the keys of an equivalent earlier code version
+            elif man.plan:  # records may carry the keys of a hashed code version the declared one adopted
                 what, n_keys = "runs", len(_planned(man.plan))
-                stray = set(recs) - set(_planned(man.plan, equivalents=True))
+                stray = set(recs) - set(_planned(man.plan, adopted=True))
             else:
                 keys = {run_key(c, s) for c, s in preset_runs(man.preset, man.tier)} if man.engine else set(recs)
                 n_keys, what = len(keys), "runs"
@@ -499,7 +499,7 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
 
         if store != STORE_NAME:
             raise ValueError(f"plan names a Sec. 7.3 sweep, whose store is {STORE_NAME!r}; got store {store!r}")
-        planned = _planned(plan, equivalents=True)  # a run's key under the current or an equivalent code version
+        planned = _planned(plan, adopted=True)  # a run's key under the declared or an adopted code version
         stray = sorted(set(recs) - set(planned))
         if stray:
             raise ValueError(f"{len(stray)} records of {str(path)!r} are not runs of the plan {plan!r} "
@@ -512,8 +512,8 @@ def add_store_evidence(results_dir, store: str, *, name: str, label: str, tier: 
                            replace=replace, provenance=provenance, rules=rules, plan=plan)
 
 
-def _planned(plan: str, *, equivalents: bool = False) -> dict:
+def _planned(plan: str, *, adopted: bool = False) -> dict:
     """The runs of a store's plan by key (only Sec. 7.3 sweeps have plans: "sec73:TIER:SOURCE:DEVICE:ROOT_SEED")."""
     from .sec73_keys import planned_runs
 
-    return planned_runs(plan, equivalents=equivalents)
+    return planned_runs(plan, adopted=adopted)

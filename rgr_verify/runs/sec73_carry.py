@@ -12,7 +12,6 @@ to the installed package's.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -26,7 +25,7 @@ import numpy as np
 
 from .._checks import check_int
 from .._files import atomic_write_bytes
-from ..embedding_sources import EmbeddingTable, MiniLMSource, load_safetensors_matrix, minilm_model_dir
+from ..embedding_sources import EmbeddingTable, MiniLMSource, load_safetensors_matrix, minilm_model_dir, package_dir
 from .sec73_presets import sec73_preset
 
 __all__ = ["build_minilm_carry", "table_digest", "MINILM_TENSOR", "FULL_M"]
@@ -52,12 +51,8 @@ def table_digest(E) -> str:
 
 
 def _wordfreq_data() -> Path:
-    # found as embedding_sources.wordfreq_ranks finds it; its locator is private there, and making it public would
-    # change the Sec. 7.3 trainer's code version (a hash of that module: the runs' store key) for a rename
-    spec = importlib.util.find_spec("wordfreq")
-    path = None
-    if spec is not None and spec.submodule_search_locations:
-        path = Path(list(spec.submodule_search_locations)[0]) / "data" / _WORDFREQ_FILE
+    pkg = package_dir("wordfreq")  # found as embedding_sources.wordfreq_ranks finds it
+    path = pkg / "data" / _WORDFREQ_FILE if pkg is not None else None
     if path is None or not path.is_file():
         raise ValueError("the wordfreq package is not installed: pip install --no-deps wordfreq msgpack")
     return path

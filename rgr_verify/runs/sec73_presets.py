@@ -52,8 +52,8 @@ class Sec73Preset:
     first_cells: tuple = ()
     # The trainer: "v1", today's block (rgr_verify.transformer.train_block_runs: runs of one h a batch), or "v3",
     # the keyless block (rgr_verify.transformer_v3.train_block_runs_v3: runs of any (D_K, h) in one batch of up
-    # to max_batch_runs). The engine keys the records: v3 runs are stored under their own code version and plan
-    # (rgr_verify.runs.sec73_sweep.code_version), so neither engine's records replay as the other's.
+    # to max_batch_runs). The engine keys the records: v3 runs are stored under their own declared code version and
+    # plan (rgr_verify.runs.sec73_keys.CODE_VERSIONS), so neither engine's records replay as the other's.
     engine: str = "v1"
 
     def __post_init__(self):

@@ -3,10 +3,10 @@
 A sweep trains every (D_K, h, seed) of a :class:`~rgr_verify.runs.sec73_presets.Sec73Preset` with
 :func:`rgr_verify.transformer.train_block_runs` on the frozen table of its embedding source and appends one JSON line per
 run to ``<results_dir>/sec73-runs.jsonl``. Each record is keyed by a hash of the run's full configuration, its
-seed, the device kind and the code version (a hash of ``transformer.py`` and ``embedding_sources.py``), so a later
-sweep (or a claim, or another pytest worker) replays stored runs instead of training them again. Records of a code
-version in :data:`EQUIVALENT_CODE_VERSIONS` (earlier sources of those two files that train the same runs) replay
-too, re-keyed under the current version. The file is a :class:`rgr_verify.runs.store.JsonlStore`, like the engine's
+seed, the device kind and the trainer's declared code version (:data:`CODE_VERSIONS`), so a later sweep (or a
+claim, or another pytest worker) replays stored runs instead of training them again. Records keyed under a hashed
+code version of the era before declared versions replay too when the declared version adopted it
+(:func:`adopted_versions`), re-keyed under the declared version. The file is a :class:`rgr_verify.runs.store.JsonlStore`, like the engine's
 ``runs.jsonl``: appends are whole lines under a file lock, a torn line left by a killed writer is skipped and
 terminated by the next append. Missing runs train in groups of equal h, each under its own named lock, so
 concurrent callers of one sweep (pytest-xdist workers) split the groups between them and then replay.
@@ -39,8 +39,8 @@ from .sec73_presets import Sec73Preset
 from .evidence import with_evidence
 from .store import RESULTS_ENV, JsonlStore, default_results_dir
 from ..transformer import BlockRunResult
-from .sec73_keys import (EQUIVALENT_CODE_VERSIONS, STORE_NAME, V3_EQUIVALENT_CODE_VERSIONS, code_of, equivalents_of,
-                         sweep_plan, code_version, missing_cells, plan_name, planned_runs, record_key)
+from .sec73_keys import (CODE_VERSIONS, STORE_NAME, adopted_versions, code_of, sweep_plan, code_version, missing_cells,
+                         plan_name, planned_runs, record_key)
 
 __all__ = [
     "code_version",
@@ -51,7 +51,8 @@ __all__ = [
     "default_cache_dir",
     "CACHE_ENV",
     "STORE_NAME",
-    "EQUIVALENT_CODE_VERSIONS",
+    "CODE_VERSIONS",
+    "adopted_versions",
     "planned_runs",
     "missing_cells",
     "training_groups",
@@ -59,7 +60,6 @@ __all__ = [
     "plan_name",
     "stored_runs",
     "source_table",
-    "V3_EQUIVALENT_CODE_VERSIONS",
 ]
 
 CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
@@ -124,14 +124,14 @@ class Sec73Results:
 
 
 def _replayable(stored: dict, plan, device: str, engine: str = "v1") -> dict:
-    """The stored records of the plan's runs by their current key; a record stored under an equivalent code version
-    of the engine (:data:`EQUIVALENT_CODE_VERSIONS`) is re-keyed under the current one."""
+    """The stored records of the plan's runs by their current key; a record stored under a hashed code version the
+    engine's declared version adopted (:func:`adopted_versions`) is re-keyed under the declared one."""
     out = {}
     for key, _, _, cfg in plan:
         if key in stored:
             out[key] = stored[key]
             continue
-        for code in equivalents_of(engine):
+        for code in adopted_versions(engine):
             old = stored.get(record_key(cfg, device, code))
             if old is not None:
                 out[key] = {**old, "key": key}
