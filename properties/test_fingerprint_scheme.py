@@ -19,7 +19,7 @@ import pytest
 
 from rgr_verify.claims import all_claims, read_ledger
 from rgr_verify.claims.base import Claim, Kind, Stated, Tier
-from rgr_verify.claims.fingerprint import ACTIVE_SCHEME, FINGERPRINT_SCHEME, rule_fingerprint, rule_reach
+from rgr_verify.claims.fingerprint import ACTIVE_SCHEME, FINGERPRINT_SCHEME, SCHEMES, rule_fingerprint, rule_reach
 from rgr_verify.claims.fingerprint_migration import migrate, read_pairs, run
 
 PKG = "rgr_verify.claims"  # inside the rule modules, so that the walk follows the planted code
@@ -72,12 +72,57 @@ def fp(mod, scheme=2):
 
 
 def test_the_schemes_and_the_default():
-    assert FINGERPRINT_SCHEME == 2 and ACTIVE_SCHEME in (1, 2)
+    assert FINGERPRINT_SCHEME == 3 and ACTIVE_SCHEME in SCHEMES == (1, 2, 3)
     c = all_claims()[0]
     assert rule_fingerprint(c) == rule_fingerprint(c, scheme=ACTIVE_SCHEME)
     assert rule_fingerprint(c, scheme=1) != rule_fingerprint(c, scheme=2)
     with pytest.raises(ValueError, match="scheme"):
-        rule_fingerprint(c, scheme=3)
+        rule_fingerprint(c, scheme=4)
+
+
+TABLE = '''
+{first}
+
+
+{second}
+
+
+TABLE = {table}
+
+
+def check(ctx):
+    return [f(1) for f in TABLE] + sorted(TABLE.values()) + sorted(g(2) for g in SET)
+
+
+SET = {set_}
+'''
+A = "def a(x):\n    return x + 1"
+B = "def b(x):\n    return x * {k}"
+
+
+def test_scheme_3_orders_a_table_of_functions_by_content_not_by_allocation(load):
+    # Scheme 2 sorted a dict or set holding rule functions by their placeholders, i.e. by memory address, so a
+    # table keyed by decision functions could change its fingerprint with the order objects were allocated in (it
+    # did for 7 Sec. 7.3 claims when modules moved). Scheme 3: the same functions in another order, or defined in
+    # another order, give one fingerprint; a changed function changes it.
+    one = load("table_one", TABLE.format(first=A, second=B.format(k=2), table="{a: 1, b: 2}", set_="{a, b}"))
+    two = load("table_two", TABLE.format(first=B.format(k=2), second=A, table="{b: 2, a: 1}", set_="{b, a}"))
+    other = load("table_three", TABLE.format(first=A, second=B.format(k=3), table="{a: 1, b: 2}", set_="{a, b}"))
+    assert fp(one, 3) == fp(two, 3) != fp(other, 3)
+
+
+def test_scheme_2_to_3_pairs_hold_for_every_registered_claim():
+    """The second migration's pairs are [scheme 2, scheme 3] of each claim; they differ only where a rule holds a
+    dict or set of rule functions (7 claims of Sec. 7.3), and every ledger rule is its claim's scheme-3 fingerprint
+    where the pair's new value is recorded."""
+    claims = {c.id: c for c in all_claims()}
+    pairs, ledger = read_pairs(to_scheme=3), read_ledger()
+    assert len(pairs) >= 290
+    moved = sorted(cid for cid, (old, new) in pairs.items() if old != new)
+    assert len(moved) == 7 and all(cid.startswith(("sec73-", "fig7-")) for cid in moved), moved
+    kept = [cid for cid, (_old, new) in pairs.items() if cid in ledger and ledger[cid].rule == new and cid in claims]
+    assert len(kept) >= 0.9 * len(pairs)
+    assert {cid: rule_fingerprint(claims[cid], scheme=3) for cid in kept} == {cid: ledger[cid].rule for cid in kept}
 
 
 def test_a_change_inside_a_locally_imported_helper_changes_the_fingerprint(load):
@@ -242,7 +287,7 @@ def test_scheme_1_is_unchanged_for_every_registered_claim():
     assert len(pairs) >= 290 and all(len(old) == len(new) == 12 and old != new for old, new in pairs.values())
     kept = [cid for cid, (_old, new) in pairs.items() if cid in ledger and ledger[cid].rule == new]
     assert len(kept) >= 0.9 * len(pairs)
-    assert {cid: rule_fingerprint(claims[cid]) for cid in kept if cid in claims} == \
+    assert {cid: rule_fingerprint(claims[cid], scheme=2) for cid in kept if cid in claims} == \
         {cid: ledger[cid].rule for cid in kept if cid in claims}
 
 
@@ -295,7 +340,7 @@ def test_the_ledger_records_the_scheme_it_was_computed_with(tmp_path):
     from rgr_verify.claims.fingerprint import ACTIVE_SCHEME
     from rgr_verify.claims.ledger import ledger_scheme, read_ledger, write_ledger
 
-    assert ledger_scheme() == ACTIVE_SCHEME == 2
+    assert ledger_scheme() == ACTIVE_SCHEME == 3
     path = tmp_path / "ledger.txt"
     write_ledger({"a": Status.VERIFIED}, order=["a"], path=path, rules={"a": "0123456789ab"})
     assert ledger_scheme(path) == ACTIVE_SCHEME and read_ledger(path)["a"].rule == "0123456789ab"

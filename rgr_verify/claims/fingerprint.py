@@ -24,6 +24,11 @@ default):
   any reached rule code or constant does. The boundary stays package membership: a function belongs to the rule
   when its module (and the file of its code) is one of the rule modules, so a move within them changes nothing and
   a move out of them does.
+- scheme 3 is scheme 2 with one flaw mended: scheme 2 sorted the items of a dict or set by their tokens while a rule
+  function in them was still a placeholder holding its memory address, so the order (and the fingerprint) of a rule
+  with such a container, e.g. a table keyed by decision functions, could change with the order objects were
+  allocated in - a module moved, a process that imported more first. Scheme 3 sorts such items after each function
+  is replaced by its hash; every other rule hashes exactly as under scheme 2 (same text, same fingerprint).
 
 ``rule_fingerprint(claim)`` is 12 hex digits. The ledger records it next to the expected status, the claim's test
 fails when the two differ (a rule changed without the ledger's review), and an evidence manifest records the
@@ -44,13 +49,15 @@ import re
 import textwrap
 import types
 
-__all__ = ["rule_fingerprint", "rule_reach", "RULE_MODULES", "FINGERPRINT_SCHEME", "ACTIVE_SCHEME"]
+__all__ = ["rule_fingerprint", "rule_reach", "RULE_MODULES", "FINGERPRINT_SCHEME", "ACTIVE_SCHEME", "SCHEMES"]
 
-FINGERPRINT_SCHEME = 2  # the newest scheme: the objects a check reaches, each by what it is (see below)
+FINGERPRINT_SCHEME = 3  # the newest scheme: scheme 2 with unordered containers ordered by content (see below)
+SCHEMES = (1, 2, 3)
 # The scheme the ledger's rule=, the manifests' rules and the report record (and rule_fingerprint computes by default).
 # Scheme 2 since the migration of 2026-11-28 (rgr_verify.claims.fingerprint_migration), which re-recorded every
-# unchanged scheme-1 rule under scheme 2 and kept each pair (rgr_verify/data/rule-fingerprints-scheme-1-to-2.json).
-ACTIVE_SCHEME = 2
+# unchanged scheme-1 rule under scheme 2 and kept each pair (rgr_verify/data/rule-fingerprints-scheme-1-to-2.json);
+# scheme 3 since the second migration of that day (pairs in rule-fingerprints-scheme-2-to-3.json).
+ACTIVE_SCHEME = 3
 
 # Modules whose functions are part of a rule (the analysis), besides rgr_verify.claims itself.
 RULE_MODULES = ("rgr_verify.claims", "rgr_verify.capacity", "rgr_verify.stats", "rgr_verify.fits")
@@ -502,7 +509,8 @@ class _Graph:
     function's hash goes), and their hashes once computed. Values are read when the walk runs (module constants,
     closures, defaults), never cached across walks."""
 
-    def __init__(self):
+    def __init__(self, scheme: int = 3):
+        self.scheme = scheme
         self.nodes: dict = {}  # id(fn) -> fn
         self.content: dict = {}  # id(fn) -> (text, [ids of the rule functions it names])
         self.hash: dict = {}
@@ -540,10 +548,16 @@ class _Graph:
         if isinstance(value, (tuple, list)):
             return f"{type(value).__qualname__}(" + ",".join(self.token(v, "", d) for v in value) + ")"
         if isinstance(value, dict):
-            items = sorted((self.token(k, "", d), self.token(v, "", d)) for k, v in value.items())
+            items = [(self.token(k, "", d), self.token(v, "", d)) for k, v in value.items()]
+            if self.scheme >= 3 and any("\x01" in k + v for k, v in items):  # sorted once hashes are known
+                return f"{type(value).__qualname__}(\x02" + "\x03".join(f"{k}:{v}" for k, v in items) + "\x04)"
+            items.sort()
             return f"{type(value).__qualname__}(" + ",".join(f"{k}:{v}" for k, v in items) + ")"
         if isinstance(value, (set, frozenset)):
-            return "set(" + ",".join(sorted(self.token(v, "", d) for v in value)) + ")"
+            toks = [self.token(v, "", d) for v in value]
+            if self.scheme >= 3 and any("\x01" in t for t in toks):
+                return "set(\x02" + "\x03".join(toks) + "\x04)"
+            return "set(" + ",".join(sorted(toks)) + ")"
         if isinstance(value, types.FunctionType):
             # ours: of a rule module, by its name and by the file of its code (functools.wraps copies __module__;
             # a function compiled from a string, as hypothesis makes them, has no source to hash)
@@ -664,7 +678,7 @@ class _Graph:
             for i in range(1, len(parts), 2):
                 w = int(parts[i])
                 parts[i] = "fn:<rec>" if w in members else f"fn:{self.hash[w]}"
-            local[v] = "".join(parts)
+            local[v] = _sort_groups("".join(parts))
         if len(comp) == 1 and comp[0] not in self.content[comp[0]][1]:
             self.hash[comp[0]] = hashlib.sha256(local[comp[0]].encode("utf-8")).hexdigest()[:20]
             return
@@ -677,7 +691,18 @@ class _Graph:
         parts = self.token(value).split("\x01")
         for i in range(1, len(parts), 2):
             parts[i] = "fn:" + self.digest(int(parts[i]))
-        return "".join(parts)
+        return _sort_groups("".join(parts))
+
+
+_GROUP = re.compile("\x02([^\x02\x04]*)\x04")
+
+
+def _sort_groups(text: str) -> str:
+    """Scheme 3: the items of every unordered container (between \\x02 and \\x04, separated by \\x03; written so
+    while a rule function in them was a placeholder) sorted, innermost first, now that they hold hashes."""
+    while "\x02" in text:
+        text = _GROUP.sub(lambda m: ",".join(sorted(m[1].split("\x03"))), text)
+    return text
 
 
 _MISSING = object()
@@ -749,9 +774,10 @@ class _External(str):
     __slots__ = ()
 
 
-def _rule_graph(claim) -> tuple:
-    """(graph, lines) of scheme 2 for ``claim``."""
-    g = _Graph()
+def _rule_graph(claim, scheme: int = 3) -> tuple:
+    """(graph, lines) of scheme 2 or 3 for ``claim`` (their text starts alike: a rule without a function in a dict
+    or set has one fingerprint under both)."""
+    g = _Graph(scheme)
     lines = ["scheme 2", f"check {g.ref(claim.check)}"]
     if getattr(claim, "analyses", ()):
         from .tools.multiverse import run_analyses
@@ -782,15 +808,15 @@ def _scheme1(claim) -> tuple:
 
 def rule_fingerprint(claim, scheme: int | None = None) -> str:
     """12 hex digits of the sha256 of the claim's rule: its check's reachable analysis code and constants, and its
-    declared stated values (value and kind; the note is prose). ``scheme``: 1 or 2 (see the module docstring); by
+    declared stated values (value and kind; the note is prose). ``scheme``: 1, 2 or 3 (see the module docstring); by
     default :data:`ACTIVE_SCHEME`, the one the ledger, the manifests and the report record."""
     scheme = ACTIVE_SCHEME if scheme is None else scheme
     if scheme == 1:
         text = "\n".join(_scheme1(claim)[0])
-    elif scheme == 2:
-        text = "\n".join(_rule_graph(claim)[1])
+    elif scheme in (2, 3):
+        text = "\n".join(_rule_graph(claim, scheme)[1])
     else:
-        raise ValueError(f"scheme must be 1 or 2, got {scheme!r}")
+        raise ValueError(f"scheme must be 1, 2 or 3, got {scheme!r}")
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -800,7 +826,7 @@ def rule_reach(claim, scheme: int | None = None) -> list[str]:
     scheme = ACTIVE_SCHEME if scheme is None else scheme
     if scheme == 1:
         return sorted({f"{f.__module__}:{f.__qualname__}" for f in _scheme1(claim)[1]})
-    if scheme == 2:
-        g, _ = _rule_graph(claim)
+    if scheme in (2, 3):
+        g, _ = _rule_graph(claim, scheme)
         return sorted({f"{f.__module__}:{f.__qualname__}" for f in g.nodes.values()})
-    raise ValueError(f"scheme must be 1 or 2, got {scheme!r}")
+    raise ValueError(f"scheme must be 1, 2 or 3, got {scheme!r}")

@@ -1,17 +1,19 @@
-"""Re-record the rule fingerprints of scheme 1 under scheme 2, once (issue 42).
+"""Re-record the rule fingerprints of one scheme under the next, once per step (issue 42): 1 -> 2, then 2 -> 3.
 
-The ledger's ``rule=`` column and the evidence manifests' ``rules`` hold scheme-1 fingerprints
-(:mod:`rgr_verify.claims.fingerprint`). A recorded fingerprint that equals the claim's scheme-1 fingerprint now is
-the same rule: :func:`migrate` re-records it with the claim's scheme-2 fingerprint and keeps the pair
-``[scheme 1, scheme 2]``. A recorded fingerprint that does not equal it belongs to a rule revised since (or to a
-claim that no longer exists): it is left as is, and stays a revision under scheme 2. Nothing else changes: the ledger
+The ledger's ``rule=`` column and the evidence manifests' ``rules`` hold fingerprints of the ledger's scheme
+(:mod:`rgr_verify.claims.fingerprint`). A recorded fingerprint that equals the claim's fingerprint under that scheme
+now is the same rule: :func:`migrate` re-records it with the claim's fingerprint under the next scheme and keeps the
+pair ``[old scheme, new scheme]``. A recorded fingerprint that does not equal it belongs to a rule revised since (or
+to a claim that no longer exists): it is left as is, and stays a revision under the new scheme. The ledger's
+``# rule-scheme:`` line moves to the new scheme. Nothing else changes: the ledger
 keeps its statuses, notes and layout, a manifest keeps every other field and its ``rules_date`` (the rule was
 recorded then; only its name changes), and the pairs are written once to :data:`PAIRS_PATH`, so that the old
-fingerprint of every migrated rule stays known (``properties/test_fingerprint_scheme.py`` checks scheme 1 against it).
+fingerprint of every migrated rule stays known (``properties/test_fingerprint_scheme.py`` checks each old scheme
+against it).
 
-Run once, after review, with ``python -m rgr_verify.claims.fingerprint_migration --write`` (without ``--write`` it
-only reports what it would change), in the same change that sets
-:data:`rgr_verify.claims.fingerprint.ACTIVE_SCHEME` to 2.
+Run once per step, after review, with ``python -m rgr_verify.claims.fingerprint_migration --to N --write`` (without
+``--write`` it only reports what it would change), in the same change that sets
+:data:`rgr_verify.claims.fingerprint.ACTIVE_SCHEME` to N.
 """
 
 from __future__ import annotations
@@ -24,29 +26,38 @@ from typing import Mapping
 from .._files import atomic_write_text
 from .fingerprint import rule_fingerprint
 
-__all__ = ["migrate", "run", "read_pairs", "PAIRS_PATH"]
-
-PAIRS_PATH = Path(__file__).resolve().parents[1] / "data" / "rule-fingerprints-scheme-1-to-2.json"
+__all__ = ["migrate", "run", "read_pairs", "pairs_file", "PAIRS_PATH"]
 
 
-def read_pairs(path: Path | str | None = None) -> dict[str, list[str]]:
-    """{claim id: [scheme-1 fingerprint, scheme-2 fingerprint]} of the migration ({} before it ran)."""
-    path = Path(path) if path is not None else PAIRS_PATH
+def pairs_file(to_scheme: int) -> Path:
+    """The pairs file of the migration to ``to_scheme`` (from the scheme before it)."""
+    return Path(__file__).resolve().parents[1] / "data" / f"rule-fingerprints-scheme-{to_scheme - 1}-to-{to_scheme}.json"
+
+
+PAIRS_PATH = pairs_file(2)  # the first migration's
+
+
+def read_pairs(path: Path | str | None = None, *, to_scheme: int = 2) -> dict[str, list[str]]:
+    """{claim id: [old fingerprint, new fingerprint]} of the migration to ``to_scheme`` ({} before it ran)."""
+    path = Path(path) if path is not None else pairs_file(to_scheme)
     if not path.exists():
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("from_scheme") != 1 or data.get("to_scheme") != 2 or not isinstance(data.get("pairs"), dict):
-        raise ValueError(f"{path}: not the pairs of the scheme 1 -> 2 migration")
+    if data.get("from_scheme") != to_scheme - 1 or data.get("to_scheme") != to_scheme or \
+            not isinstance(data.get("pairs"), dict):
+        raise ValueError(f"{path}: not the pairs of the scheme {to_scheme - 1} -> {to_scheme} migration")
     return {cid: list(p) for cid, p in data["pairs"].items()}
 
 
-def migrate(ledger_text: str, manifests: Mapping[str, str], claims=None) -> tuple[str, dict[str, str], dict]:
+def migrate(ledger_text: str, manifests: Mapping[str, str], claims=None, *, to_scheme: int = 2) \
+        -> tuple[str, dict[str, str], dict]:
     """``(new ledger text, {name: new manifest text}, pairs)``: every recorded fingerprint (a ledger line's
-    ``rule=``, a manifest's ``rules`` entry) equal to its claim's scheme-1 fingerprint replaced by the scheme-2 one;
-    the others (a rule revised since, an unknown claim) left as they are. ``manifests`` maps a manifest's name to
-    its JSON text; only the fingerprints change in it (the text is edited in place, so the layout stays).
-    ``pairs``: {claim id: [scheme 1, scheme 2]} of every claim re-recorded somewhere. Running it again on its own
-    output changes nothing (a scheme-2 fingerprint is no claim's scheme-1 fingerprint)."""
+    ``rule=``, a manifest's ``rules`` entry) equal to its claim's fingerprint under scheme ``to_scheme - 1``
+    replaced by the one under ``to_scheme``; the others (a rule revised since, an unknown claim) left as they are.
+    ``manifests`` maps a manifest's name to its JSON text; only the fingerprints change in it (the text is edited in
+    place, so the layout stays). ``pairs``: {claim id: [old, new]} of every claim re-recorded somewhere. The ledger's
+    ``# rule-scheme:`` line is set to ``to_scheme``. Running it again on its own output changes nothing where the
+    two fingerprints of a rule differ (a new fingerprint is no claim's old one)."""
     if claims is None:
         from .registry import all_claims
 
@@ -60,7 +71,8 @@ def migrate(ledger_text: str, manifests: Mapping[str, str], claims=None) -> tupl
         if cid not in by_id:
             return None
         if cid not in known:
-            known[cid] = (rule_fingerprint(by_id[cid], scheme=1), rule_fingerprint(by_id[cid], scheme=2))
+            known[cid] = (rule_fingerprint(by_id[cid], scheme=to_scheme - 1),
+                          rule_fingerprint(by_id[cid], scheme=to_scheme))
         old, new = known[cid]
         if recorded != old:
             return None
@@ -69,6 +81,8 @@ def migrate(ledger_text: str, manifests: Mapping[str, str], claims=None) -> tupl
 
     lines = []
     for raw in ledger_text.splitlines(keepends=True):
+        if raw.startswith(f"# rule-scheme: {to_scheme - 1} "):
+            raw = raw.replace(f"# rule-scheme: {to_scheme - 1} ", f"# rule-scheme: {to_scheme} ", 1)
         line, sep, note = raw.partition("#")
         parts = line.split()
         if len(parts) == 3 and parts[2].startswith("rule="):
@@ -99,7 +113,7 @@ def migrate(ledger_text: str, manifests: Mapping[str, str], claims=None) -> tupl
 
 
 def run(*, write: bool = False, ledger_path: Path | str | None = None, evidence_dir: Path | str | None = None,
-        pairs_path: Path | str | None = None, date: str | None = None) -> dict:
+        pairs_path: Path | str | None = None, date: str | None = None, to_scheme: int = 2) -> dict:
     """Migrate the ledger and the evidence manifests (default: the package's own), and with ``write`` write them
     and the pairs (once: an existing pairs file is a ValueError). Returns a summary: how many recorded fingerprints
     were re-recorded and which were left (claim id, where, recorded fingerprint)."""
@@ -108,13 +122,13 @@ def run(*, write: bool = False, ledger_path: Path | str | None = None, evidence_
 
     ledger_path = Path(ledger_path) if ledger_path is not None else LEDGER_PATH
     evidence_dir = Path(evidence_dir) if evidence_dir is not None else PACKAGE_EVIDENCE
-    pairs_path = Path(pairs_path) if pairs_path is not None else PAIRS_PATH
+    pairs_path = Path(pairs_path) if pairs_path is not None else pairs_file(to_scheme)
     if write and pairs_path.exists():
         raise ValueError(f"{pairs_path} exists: the migration ran already (it is written once)")
     ledger_text = ledger_path.read_text(encoding="utf-8")
     paths = {p.stem: p for p in sorted(evidence_dir.glob("*.json"))}
     texts = {name: p.read_text(encoding="utf-8") for name, p in paths.items()}
-    new_ledger, new_texts, pairs = migrate(ledger_text, texts)
+    new_ledger, new_texts, pairs = migrate(ledger_text, texts, to_scheme=to_scheme)
     migrated = {p[0] for p in pairs.values()}
     left = []
     for raw in new_ledger.splitlines():
@@ -125,16 +139,17 @@ def run(*, write: bool = False, ledger_path: Path | str | None = None, evidence_
         for cid, fp in sorted((json.loads(text).get("rules") or {}).items()):
             if pairs.get(cid, [None, None])[1] != fp:
                 left.append((cid, name, fp))
-    summary = {"ledger_rules": sum(a != b for a, b in zip(ledger_text.splitlines(), new_ledger.splitlines())),
+    summary = {"ledger_rules": sum(a != b and "rule=" in a for a, b in zip(ledger_text.splitlines(), new_ledger.splitlines())),
                "manifest_rules": {n: sum(1 for cid, fp in (json.loads(t).get("rules") or {}).items()
                                          if pairs.get(cid, [None, None])[1] == fp) for n, t in new_texts.items()},
                "pairs": len(pairs), "left": left, "written": False}
-    assert not migrated & {p[1] for p in pairs.values()}, "a scheme-1 fingerprint equals a scheme-2 one"
+    if to_scheme == 2 and migrated & {p[1] for p in pairs.values()}:
+        raise ValueError("a scheme-1 fingerprint equals a scheme-2 one")
     if write:
         atomic_write_text(pairs_path, json.dumps({
-            "from_scheme": 1, "to_scheme": 2, "date": date or _dt.date.today().isoformat(),
+            "from_scheme": to_scheme - 1, "to_scheme": to_scheme, "date": date or _dt.date.today().isoformat(),
             "about": "rule fingerprints re-recorded by rgr_verify.claims.fingerprint_migration: claim id -> "
-                     "[scheme 1, scheme 2] of the same rule",
+                     f"[scheme {to_scheme - 1}, scheme {to_scheme}] of the same rule",
             "pairs": pairs}, indent=2, sort_keys=False) + "\n")
         if new_ledger != ledger_text:
             atomic_write_text(ledger_path, new_ledger)
@@ -149,14 +164,15 @@ def _main(argv=None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m rgr_verify.claims.fingerprint_migration",
-                                 description="Re-record scheme-1 rule fingerprints under scheme 2 (once).")
+                                 description="Re-record rule fingerprints under the next scheme (once per step).")
+    ap.add_argument("--to", type=int, choices=(2, 3), default=2, help="the scheme to migrate to (from the one before)")
     ap.add_argument("--write", action="store_true", help="write the ledger, the manifests and the pairs file")
     args = ap.parse_args(argv)
-    s = run(write=args.write)
+    s = run(write=args.write, to_scheme=args.to)
     print(f"ledger lines re-recorded: {s['ledger_rules']}")
     for name, n in s["manifest_rules"].items():
         print(f"  {name}: {n} rules re-recorded")
-    print(f"pairs: {s['pairs']}{' (written to ' + str(PAIRS_PATH) + ')' if s['written'] else ' (dry run)'}")
+    print(f"pairs: {s['pairs']}{' (written to ' + str(pairs_file(args.to)) + ')' if s['written'] else ' (dry run)'}")
     for cid, where, fp in s["left"]:
         print(f"left as recorded (rule revised since, or unknown claim): {cid} in {where}: {fp}")
     return 0
