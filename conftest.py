@@ -4,7 +4,7 @@ Profiles (select with HYPOTHESIS_PROFILE): ``ci`` (default: bounded examples, no
 rerun gives the same verdicts), ``dev`` (fewer examples), ``thorough`` (10x examples, for long runs). They are
 registered by the library (:func:`rgr_verify.claims.tools.register_profiles`) so that claim checks scale their
 example counts with the same profile under pytest and under ``rgr-verify audit``. Reusable strategies live in
-:mod:`rgr_verify.strategies`, not here.
+:mod:`rgr_verify.core.strategies`, not here.
 
 The pytest plugin (markers, ``--tier``, seed header, verdict summary) is loaded here, for this project's own suite
 only: rgr-verify registers no ``pytest11`` entry point, so other projects that install it keep their markers,

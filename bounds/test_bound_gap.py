@@ -4,7 +4,7 @@
 import pytest
 import sympy as sp
 
-from rgr_verify import formulas as F
+from rgr_verify.core import formulas as F
 from rgr_verify.claims import get_claim
 from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.claims.paper_appa.bound_gap import (A3_DEGREES, GAPS, LOWER_BOUNDS, UPPER_BOUNDS,

@@ -1,10 +1,10 @@
-# Sec. 5, 8, 9, App. B, App. C: unit tests of rgr_verify.formulas, the symbolic verdict helpers and `rgr-verify bounds`.
+# Sec. 5, 8, 9, App. B, App. C: unit tests of rgr_verify.core.formulas, the symbolic verdict helpers and `rgr-verify bounds`.
 import math
 
 import pytest
 import sympy as sp
 
-from rgr_verify import formulas as F
+from rgr_verify.core import formulas as F
 from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.claims.symbolic import (
     Var,

@@ -47,7 +47,7 @@ print("torch", torch.__version__, torch.version.cuda, torch.cuda.get_device_name
       "code", code_version())
 EOF
 if [ "$SOURCE" = minilm ]; then  # the copy must give the table every committed MiniLM run was trained on
-  DIGEST=$(python3 -c "from rgr_verify.embedding_sources import MiniLMSource; from rgr_verify.runs.sec73_carry import FULL_M, table_digest; print('DIGEST', table_digest(MiniLMSource().table(FULL_M).E))" | sed -n 's/^DIGEST //p')
+  DIGEST=$(python3 -c "from rgr_verify.models.embedding_sources import MiniLMSource; from rgr_verify.runs.sec73_carry import FULL_M, table_digest; print('DIGEST', table_digest(MiniLMSource().table(FULL_M).E))" | sed -n 's/^DIGEST //p')
   [ -n "$DIGEST" ] || { echo "the MiniLM table could not be built from the carried copy"; exit 1; }
   echo "MiniLM table sha256 prefix $DIGEST" | tee -a "$OUT/machine.txt"
   [ "$DIGEST" = d53022189e5a1328 ] || { echo "the MiniLM table differs from the committed runs' (d53022189e5a1328)"; exit 1; }

@@ -19,10 +19,10 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-import rgr_verify.transformer as T
-import rgr_verify.transformer_v3 as V3
-from rgr_verify.transformer import RunSpec, head_layout, init_block_params
-from rgr_verify.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
+import rgr_verify.models.transformer as T
+import rgr_verify.models.transformer_v3 as V3
+from rgr_verify.models.transformer import RunSpec, head_layout, init_block_params
+from rgr_verify.models.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
 
 VIEWS = {"view", "_unsafe_view", "reshape", "transpose", "t", "expand", "permute", "unsqueeze", "squeeze", "select",
          "slice", "as_strided", "alias", "detach", "_reshape_alias", "split", "unbind", "view_as", "narrow",

@@ -5,7 +5,7 @@ from collections import Counter
 
 from rgr_verify.runs.sec73_presets import Sec73Preset
 from rgr_verify.runs.store import ResultStore
-from rgr_verify.transformer import TaskConfig, TrainConfig
+from rgr_verify.models.transformer import TaskConfig, TrainConfig
 
 
 def tiny_sec73_preset() -> Sec73Preset:

@@ -9,7 +9,7 @@ import torch
 
 from rgr_verify.runs.adaptive import (AdaptiveResult, ProbeOutcome, adaptive_threshold, adaptive_thresholds, cells_of,
                                  engine_probe, records_probe, store_probe)
-from rgr_verify.capacity import curves, threshold
+from rgr_verify.analysis.capacity import curves, threshold
 from rgr_verify.cli import main
 from rgr_verify.engine import RunConfig, run_key
 from rgr_verify.runs.evidence import evidence_complete, evidence_records

@@ -1,7 +1,7 @@
-# The torch.func baseline of `rgr-verify bench` (rgr_verify.bench.torchfunc_train, RunModel): it trains exactly the
+# The torch.func baseline of `rgr-verify bench` (rgr_verify.perf.bench.torchfunc_train, RunModel): it trains exactly the
 # engine's runs (weights, tau, validation history and test F1 against the engine; per-step losses against a plain
 # single-run autograd loop on the same contexts), and the bench reports its rate and the engine's ratio against it.
-# The profile's phase breakdown and the floor of a stacked step (rgr_verify.floor) are checked at the end (names
+# The profile's phase breakdown and the floor of a stacked step (rgr_verify.perf.floor) are checked at the end (names
 # contain "floor" or "phase": `pytest empirical/test_bench.py -k "floor or phase"`).
 import json
 import math
@@ -12,11 +12,11 @@ import torch
 import torch.nn.functional as F
 
 import rgr_verify.runs.presets as presets
-from rgr_verify.bench import PHASES, RunModel, engine_floor, profile_engine, run_bench, torchfunc_train
+from rgr_verify.perf.bench import PHASES, RunModel, engine_floor, profile_engine, run_bench, torchfunc_train
 from rgr_verify.cli import main
 from rgr_verify.engine import RunConfig, build_run_data, contexts_from_uniforms, draw_uniforms, labels_torch, train_runs
-from rgr_verify.floor import bytes_per_stacked_step, dispatch_floor, memory_bandwidth, step_floor
-from rgr_verify.scoring import max_over_heads_scores, softmax_sum_scores, split_heads
+from rgr_verify.perf.floor import bytes_per_stacked_step, dispatch_floor, memory_bandwidth, step_floor
+from rgr_verify.core.scoring import max_over_heads_scores, softmax_sum_scores, split_heads
 
 _KW = dict(m=20, d_model=8, ell=8, n_val=30, n_test=30, check_every=10, max_steps=30, patience=10**6)
 _CONFIGS = [RunConfig(n_heads=h, d_k=dk, variant=v, **_KW) for h, dk in ((1, 4), (2, 3), (4, 2))
@@ -251,7 +251,7 @@ def test_cuda_floor_replays_a_graph_and_profiles_phases():
 @pytest.mark.parametrize("call", [lambda: run_bench(_TINY, [0], steps=10, device="tpu"),
                                   lambda: engine_floor(_TINY, [0], steps=10, ops_per_step=5, device="gpu")])
 def test_the_torch_device_is_checked_in_one_place(call):
-    # bench, floor and train_runs share one validator (rgr_verify._checks.check_torch_device)
+    # bench, floor and train_runs share one validator (rgr_verify.basics.checks.check_torch_device)
     with pytest.raises(ValueError, match="device must be 'cpu' or 'cuda'"):
         call()
     if not torch.cuda.is_available():

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from rgr_verify.capacity import (
+from rgr_verify.analysis.capacity import (
     bootstrap_slope,
     cap_sensitivity,
     compression_x,
@@ -16,7 +16,7 @@ from rgr_verify.capacity import (
     threshold,
     transition_windows,
 )
-from rgr_verify.fits import (
+from rgr_verify.analysis.fits import (
     DKInterval,
     compare_laws,
     dk_interval,
@@ -26,7 +26,7 @@ from rgr_verify.fits import (
     slope_range_affine,
     slope_range_through_origin,
 )
-from rgr_verify.stats import permutation_pvalue, stratified_permutation_pvalue
+from rgr_verify.core.stats import permutation_pvalue, stratified_permutation_pvalue
 
 
 def _rec(m, d, h, D, seed, metric):
@@ -105,8 +105,8 @@ def test_threshold_estimates_are_ordered(seed):
     assert val[0] <= val[1] <= val[2]
 
 
-# rgr_verify.fits: D_K* intervals, interval (censored) regression, competing laws, grid ranges; rgr_verify.stats:
-# permutation tests; rgr_verify.capacity: per-seed thresholds, step-cap sensitivity, transition windows.
+# rgr_verify.analysis.fits: D_K* intervals, interval (censored) regression, competing laws, grid ranges; rgr_verify.core.stats:
+# permutation tests; rgr_verify.analysis.capacity: per-seed thresholds, step-cap sensitivity, transition windows.
 
 
 def test_dk_interval_hand_set_and_censoring():
@@ -233,8 +233,9 @@ def test_could_pass_with_longer_cap_extrapolates_linearly():
 
 
 def test_fits_keeps_its_names_after_the_split():
-    # claims import these names from rgr_verify.fits; they now live in rgr_verify.stats and rgr_verify.capacity
-    from rgr_verify import capacity, fits, stats
+    # claims import these names from rgr_verify.analysis.fits; they now live in rgr_verify.core.stats and rgr_verify.analysis.capacity
+    from rgr_verify.analysis import capacity, fits
+    from rgr_verify.core import stats
 
     assert fits.permutation_pvalue is stats.permutation_pvalue
     assert fits.stratified_permutation_pvalue is stats.stratified_permutation_pvalue
@@ -245,7 +246,7 @@ def test_fits_keeps_its_names_after_the_split():
 
 
 def test_bootstrap_interval_covers_the_sample_mean():
-    from rgr_verify.stats import bootstrap_interval
+    from rgr_verify.core.stats import bootstrap_interval
 
     data = np.random.default_rng(0).normal(0.9, 0.02, size=12)
     lo, hi = bootstrap_interval(data, np.mean, rng=np.random.default_rng(1), n_resamples=200)

@@ -9,13 +9,13 @@ import math
 
 import pytest
 
-from rgr_verify.capacity import curves
+from rgr_verify.analysis.capacity import curves
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_sec6.fig2_axes import (AS_MEASURED, LEFT_OUT, axes_decision, grid_lines, hstar_sets,
                                                     spearman_trend)
 from rgr_verify.claims.paper_sec7.coverage_extra import (CONTRASTS, GAIN_MARGIN, gain_decision, lowest_mse_decision,
                                                          mostly_capped, sign_test_interval)
-from rgr_verify.plants import PLANTS
+from rgr_verify.runs.plants import PLANTS
 
 H, C, I = Status.HOLDS_EMPIRICALLY, Status.CONTRADICTED_EMPIRICALLY, Status.INCONCLUSIVE
 SEEDS = range(10)

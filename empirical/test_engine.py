@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from scipy import stats
 
-from rgr_verify.contexts import context_labels, sample_contexts
+from rgr_verify.core.contexts import context_labels, sample_contexts
 from rgr_verify.engine import (
     RunConfig,
     build_run_data,
@@ -28,8 +28,8 @@ from rgr_verify.engine.loop import BatchTrainer
 from rgr_verify.engine.model import GradBuffers, grad_max_step, grads, logistic_coefs
 from rgr_verify.engine.optim import StackedAdamW, adamw_scalar_tables, stacked_adamw_step_on_device
 from rgr_verify.engine.sampler import ordered_subset
-from rgr_verify.graphs import random_permutation_graph, random_regular_graph
-from rgr_verify.scoring import max_over_heads_scores, softmax_sum_scores, split_heads, value_readout
+from rgr_verify.core.graphs import random_permutation_graph, random_regular_graph
+from rgr_verify.core.scoring import max_over_heads_scores, softmax_sum_scores, split_heads, value_readout
 
 # False-alarm rate of each distributional test, fixed in advance; seeds are fixed, so the tests are deterministic.
 ALPHA = 1e-4
@@ -95,7 +95,7 @@ def test_stacked_adamw_equals_torch_adamw(dtype):
 
 
 def _reference_loss(cfg, X, ctx, W_Q, W_K, tau, W_V, y):
-    """Loss of one run on one context via rgr_verify.scoring (autograd reference)."""
+    """Loss of one run on one context via rgr_verify.core.scoring (autograd reference)."""
     Xc = X[ctx][None]  # [1, ell, d]
     Q, K = split_heads(W_Q, cfg.n_heads), split_heads(W_K, cfg.n_heads)
     ell = cfg.ell
@@ -513,7 +513,7 @@ def test_cuda_graphs_switch(monkeypatch):
 
 
 def test_bench_reports_cuda_graphs_off_on_cpu():
-    from rgr_verify.bench import run_bench
+    from rgr_verify.perf.bench import run_bench
 
     res = run_bench([RunConfig(m=20, d_model=8, n_heads=2, d_k=4, ell=8, n_val=10, n_test=10, check_every=10)],
                     [0], steps=20, naive_runs=1)

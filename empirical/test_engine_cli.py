@@ -4,11 +4,11 @@ import json
 import pytest
 import torch
 
-from rgr_verify.bench import run_bench
-from rgr_verify.capacity import curves, fit_through_origin, threshold
+from rgr_verify.perf.bench import run_bench
+from rgr_verify.analysis.capacity import curves, fit_through_origin, threshold
 from rgr_verify.cli import main
 from rgr_verify.engine import RunConfig
-from rgr_verify.plots import plot_curves, plot_diagonal, plot_dk_star_fit, plot_h_star
+from rgr_verify.analysis.plots import plot_curves, plot_diagonal, plot_dk_star_fit, plot_h_star
 
 
 @pytest.mark.parametrize("argv", [["sweep", "sec9-grid"], ["sweep", "sec6-grid", "--tier", "huge"],

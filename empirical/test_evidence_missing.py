@@ -80,7 +80,7 @@ def test_a_wheel_contains_the_evidence_templates_and_label_data(tmp_path):
     for man in manifests(PACKAGE_EVIDENCE):
         assert f"rgr_verify/data/evidence/{man.name}.json" in names
         assert f"rgr_verify/data/evidence/{man.records_path_name}" in names
-    assert "rgr_verify/site/templates/index.html" in names
+    assert "rgr_verify/audit/site/templates/index.html" in names
     assert "rgr_verify/data/labels-2509.22840-v3.json" in names
     assert "rgr_verify/claims/ledger.txt" in names
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rgr_verify.claims.xpaper import circle_facts_layer
-from rgr_verify.facts_model import (
+from rgr_verify.models.facts_model import (
     FactsConfig,
     circuit_rank_bound,
     circuit_tensor,
@@ -17,8 +17,8 @@ from rgr_verify.facts_model import (
 )
 from rgr_verify.runs.facts import ensure_facts_runs
 from rgr_verify.runs.facts import facts_preset_runs as preset_runs
-from rgr_verify.facts_tensors import permutation_database
-from rgr_verify.facts_inflation import fibre_argmax_accuracy
+from rgr_verify.models.facts_tensors import permutation_database
+from rgr_verify.models.facts_inflation import fibre_argmax_accuracy
 
 _TINY = dict(n_keys=5, n_queries=2, n_values=6, epochs=30, check_every=10)
 

@@ -1,6 +1,6 @@
 # Planted alternatives: every paper-scale experimental rule rejects the alternative it is there to rule out.
 #
-# Each claim's check runs once on its committed evidence rewritten by a plant (rgr_verify.plants) under which the
+# Each claim's check runs once on its committed evidence rewritten by a plant (rgr_verify.runs.plants) under which the
 # alternative holds by construction (heads make no difference, the threshold does not move, the transition is
 # gradual, ...); the claim must not reach the status the alternative would wrongly give it.
 import gzip
@@ -11,7 +11,7 @@ import pytest
 from rgr_verify.claims import all_claims, get_claim
 from rgr_verify.claims.base import DEFAULT_SEED, CheckContext, Status, claim_seed
 from rgr_verify.runs.evidence import default_evidence_dir
-from rgr_verify.plants import EXEMPT, PLANTS
+from rgr_verify.runs.plants import EXEMPT, PLANTS
 
 # claim id -> (the plant that makes its alternative true, the status the claim must not reach on it), as each claim
 # declares it on its standard

@@ -3,7 +3,7 @@
 # above it contradicts, in between is inconclusive), the ceiling derived from App. A.2's bar, and the records read.
 import pytest
 
-from rgr_verify.capacity import F1_TARGET
+from rgr_verify.analysis.capacity import F1_TARGET
 from rgr_verify.claims import get_claim
 from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.claims.paper_appa.regular_plateau import (PLATEAU_CURVES, WELL_BELOW_FACTOR, curve_values,

@@ -9,9 +9,9 @@ import pytest
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_appa.sampler import hoeffding_interval
 from rgr_verify.claims.paper_appa.sampler_speed import seed_log_ratios, speed_pairs, speed_status, steps_to
-from rgr_verify.contexts import READINGS, context_labels, sample_context, sample_contexts
-from rgr_verify.graphs import random_permutation_graph
-from rgr_verify.plants import PLANTS
+from rgr_verify.core.contexts import READINGS, context_labels, sample_context, sample_contexts
+from rgr_verify.core.graphs import random_permutation_graph
+from rgr_verify.runs.plants import PLANTS
 from rgr_verify.runs.presets import SPEED_HEADS, SPEED_RUNGS, preset_runs, table2_cap
 
 

@@ -1,5 +1,5 @@
-# Sec. 7.3: the keyless, mixed-cell block of rgr_verify.transformer_v3 against today's block of
-# rgr_verify.transformer (the same function; any (D_K, h) in one batch; padding that stays exactly zero).
+# Sec. 7.3: the keyless, mixed-cell block of rgr_verify.models.transformer_v3 against today's block of
+# rgr_verify.models.transformer (the same function; any (D_K, h) in one batch; padding that stays exactly zero).
 import contextlib
 import math
 
@@ -8,12 +8,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import rgr_verify.transformer as T
-from rgr_verify.embedding_sources import GaussianSource
-from rgr_verify.transformer import RunSpec, block_inputs, block_logits, head_layout, init_block_params
-from rgr_verify.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
-import rgr_verify.transformer_v3 as V3
-from rgr_verify.transformer_v3 import (PARAM_NAMES, block_logits_v3, evaluate_v3, init_block_params_v3, layout_v3,
+import rgr_verify.models.transformer as T
+from rgr_verify.models.embedding_sources import GaussianSource
+from rgr_verify.models.transformer import RunSpec, block_inputs, block_logits, head_layout, init_block_params
+from rgr_verify.models.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
+import rgr_verify.models.transformer_v3 as V3
+from rgr_verify.models.transformer_v3 import (PARAM_NAMES, block_logits_v3, evaluate_v3, init_block_params_v3, layout_v3,
                                        train_step_v3)
 
 # A mixed batch: h = 1, 2, 4 and 8, several D_K, some narrower than Dmax (padded key columns) and some with

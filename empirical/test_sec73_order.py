@@ -13,7 +13,7 @@ from ._fixtures import tiny_sec73_preset
 
 
 def _trained_order(monkeypatch, preset, results_dir):
-    import rgr_verify.transformer as tr
+    import rgr_verify.models.transformer as tr
 
     real, started = tr._train_group, []
     monkeypatch.setattr(tr, "_train_group",

@@ -9,12 +9,12 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
-import rgr_verify.transformer_v3 as V3
-from rgr_verify.embedding_sources import GaussianSource
-from rgr_verify.settings import COMPILE_ENV
-from rgr_verify.transformer import RunSpec, TaskConfig, TrainConfig, block_inputs
-from rgr_verify.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
-from rgr_verify.transformer_v3 import (CompiledLoss, block_loss_v3, compile_enabled, init_block_params_v3, layout_v3,
+import rgr_verify.models.transformer_v3 as V3
+from rgr_verify.models.embedding_sources import GaussianSource
+from rgr_verify.basics.settings import COMPILE_ENV
+from rgr_verify.models.transformer import RunSpec, TaskConfig, TrainConfig, block_inputs
+from rgr_verify.models.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
+from rgr_verify.models.transformer_v3 import (CompiledLoss, block_loss_v3, compile_enabled, init_block_params_v3, layout_v3,
                                        normed_inputs_v3, train_block_runs_v3, train_step_v3)
 
 # torch.compile warns about torch's own deprecated internals (Dynamo instantiating the custom autograd Function,
@@ -260,7 +260,7 @@ def test_sec73_mixed_memory_per_run_fits_the_probes_largest_batch():
     from rgr_verify.runs.sec73_plan import V3_MEMORY_MB
     from rgr_verify.runs.sec73_presets import sec73_preset
 
-    from rgr_verify.transformer_v3 import memory_per_run_v3
+    from rgr_verify.models.transformer_v3 import memory_per_run_v3
 
     preset = sec73_preset("full", source="minilm", engine="v3")
     own, per_run = memory_per_run_v3(preset.task, preset.train, 384, 512, 8)

@@ -1,5 +1,5 @@
-# Sec. 7.3, issue 38: the v3 trainer (rgr_verify.transformer_v3.train_block_runs_v3) trains runs of any (D_K, h)
-# in one mixed batch with today's contract (rgr_verify.transformer.train_block_runs): a run's numbers do not depend
+# Sec. 7.3, issue 38: the v3 trainer (rgr_verify.models.transformer_v3.train_block_runs_v3) trains runs of any (D_K, h)
+# in one mixed batch with today's contract (rgr_verify.models.transformer.train_block_runs): a run's numbers do not depend
 # on the runs it shares a batch with, they follow today's trainer, deadlines and on_batch behave as today's, bad
 # inputs are refused. The gpu tests (run first in a device call, about 30 s) check the graphed step against the
 # eager loop bit for bit, that a call repeats, that CUDA float32 follows the CPU, and the eager fallback.
@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 import torch
 
-import rgr_verify.transformer_v3 as V3
-from rgr_verify.embedding_sources import GaussianSource
-from rgr_verify.transformer import (BatchDeadline, DeadlineReached, RunSpec, TaskConfig, TrainConfig,
+import rgr_verify.models.transformer_v3 as V3
+from rgr_verify.models.embedding_sources import GaussianSource
+from rgr_verify.models.transformer import (BatchDeadline, DeadlineReached, RunSpec, TaskConfig, TrainConfig,
                                     train_block_runs)
-from rgr_verify.transformer_v3 import train_block_runs_v3
+from rgr_verify.models.transformer_v3 import train_block_runs_v3
 
 # Mixed cells: every h of the full grid, key widths 4-32, padded key columns and unused head slots in one batch.
 # d_model = d_ff = 16: each run's block of every parameter holds a multiple of 16 floats (the fused CPU AdamW
-# kernel rounds the tail of a tensor differently, rgr_verify.transformer's docstring).
+# kernel rounds the tail of a tensor differently, rgr_verify.models.transformer's docstring).
 MIXED = [RunSpec(8, 1, 1), RunSpec(16, 8, 2), RunSpec(8, 2, 3), RunSpec(32, 4, 4), RunSpec(16, 2, 5),
          RunSpec(4, 4, 6), RunSpec(32, 1, 7)]
 TASK = TaskConfig(12, 2, d_ff=16)
@@ -274,7 +274,7 @@ def test_sec73_mixed_cuda_bf16_calls_repeat_and_are_finite(monkeypatch):
 @pytest.mark.gpu
 def test_sec73_mixed_cuda_step_timer_runs_the_graphed_step():
     # The probe of the device call (rgr-verify sec73 --plan-only --probe-steps): the graphed v3 step, timed.
-    from rgr_verify.transformer_v3 import time_steps_v3
+    from rgr_verify.models.transformer_v3 import time_steps_v3
 
     for graph in (True, False):
         seconds = time_steps_v3(_gpu_table(), GPU_SPECS, GPU_TASK, GPU_CFG, device="cuda", steps=20, cuda_graph=graph)
@@ -510,7 +510,7 @@ def test_sec73_mixed_plan_model_and_probe():
 def test_sec73_mixed_fixed_sets_drawn_run_by_run_equal_one_stacked_draw():
     # The validation/test sets of a batch are drawn run by run (threads on CUDA): the same tensors as one stacked
     # draw, on the threaded path too (exercised here on CPU tensors).
-    from rgr_verify.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
+    from rgr_verify.models.transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
 
     specs = MIXED[:5]
     perms = [sample_permutation(40, generator=run_generator(s.seed, 2)) for s in specs]

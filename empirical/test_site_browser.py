@@ -21,8 +21,8 @@ import pytest
 
 pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
 
-from rgr_verify.site import finding_causes  # noqa: E402
-from rgr_verify.site.screenshots import find_browser, headless_driver, take_screenshots  # noqa: E402
+from rgr_verify.audit.site import finding_causes  # noqa: E402
+from rgr_verify.audit.site.screenshots import find_browser, headless_driver, take_screenshots  # noqa: E402
 
 if find_browser() is None:
     pytest.skip("no headless browser: install the Debian packages chromium and chromium-driver",
@@ -271,7 +271,7 @@ def test_site_in_headless_chromium(site, tmp_path):
             assert _severe(driver) == [], f"console messages on {name}"
             _check_words(driver, name)
             _check_links(driver, page, site)
-            if name != "paper.html":  # the annotated paper has its own header (rgr_verify.papertext)
+            if name != "paper.html":  # the annotated paper has its own header (rgr_verify.audit.papertext)
                 assert driver.find_elements(By.CSS_SELECTOR, 'header a[href$="index.html#glossary"]'), \
                     f"{name} does not link the glossary from its header"
         for cid in doc["findings"]:
@@ -314,7 +314,7 @@ def test_annotated_paper_renders_its_formulas_offline(tmp_path):
     # message, and the line anchors stay. The text is ours (a paraphrase in the paper's notation).
     import shutil
 
-    from rgr_verify.papertext import annotate
+    from rgr_verify.audit.papertext import annotate
 
     text = ("Theorem 8.1 (ours, paraphrased). With $h = m / d_{\\text{model}}$ heads and $d_k \\geq C (\\log m)^2$,\n"
             "$$D_K = h d_k = \\Theta\\left(\\frac{m}{d_{\\text{model}}} (\\log m)^2\\right).$$\n"

@@ -140,6 +140,6 @@ def test_sec73_store_survives_a_torn_line(tmp_path, monkeypatch):
     lines = (tmp_path / STORE_NAME).read_text(encoding="utf-8").splitlines()
     assert len(lines) == 16 and '{"D_K": 2, "key": "' not in lines
     assert sorted(json.loads(line)["key"] for line in lines[8:]) == sorted(r["key"] for r in second.records)
-    monkeypatch.setattr("rgr_verify.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
+    monkeypatch.setattr("rgr_verify.models.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     assert run_sec73(_tiny_preset(), root_seed=3, results_dir=tmp_path, train_missing=False).records == first.records
     assert run_sec73(_tiny_preset(), root_seed=4, results_dir=tmp_path, train_missing=False).records == second.records

@@ -10,10 +10,10 @@ import torch
 import torch.nn.functional as F
 from safetensors.numpy import save_file
 
-from rgr_verify.embedding_sources import GaussianSource, GPT2Source, MiniLMSource, embedding_source
-from rgr_verify.plots import plot_fig7
+from rgr_verify.models.embedding_sources import GaussianSource, GPT2Source, MiniLMSource, embedding_source
+from rgr_verify.analysis.plots import plot_fig7
 from rgr_verify.runs.sec73_sweep import STORE_NAME, run_sec73
-from rgr_verify.transformer import (
+from rgr_verify.models.transformer import (
     RunSpec,
     TaskConfig,
     TrainConfig,
@@ -55,7 +55,7 @@ def test_sec73_task_sampler_labels_are_the_partner_of_the_successor(seed):
 def test_sec73_stacked_sampler_draws_each_runs_examples_as_alone():
     # The training sampler stacks R runs (one selection and shuffle for all): run r's examples must be the ones
     # it draws alone from its own generator, whatever runs share its batch (also with fixed points in some pi).
-    import rgr_verify.transformer as T
+    import rgr_verify.models.transformer as T
 
     m, ell, n = 30, 4, 64
     perms = [sample_permutation(m, generator=_gen(s)) for s in range(3)] + [torch.arange(m).roll(1)]
@@ -226,7 +226,7 @@ def test_sec73_no_code_path_touches_the_network(monkeypatch):
 def test_sec73_store_replays_runs_and_plots(tmp_path, monkeypatch):
     first = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     assert len(first.records) == 8 and (tmp_path / STORE_NAME).is_file()
-    monkeypatch.setattr("rgr_verify.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
+    monkeypatch.setattr("rgr_verify.models.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path)
     assert again.records == first.records
     assert run_sec73(tiny_sec73_preset(), root_seed=4, results_dir=tmp_path, train_missing=False) is None
@@ -241,7 +241,7 @@ def test_sec73_stop_after_keeps_finished_batches_and_resumes(tmp_path, monkeypat
     # A deadline passed during the second batch (h = 2): the h = 1 batch is stored, the h = 2 batch is dropped,
     # None is returned; the same call without a deadline trains only the missing h = 2 runs, and the sweep equals
     # one trained in a single sitting.
-    import rgr_verify.transformer as tr
+    import rgr_verify.models.transformer as tr
 
     clock = {"t": 0.0}
     monkeypatch.setattr(tr.time, "monotonic", lambda: clock["t"])
@@ -274,7 +274,7 @@ def test_sec73_stop_after_starts_no_batch_that_cannot_finish(tmp_path, monkeypat
     # end after the deadline. Without the rule it would start, run to the deadline and be dropped.
     import dataclasses
 
-    import rgr_verify.transformer as tr
+    import rgr_verify.models.transformer as tr
 
     clock = {"t": 0.0}
     monkeypatch.setattr(tr.time, "monotonic", lambda: clock["t"])
@@ -309,7 +309,7 @@ def test_sec73_runs_of_an_adopted_code_version_replay(tmp_path, monkeypatch):
     monkeypatch.setenv("RGR_VERIFY_EVIDENCE", str(tmp_path / "no-evidence"))
     assert run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False) is None
     monkeypatch.setattr("rgr_verify.runs.sec73_sweep.adopted_versions", lambda engine="v1": ("0ld0c0de0000",))
-    monkeypatch.setattr("rgr_verify.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
+    monkeypatch.setattr("rgr_verify.models.transformer.train_block_runs", lambda *a, **k: pytest.fail("retrained a stored run"))
     again = run_sec73(tiny_sec73_preset(), root_seed=3, results_dir=tmp_path, train_missing=False)
     assert [{k: v for k, v in r.items() if k != "key"} for r in again.records] == \
         [{k: v for k, v in r.items() if k != "key"} for r in first.records]
@@ -363,7 +363,7 @@ def test_sec73_full_tier_claims_replay_stored_results_or_report_not_run(tmp_path
 def _recorded_train_runs(monkeypatch, E, specs, task, cfg, device="cpu"):
     """train_block_runs, also returning each update's loss (summed over the runs of its batch) and the final parameters
     of each batch of runs (on the CPU), read through the trainer's own step function."""
-    import rgr_verify.transformer as T
+    import rgr_verify.models.transformer as T
 
     losses, final = [], {}
     step = T._train_step
@@ -403,7 +403,7 @@ def test_sec73_run_weights_do_not_depend_on_their_batch_bit_for_bit(monkeypatch)
 
 def _cpu_drawn_training_data(monkeypatch):
     # Training examples come from CPU generators on every device, so a CUDA run sees the CPU run's batches.
-    import rgr_verify.transformer as T
+    import rgr_verify.models.transformer as T
 
     gen, sample = T.run_generator, T.stack_examples
     monkeypatch.setattr(T, "run_generator", lambda seed, *keys, device="cpu": gen(seed, *keys))
@@ -453,7 +453,7 @@ def test_sec73_cuda_bf16_training_is_finite_reproducible_and_sync_free(monkeypat
     # identical on a second call; between evaluations the loop never waits for the GPU (any sync would raise).
     import dataclasses
 
-    import rgr_verify.transformer as T
+    import rgr_verify.models.transformer as T
 
     E = GaussianSource(64).table(200, rng=np.random.default_rng(3)).E
     specs = [RunSpec(8, 2, 1), RunSpec(16, 2, 2), RunSpec(16, 4, 3)]
@@ -672,7 +672,7 @@ def test_sec73_gpt2_numbers_are_not_decided_on_another_source(tmp_path, monkeypa
 def _evaluated_params(monkeypatch, E, specs, task, cfg, **kwargs):
     """train_block_runs, also returning the parameters of every evaluation (on the CPU), read by a spy on the
     evaluation (which a replayed graph does not bypass)."""
-    import rgr_verify.transformer as T
+    import rgr_verify.models.transformer as T
 
     seen, evaluate = [], T._evaluate
 

@@ -8,11 +8,11 @@ import math
 
 import pytest
 
-from rgr_verify.capacity import CurvePoint
+from rgr_verify.analysis.capacity import CurvePoint
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_sec7.value_shape import mse_drop_verdict, single_head_plateau, value_curves
 from rgr_verify.claims.tools.sharp import rising_points
-from rgr_verify.plants import PLANTS
+from rgr_verify.runs.plants import PLANTS
 
 H, C, I = Status.HOLDS_EMPIRICALLY, Status.CONTRADICTED_EMPIRICALLY, Status.INCONCLUSIVE
 SEEDS = range(10)

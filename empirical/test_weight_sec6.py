@@ -15,7 +15,7 @@ from rgr_verify.claims.paper_sec6 import diagonal, grid, measure, stated
 from rgr_verify.claims.tools import cells as cells_mod
 from rgr_verify.claims.tools import sharp as sharp_mod
 from rgr_verify.claims.tools import verdict_over_readings
-from rgr_verify.fits import DKInterval
+from rgr_verify.analysis.fits import DKInterval
 
 
 def _reading(ci, slope=1.2, r2=0.95, r2_range=None):
@@ -71,7 +71,7 @@ def test_fig3_tolerance_is_the_factor2_rule():
 
 def _curve(h, means, n=10, spread=0.0004):
     """CurvePoints of one head count: ``means`` {D_K: mean F1}, ``n`` seeds spread tightly around each mean."""
-    from rgr_verify.capacity import CurvePoint
+    from rgr_verify.analysis.capacity import CurvePoint
 
     out = []
     for D, m in sorted(means.items()):
@@ -97,7 +97,7 @@ def test_sharp_transition_needs_every_curve_decided_in_every_section():
     """One requirement for every sharp-transition claim (issue 37 item 6): a sharp curve beside an undecided one is
     inconclusive (App. A.3's earlier rule passed it), beside a gradual one contradicted."""
     assert _sharp({(64, 16): [_STEEP_LOW], (128, 16): [_STEEP_LOW]}).status is Status.HOLDS_EMPIRICALLY
-    from rgr_verify.capacity import CurvePoint
+    from rgr_verify.analysis.capacity import CurvePoint
 
     noisy = [CurvePoint(1, D, (0, 1, 2), v, float(np.mean(v)), 0.0, 1.0) for D, v in _NOISY.items()]
     cells = {(64, 16): _curve(1, _STEEP_LOW), (128, 16): noisy}
@@ -123,7 +123,7 @@ def test_sharp_transition_higher_anchor_is_no_weaker():
     0.99 within a factor 4 of its 0.8 rung (96 -> 384): a fixed 0.8 anchor with the factor 4 would pass it; the rule
     (the width scaled to 2.63 from 0.8, and the 0.5 window's evidence kept) does not pass it."""
     ramp = {96: 0.79, 128: 0.84, 192: 0.91, 256: 0.96, 384: 0.999}
-    from rgr_verify.capacity import transition_windows
+    from rgr_verify.analysis.capacity import transition_windows
 
     pts = _curve(1, ramp)
     weak = transition_windows(pts, low=0.8, high=0.99, factor=4.0, alpha=0.05 / len(pts))

@@ -13,7 +13,7 @@ import pytest
 
 from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.claims.paper_appa import results
-from rgr_verify.fits import DKInterval
+from rgr_verify.analysis.fits import DKInterval
 
 HOLDS, FAILS, OPEN = Status.HOLDS_EMPIRICALLY, Status.CONTRADICTED_EMPIRICALLY, Status.INCONCLUSIVE
 

@@ -1,6 +1,6 @@
 # The blueprint as a dependency graph (issue 40): label -> label "uses" edges read from the paper's proofs and
-# statements (rgr_verify.site.uses), their check against the claims' supports, propagation of a failing label to the
-# labels that use it, the layered layout (rgr_verify.site.blueprint.layered_layout) and the SVG markup the site and
+# statements (rgr_verify.audit.site.uses), their check against the claims' supports, propagation of a failing label to the
+# labels that use it, the layered layout (rgr_verify.audit.site.blueprint.layered_layout) and the SVG markup the site and
 # the browser test rely on (path.uses[data-uses], g.node[data-label][data-kind][data-propagated], g#bp-legend, a
 # viewBox at width 100%); and the annotated paper an audit writes without --paper-text.
 import os
@@ -11,10 +11,10 @@ import pytest
 
 from rgr_verify import cli
 from rgr_verify.claims import all_claims
-from rgr_verify.papertext import V3_LABELS
-from rgr_verify.site import STATUS_COLORS
-from rgr_verify.site.blueprint import kind_of, layered_layout, layout
-from rgr_verify.site.uses import V3_USES, V3_USES_PATH, propagate, supports_disagreements, uses_edges
+from rgr_verify.audit.papertext import V3_LABELS
+from rgr_verify.audit.site import STATUS_COLORS
+from rgr_verify.audit.site.blueprint import kind_of, layered_layout, layout
+from rgr_verify.audit.site.uses import V3_USES, V3_USES_PATH, propagate, supports_disagreements, uses_edges
 
 # our own words, in the paper's plain-text layout
 TEXT = """1 Intro

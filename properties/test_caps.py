@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rgr_verify.capacity import curves
+from rgr_verify.analysis.capacity import curves
 from rgr_verify.claims.paper_appa.caps import doubled_cap_cell
 from rgr_verify.claims.tools import runs_by_config
 from rgr_verify.runs.presets import CAP2X_RUNGS, preset_runs, table2_cap
@@ -49,7 +49,7 @@ def test_every_head_count_clearly_below_keeps_the_cell():
 def test_a_head_count_whose_interval_straddles_the_target_decides_nothing(vals):
     # h = 2's runs spread around 0.99: it can neither move nor keep the cell unless its whole bound is on one side
     kind = _kind(_doubled(lambda s: 0.5, lambda s: vals[s]))
-    from rgr_verify.stats import t_interval
+    from rgr_verify.core.stats import t_interval
 
     _, lo, _ = t_interval(vals, confidence=1 - 2 * 0.05 / 20)
     _, _, hi = t_interval(vals, confidence=1 - 2 * 0.05)
@@ -76,7 +76,7 @@ def test_the_doubled_cap_preset_trains_every_base_head_count_at_each_rung_with_t
 
 
 def test_the_stricter_cap_reading_flags_a_cell_where_any_threshold_run_hit_the_cap():
-    from rgr_verify.capacity import cap_sensitivity
+    from rgr_verify.analysis.capacity import cap_sensitivity
     from rgr_verify.claims.tools import cap_choices
     from rgr_verify.claims.tools.multiverse import DIMENSIONS
 

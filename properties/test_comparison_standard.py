@@ -11,7 +11,7 @@ from scipy import stats as st
 from rgr_verify.claims import get_claim
 from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.claims.standards import advantage_interval, decide, decide_advantage, picked_level
-from rgr_verify.plants import PLANTS
+from rgr_verify.runs.plants import PLANTS
 
 HOLDS, FAILS, OPEN = Status.HOLDS_EMPIRICALLY, Status.CONTRADICTED_EMPIRICALLY, Status.INCONCLUSIVE
 

@@ -8,13 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rgr_verify.cli import main
-from rgr_verify.minimal_constants import (
+from rgr_verify.analysis.minimal_constants import (
     certified_c_construction1,
     paper_c_theorem_b1,
     smallest_passing,
     union_bound_construction1,
 )
-from rgr_verify.constructions import (
+from rgr_verify.models.constructions import (
     Construction,
     algorithm1,
     algorithm2,
@@ -24,15 +24,15 @@ from rgr_verify.constructions import (
     construction1,
     weights_from_blocks,
 )
-from rgr_verify.edge_coloring import (
+from rgr_verify.models.edge_coloring import (
     coloring_and_batching,
     equitable_edge_coloring,
     is_proper_edge_coloring,
     konig_edge_coloring,
 )
-from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-from rgr_verify.graphs import digraph_from_edges, permutation_graph, random_regular_graph
-from rgr_verify.measurements import (
+from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+from rgr_verify.core.graphs import digraph_from_edges, permutation_graph, random_regular_graph
+from rgr_verify.analysis.measurements import (
     aggregated_score_matrix,
     limit_score_matrix,
     noise_terms,
@@ -40,7 +40,7 @@ from rgr_verify.measurements import (
     restricted_self_incoherence,
     separation_margins,
 )
-from rgr_verify.strategies import permutation_graphs, regular_graphs, seeds
+from rgr_verify.core.strategies import permutation_graphs, regular_graphs, seeds
 
 
 def _hand_set_construction1():

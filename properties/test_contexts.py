@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rgr_verify as R
-from rgr_verify.strategies import contexts, permutation_graphs
+from rgr_verify.core.strategies import contexts, permutation_graphs
 
 
 def test_in_context_neighbours_hand_set():

@@ -12,9 +12,9 @@ import pytest
 
 from rgr_verify.claims import all_claims
 from rgr_verify.commands.coverage import deviations, result_rows, statuses
-from rgr_verify.coverage import (REASON_KINDS, coverage_markdown, coverage_rows, load_coverage, new_uncovered,
+from rgr_verify.audit.coverage import (REASON_KINDS, coverage_markdown, coverage_rows, load_coverage, new_uncovered,
                                  recorded_rows, result_sentences, split_sentences, states_result, uncovered)
-from rgr_verify.papertext import default_text_path
+from rgr_verify.audit.papertext import default_text_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,8 +151,8 @@ def test_every_numbered_result_has_claims_that_bear_on_it():
     # algorithm of the v3 text has paper-scale claims that name it among their supported labels (a construction
     # through the results the map ties it to). Planted: a new theorem in a copy of the label table is uncovered.
     from rgr_verify.claims import all_claims
-    from rgr_verify.coverage import label_rows
-    from rgr_verify.papertext import V3_LABELS
+    from rgr_verify.audit.coverage import label_rows
+    from rgr_verify.audit.papertext import V3_LABELS
 
     data = load_coverage()
     rows = label_rows(V3_LABELS, all_claims(), statuses(), data)

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rgr_verify as R
-from rgr_verify.strategies import embedding_matrices, seeds
+from rgr_verify.core.strategies import embedding_matrices, seeds
 
 
 @given(st.integers(1, 30), st.integers(1, 40), seeds())

@@ -7,8 +7,8 @@ from rgr_verify.claims import Claim, Kind, Status, Tier, Verdict, all_claims, ru
 from rgr_verify.claims.base import FACTS_PAPER, PAPERS, RGR_PAPER, paper_parts
 from rgr_verify.cli import main
 from rgr_verify.pytest_plugin import records_by_paper
-from rgr_verify.report import audit_document, render_table
-from rgr_verify.report_md import render_markdown
+from rgr_verify.audit.report import audit_document, render_table
+from rgr_verify.audit.report_md import render_markdown
 
 
 def _verified(ctx):

@@ -5,7 +5,7 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rgr_verify.facts_tensors import (
+from rgr_verify.models.facts_tensors import (
     Database,
     cp_tensor,
     database_from_triples,
@@ -21,7 +21,7 @@ from rgr_verify.facts_tensors import (
     single_value_diagonal_database,
     slice_decomposition,
 )
-from rgr_verify.facts_inflation import (
+from rgr_verify.models.facts_inflation import (
     circle_argmax_failures,
     circle_rank2_factors,
     fibre_argmax_accuracy,
@@ -31,7 +31,7 @@ from rgr_verify.facts_inflation import (
     softmax_rank1_exact,
     softmax_threshold,
 )
-from rgr_verify.graphs import random_regular_graph
+from rgr_verify.core.graphs import random_regular_graph
 
 
 def test_database_tensor_hand_set():

@@ -16,9 +16,9 @@ import pytest
 from scipy import optimize as _opt
 from scipy import special as _sp
 
-from rgr_verify import fits
-from rgr_verify.edge_coloring import equitable_edge_coloring, konig_edge_coloring
-from rgr_verify.graphs import random_regular_graph
+from rgr_verify.analysis import fits
+from rgr_verify.models.edge_coloring import equitable_edge_coloring, konig_edge_coloring
+from rgr_verify.core.graphs import random_regular_graph
 
 
 def _reference_equitable(graph, n_colors):

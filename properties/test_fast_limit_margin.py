@@ -8,12 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rgr_verify import measurements, minimal_constants
-from rgr_verify.constructions import algorithm1, permutation_blocks
-from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-from rgr_verify.graphs import random_permutation_graph
-from rgr_verify.measurements import limit_score_matrix, limit_separation_decision, separation_margins
-from rgr_verify.minimal_constants import algorithm1_limit_margin, algorithm1_limit_separates
+from rgr_verify.analysis import measurements, minimal_constants
+from rgr_verify.models.constructions import algorithm1, permutation_blocks
+from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+from rgr_verify.core.graphs import random_permutation_graph
+from rgr_verify.analysis.measurements import limit_score_matrix, limit_separation_decision, separation_margins
+from rgr_verify.analysis.minimal_constants import algorithm1_limit_margin, algorithm1_limit_separates
 
 
 def _old(m, d, seed, block_size=None):

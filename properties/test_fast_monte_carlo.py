@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rgr_verify import minimal_constants
-from rgr_verify.constructions import algorithm1, algorithm5, permutation_blocks, signature_matrix
-from rgr_verify.edge_coloring import konig_edge_coloring
-from rgr_verify.embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings
-from rgr_verify.minimal_constants import algorithm1_separates, algorithm5_separates, max_heads_decision
-from rgr_verify.graphs import Digraph, random_permutation_graph, random_regular_graph
-from rgr_verify.measurements import restricted_self_incoherence, separation_margins
+from rgr_verify.analysis import minimal_constants
+from rgr_verify.models.constructions import algorithm1, algorithm5, permutation_blocks, signature_matrix
+from rgr_verify.models.edge_coloring import konig_edge_coloring
+from rgr_verify.core.embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings
+from rgr_verify.analysis.minimal_constants import algorithm1_separates, algorithm5_separates, max_heads_decision
+from rgr_verify.core.graphs import Digraph, random_permutation_graph, random_regular_graph
+from rgr_verify.analysis.measurements import restricted_self_incoherence, separation_margins
 
 
 def _old_konig(graph):

@@ -20,8 +20,8 @@ from rgr_verify.claims.base import CheckContext, jsonable
 from rgr_verify.claims.paper_sec8 import conclusion
 from rgr_verify.claims.paper_sec8.common import algorithm2_instance, softmax_dk
 from rgr_verify.claims.paper_sec8.steps12 import certain_failure, instance_draws, row_logits_bound
-from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-from rgr_verify.softmax_analysis import all_head_logits, rows_on_full_context
+from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+from rgr_verify.analysis.softmax_analysis import all_head_logits, rows_on_full_context
 
 
 def _old_limit_n3_over_dk(m, d, r):

@@ -16,10 +16,10 @@ from rgr_verify.claims.paper_appb import lemma_b3_fixed_points as L
 from rgr_verify.claims.paper_sec4 import fixed_points as F
 from rgr_verify.claims.registry import all_claims, get_claim
 from rgr_verify.claims.runner import run_claim
-from rgr_verify.constructions import algorithm1
-from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-from rgr_verify.graphs import permutation_graph
-from rgr_verify.measurements import limit_score_matrix
+from rgr_verify.models.constructions import algorithm1
+from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+from rgr_verify.core.graphs import permutation_graph
+from rgr_verify.analysis.measurements import limit_score_matrix
 
 SELF_ID, WORST_ID, C0_ID = ("thm41-fixed-points-self-pair", "thm41-fixed-points-worst-permutation",
                             "thm41-fixed-points-worst-case-c0")

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 
 import rgr_verify as R
-from rgr_verify.strategies import regular_graphs
+from rgr_verify.core.strategies import regular_graphs
 
 
 def test_permutation_graph_hand_set():
@@ -27,7 +27,7 @@ def test_regular_graph_dense_case_uses_exact_completion():
 
 
 def test_derangement_and_transposition():
-    from rgr_verify.graphs import random_derangement, transposition
+    from rgr_verify.core.graphs import random_derangement, transposition
 
     r = np.random.default_rng(0)
     for m in (2, 3, 17):

@@ -18,17 +18,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.utils.flop_counter import FlopCounterMode
 
-from rgr_verify.constructions import algorithm1, algorithm2
-from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-from rgr_verify.graphs import random_permutation_graph
-from rgr_verify.scoring import (
+from rgr_verify.models.constructions import algorithm1, algorithm2
+from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+from rgr_verify.core.graphs import random_permutation_graph
+from rgr_verify.core.scoring import (
     head_scores,
     linear_sum_scores,
     max_over_heads_scores,
     predict_edges,
     softmax_sum_scores,
 )
-from rgr_verify.softmax_analysis import all_head_logits, scores_from_logits
+from rgr_verify.analysis.softmax_analysis import all_head_logits, scores_from_logits
 
 TOL = 1e-9  # float64 agreement, relative to the score scale
 

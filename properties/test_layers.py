@@ -1,121 +1,136 @@
-# The README's layers are the law: every module of rgr_verify belongs to exactly one layer of the block under
-# "Library tour", and no module imports one of a higher layer (an import within a layer or downwards is fine);
-# the package itself (``import rgr_verify``, ``from rgr_verify import x`` of a name it re-exports) counts as the top
-# layer, since its __init__ re-exports from every layer; and no modules import each other in a circle, inside a layer
-# or across (imports inside functions count). Each is planted and caught.
+# The layers are folders: every folder of rgr_verify belongs to exactly one layer of LAYERS, the package's own top
+# level holds only the entry modules (a handful), and no module imports a folder of a higher layer (an import within
+# a folder, a layer or downwards is fine); the package itself (``import rgr_verify``, ``from rgr_verify import x`` of
+# a name it re-exports) counts as the top layer, since its __init__ re-exports from every layer; no modules import
+# each other in a circle, inside a folder or across (imports inside functions count); the README's drawing of the
+# layers is generated from the folders (``python properties/test_layers.py`` rewrites it). Each is planted and caught.
 import ast
 import re
+import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "rgr_verify"
+README = ROOT / "README.md"
+
+# Top to bottom; "" is the package's own top level (its entry modules). A folder imports only its own layer's folders
+# and the layers below.
+LAYERS = [
+    ("entry points", ("", "commands")),
+    ("audit", ("audit",)),
+    ("claims", ("claims",)),
+    ("experiments", ("runs", "perf")),
+    ("analysis", ("analysis",)),
+    ("models", ("models", "engine")),
+    ("RGR core", ("core",)),
+    ("basics", ("basics",)),
+]
+MAX_ENTRY_MODULES = 6  # __init__, __main__, cli, pytest_plugin, testing: the package's doors
 
 
-def readme_layers() -> list[tuple[str, set]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    tour = text[text.index("## Library tour"):]
-    block = tour[tour.index("```") + 3:]
-    block = block[:block.index("```")]
-    layers: list[tuple[str, set]] = []
-    for line in block.splitlines():
-        if not line.strip():
-            continue
-        m = re.match(r"^ (\S.*?\S)\s{2,}(.*)$", line)
-        if m and not line.startswith("  "):
-            layers.append((m[1], set()))
-            rest = m[2]
-        else:
-            rest = line
-        layers[-1][1].update(n.strip() for n in rest.split(",") if n.strip())
-    return layers
+def folders() -> list[str]:
+    return sorted(d.name for d in PKG.iterdir() if d.is_dir() and (d / "__init__.py").is_file())
 
 
-def unit_of(path: Path) -> str:
-    rel = path.relative_to(PKG).parts
-    return rel[0][:-3] if len(rel) == 1 else rel[0] + "/"
+def unit_of(name: str) -> str:
+    """The folder (layer unit) of a dotted module of the package: its first folder, "" for a top-level module, and
+    "__init__" for the package itself (what it re-exports)."""
+    parts = name.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    return parts[1] if (PKG / parts[1]).is_dir() else ""
 
 
-def imports_of(path: Path, source: str) -> set:
-    """The top-level units of rgr_verify that ``path`` (whose text is ``source``) imports, relative or absolute."""
-    pkg = list(path.relative_to(PKG).parts[:-1])
-    out = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = pkg[: len(pkg) - (node.level - 1)]
-                parts = base + (node.module.split(".") if node.module else [])
-                names = parts[:1] if parts else [a.name for a in node.names]
-            elif node.module and node.module.startswith("rgr_verify."):
-                names = [node.module.split(".")[1]]
-            elif node.module == "rgr_verify":
-                names = [a.name for a in node.names]
-            else:
-                continue
-        elif isinstance(node, ast.Import):
-            names = [a.name.split(".")[1] if "." in a.name else "__init__" for a in node.names
-                     if a.name == "rgr_verify" or a.name.startswith("rgr_verify.")]
-        else:
-            continue
-        for n in names:
-            if (PKG / n).is_dir():
-                out.add(n + "/")
-            elif (PKG / f"{n}.py").is_file() or n in ("__init__", "__version__"):
-                out.add(n)
-            else:
-                out.add("__init__")  # a name the package re-exports: an import of the package itself
-    return out
-
-
-def upward_imports(layers, read=lambda p: p.read_text(encoding="utf-8")) -> list[str]:
-    rank = {u: i for i, (_, units) in enumerate(layers) for u in units}
+def upward_imports(read=lambda p: p.read_text(encoding="utf-8")) -> list[str]:
+    rank = {u: i for i, (_, units) in enumerate(LAYERS) for u in units}
     rank["__init__"] = 0  # the package itself: its __init__ re-exports from every layer, so it sits on top
+    name_of = {u: n for n, units in LAYERS for u in units}
     bad = []
-    for path in sorted(PKG.rglob("*.py")):
-        u = unit_of(path)
+    for mod, deps in sorted(module_graph(read).items()):
+        u = unit_of(mod)
         if u == "__init__":  # the package's own re-exports
             continue
-        for dep in sorted(imports_of(path, read(path)) - {u, "__version__"}):
-            if dep in rank and u in rank and rank[dep] < rank[u]:
-                top = "the package's re-exports" if dep == "__init__" else layers[rank[dep]][0]
-                bad.append(f"{path.relative_to(ROOT)} ({layers[rank[u]][0]}) imports {dep} ({top})")
+        for dep in sorted(deps):
+            d = unit_of(dep)
+            if d in rank and u in rank and rank[d] < rank[u]:
+                top = "the package's re-exports" if d == "__init__" else f"{d}/ ({name_of[d]})"
+                bad.append(f"{mod} ({u or 'top level'}, {name_of[u]}) imports {dep}: {top}")
     return bad
 
 
-def test_every_module_is_in_exactly_one_layer():
-    layers = readme_layers()
-    assert [name for name, _ in layers] == ["entry points", "audit", "experiments", "analysis", "models",
-                                            "RGR core", "basics"]
-    listed = [u for _, units in layers for u in units]
-    assert len(listed) == len(set(listed)), sorted({u for u in listed if listed.count(u) > 1})
-    present = {unit_of(p) for p in PKG.rglob("*.py")} - {"__init__"}
-    assert present - set(listed) == set(), "modules no layer of the README lists"
-    assert set(listed) - present == set(), "the README lists modules that do not exist"
+def _contents(folder: str) -> list[str]:
+    here = PKG / folder if folder else PKG
+    mods = sorted(p.stem for p in here.glob("*.py") if p.stem != "__init__" or not folder)
+    subs = sorted(f"{d.name}/" for d in here.iterdir() if d.is_dir() and (d / "__init__.py").is_file())
+    return mods + ([] if not folder else subs)
+
+
+def drawing() -> str:
+    """The README's block of layers, from the folders: each layer with its folders and what each holds (the claims
+    and the commands by count: they are many and one of a kind each)."""
+    lines = []
+    for name, units in LAYERS:
+        parts = []
+        for u in units:
+            items = _contents(u)
+            if u in ("claims", "commands"):
+                parts.append(f"{u}/ ({len(list((PKG / u).rglob('*.py')))} modules)")
+            elif u:
+                parts.append(f"{u}/: " + ", ".join(items))
+            else:
+                parts.append("top level: " + ", ".join(i for i in items if i != "__init__"))
+        text = "; ".join(parts)
+        wrapped = textwrap.wrap(text, width=118 - 16, break_on_hyphens=False) or [""]
+        lines.append(f" {name:<14} {wrapped[0]}")
+        lines.extend(" " * 16 + w for w in wrapped[1:])
+    return "\n".join(lines) + "\n"
+
+
+def readme_block(text: str) -> tuple[int, int]:
+    tour = text.index("## Library tour")
+    start = text.index("```\n", tour) + 4
+    return start, text.index("```", start)
+
+
+def test_every_folder_is_in_exactly_one_layer():
+    listed = [u for _, units in LAYERS for u in units]
+    assert len(listed) == len(set(listed))
+    assert sorted(u for u in listed if u) == folders(), "folders no layer lists, or layers naming no folder"
+    entry = sorted(p.stem for p in PKG.glob("*.py"))
+    assert len(entry) <= MAX_ENTRY_MODULES, f"the top level should hold a handful of entry modules, has {entry}"
+
+
+def test_the_readme_draws_the_layers_from_the_folders():
+    text = README.read_text(encoding="utf-8")
+    a, b = readme_block(text)
+    assert text[a:b] == drawing(), "run `python properties/test_layers.py` to redraw the README's layers"
 
 
 def test_no_module_imports_a_higher_layer():
-    assert upward_imports(readme_layers()) == []
+    assert upward_imports() == []
 
 
 def test_a_planted_upward_import_is_caught():
-    planted = PKG / "graphs.py"
+    planted = PKG / "core" / "graphs.py"
 
     def read(p):
         text = p.read_text(encoding="utf-8")
-        return text + "\nfrom .report import audit_document\n" if p == planted else text
+        return text + "\nfrom ..audit.report import audit_document\n" if p == planted else text
 
-    bad = upward_imports(readme_layers(), read)
-    assert bad == ["rgr_verify/graphs.py (RGR core) imports report (audit)"]
+    assert upward_imports(read) == ["rgr_verify.core.graphs (core, RGR core) imports rgr_verify.audit.report: "
+                                    "audit/ (audit)"]
 
 
 def test_importing_the_package_itself_from_a_lower_layer_is_caught():
-    planted = PKG / "graphs.py"
-    for line in ("import rgr_verify", "from rgr_verify import report", "from rgr_verify import Digraph"):
+    planted = PKG / "core" / "graphs.py"
+    for line in ("import rgr_verify", "from rgr_verify import audit", "from rgr_verify import Digraph"):
         def read(p, line=line):
             text = p.read_text(encoding="utf-8")
             return text + f"\n{line}\n" if p == planted else text
 
-        bad = upward_imports(readme_layers(), read)
-        assert len(bad) == 1 and bad[0].startswith("rgr_verify/graphs.py (RGR core) imports"), (line, bad)
+        bad = upward_imports(read)
+        assert len(bad) == 1 and bad[0].startswith("rgr_verify.core.graphs (core, RGR core) imports"), (line, bad)
 
 
 def module_graph(read=lambda p: p.read_text(encoding="utf-8")) -> dict:
@@ -133,7 +148,8 @@ def module_graph(read=lambda p: p.read_text(encoding="utf-8")) -> dict:
             if isinstance(node, ast.ImportFrom):
                 mod = ".".join(pkg[: len(pkg) - (node.level - 1)] + ([node.module] if node.module else [])) \
                     if node.level else (node.module or "")
-                deps.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in mods else mod for a in node.names)
+                deps.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in mods else mod for a in node.names
+                            if a.name != "__version__")  # the package's version: a constant, not its re-exports
             elif isinstance(node, ast.Import):
                 deps.update(a.name for a in node.names)
         graph[name] = {d for d in deps if d in mods and d != name}
@@ -207,3 +223,10 @@ def test_claims_read_runs_only_through_replay():
 
     assert claims_reading_runs_around_replay(read) == [
         "rgr_verify.claims.paper_sec7.value imports rgr_verify.runs.evidence"]
+
+
+if __name__ == "__main__":  # redraw the README's layers from the folders
+    text = README.read_text(encoding="utf-8")
+    a, b = readme_block(text)
+    README.write_text(text[:a] + drawing() + text[b:], encoding="utf-8")
+    sys.stdout.write(drawing())

@@ -28,10 +28,10 @@ from rgr_verify.claims.paper_sec5 import n3_exact_statistics, n3_exact_verdict, 
 from rgr_verify.claims.paper_sec9.theorem92 import any_scheme_margin_bound
 from rgr_verify.claims.registry import get_claim
 from rgr_verify.claims.runner import run_claim
-from rgr_verify.constructions import algorithm1, construction1
-from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-from rgr_verify.graphs import permutation_graph, random_derangement, random_permutation_graph
-from rgr_verify.lower_bound import graph_dependent_embedding_qk
+from rgr_verify.models.constructions import algorithm1, construction1
+from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+from rgr_verify.core.graphs import permutation_graph, random_derangement, random_permutation_graph
+from rgr_verify.analysis.lower_bound import graph_dependent_embedding_qk
 
 
 def _c1(m, d_k, seed):
@@ -186,7 +186,7 @@ def test_n3_exact_rule_and_its_plants():
 
 
 def test_n3_exact_mean_matches_the_noise_terms_of_the_claims_construction():
-    from rgr_verify.measurements import noise_terms
+    from rgr_verify.analysis.measurements import noise_terms
 
     stats = n3_exact_statistics(claim_seed(DEFAULT_SEED, "eq1-n3-sqrt-dk"))
     m, d = stats["m"], stats["d_model"]

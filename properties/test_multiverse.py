@@ -23,7 +23,7 @@ from rgr_verify.claims import all_claims
 from rgr_verify.claims.base import CheckContext, Claim, Kind, Status, Tier, Verdict
 from rgr_verify.claims.fingerprint import rule_fingerprint
 from rgr_verify.claims.tools.multiverse import run_analyses
-from rgr_verify.stats import permutation_pvalue
+from rgr_verify.core.stats import permutation_pvalue
 
 _RECORDS = [{"seed": s, "metric": v} for s, v in [(0, 0.9), (1, 0.95), (2, 0.2), (0, 0.99), (1, 0.97), (2, 0.3)]]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgr_verify.capacity import CurvePoint, f1_target, threshold
+from rgr_verify.analysis.capacity import CurvePoint, f1_target, threshold
 from rgr_verify.claims import all_claims
 from rgr_verify.claims.base import (BATCHED_REPLAYS, F1_REPLAYS, RUNNER_ANALYSES, CheckContext, Claim, Kind, Status,
                                     Tier, Verdict)

@@ -7,7 +7,7 @@ import pytest
 import rgr_verify.commands.mutate as mutate_cmd
 from rgr_verify.claims.base import Claim, Stated, Status, Verdict
 from rgr_verify.cli import main
-from rgr_verify.mutate import EXCLUDED, KILLED, SURVIVED, mutants, not_mutated, run_mutation
+from rgr_verify.audit.mutate import EXCLUDED, KILLED, SURVIVED, mutants, not_mutated, run_mutation
 
 MEASURED_C, MEASURED_SLOPE, MEASURED_GAP, BOUND = 64, 1.03, 3.0, 5.0
 

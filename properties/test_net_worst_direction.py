@@ -1,4 +1,4 @@
-"""Theorem 9.2's net radius gamma/4 against the steepest perturbation (rgr_verify.lower_bound.steepest_perturbation):
+"""Theorem 9.2's net radius gamma/4 against the steepest perturbation (rgr_verify.analysis.lower_bound.steepest_perturbation):
 it never flips a decision at gamma/4 (Lemma 9.3's bound (27) allows at most 3 eps + eps^2 < gamma), and it does flip
 one at gamma/2 on the worst case, which random directions do not find: the planted alternative."""
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rgr_verify.lower_bound import decision_function, steepest_perturbation
+from rgr_verify.analysis.lower_bound import decision_function, steepest_perturbation
 
 
 def _after(U, V, tau, xu, xv, radius, aggregation, d_k=1):

@@ -13,9 +13,9 @@ from rgr_verify.claims import all_claims, read_ledger, select_claims
 from rgr_verify.claims.labels import label_part, label_prefix
 from rgr_verify.claims.runner import run_claims
 from rgr_verify.claims.structure import node_of
-from rgr_verify.paper_versions import (CANONICAL_VERSION, DATA_DIR, known_versions, label_set, load_label_set, renumber,
+from rgr_verify.core.paper_versions import (CANONICAL_VERSION, DATA_DIR, known_versions, label_set, load_label_set, renumber,
                                        write_label_file)
-from rgr_verify.papertext import V3_LABELS, find_labels, paper_diff
+from rgr_verify.audit.papertext import V3_LABELS, find_labels, paper_diff
 
 _V3 = Path(__file__).resolve().parents[2] / "shared" / "paper" / "003_656413910ed800f8.txt"
 needs_v3 = pytest.mark.skipif(not _V3.is_file(), reason="the paper's v3 text (shared/paper/003_*.txt) is not here")

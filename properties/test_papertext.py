@@ -1,4 +1,4 @@
-"""rgr_verify.papertext: labels defined in a text of the paper, their mentions, the annotated HTML view, slugs and
+"""rgr_verify.audit.papertext: labels defined in a text of the paper, their mentions, the annotated HTML view, slugs and
 the claims a text change touches; ``rgr-verify paper-diff``.
 
 Synthetic texts always run; the tests on the real v3 text read ``shared/paper/003_*.txt`` (or
@@ -17,7 +17,7 @@ import pytest
 from rgr_verify import cli
 from rgr_verify.claims import all_claims
 from rgr_verify.claims.structure import node_of
-from rgr_verify.papertext import (V3_LABELS, V3_LABELS_PATH, annotate, changed_tokens, claim_places,
+from rgr_verify.audit.papertext import (V3_LABELS, V3_LABELS_PATH, annotate, changed_tokens, claim_places,
                                   default_text_path, find_labels, label_references, paper_diff, slug)
 
 # A small stand-in of the paper's plain-text layout (our own words): headings, statements, floats, equations.

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rgr_verify.capacity import fit_through_origin
+from rgr_verify.analysis.capacity import fit_through_origin
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_appa.a3_rules import degree_band_part
 from rgr_verify.claims.paper_sec6.measure import R2_RANGE, conjunction_status, r2_status, reading_verdict
-from rgr_verify.fits import DKInterval, r2_range_through_origin
+from rgr_verify.analysis.fits import DKInterval, r2_range_through_origin
 
 _EST = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
 

@@ -7,7 +7,7 @@ import pytest
 
 from rgr_verify.claims.base import Status, Verdict
 from rgr_verify.claims.tools import reading_record, refutation_scope, with_readings
-from rgr_verify.report import findings_by_scope
+from rgr_verify.audit.report import findings_by_scope
 
 
 def test_reading_record_scopes():

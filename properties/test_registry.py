@@ -158,7 +158,7 @@ def test_monte_carlo_verdict_holds_passing_to_the_failing_standard():
 
 
 def test_scale_separates_paper_scale_experiments_from_quick_analogues():
-    from rgr_verify.report import scale_of
+    from rgr_verify.audit.report import scale_of
 
     assert scale_of({"id": "fig3-x", "ran": True, "evidence_level": "experiment"}) == "paper-scale experiment"
     assert scale_of({"id": "fig7-x", "ran": False, "tier": "gpu", "kind": "qualitative"}) == "paper-scale experiment"

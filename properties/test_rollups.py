@@ -252,9 +252,9 @@ def test_the_sentence_is_generated_from_the_findings(recorded):
 
 def test_the_sentence_reaches_report_json_md_and_the_site(tmp_path):
     from rgr_verify.claims import Claim, Kind, Status, Tier, Verdict, run_claim
-    from rgr_verify.report import audit_document
-    from rgr_verify.report_md import render_markdown
-    from rgr_verify.site import write_site
+    from rgr_verify.audit.report import audit_document
+    from rgr_verify.audit.report_md import render_markdown
+    from rgr_verify.audit.site import write_site
 
     def holds(ctx):
         return Verdict(Status.VERIFIED, paper_value="p", measured_value="m", evidence="a proof",
@@ -331,7 +331,7 @@ def test_each_place_is_where_the_paper_makes_the_edge():
     """A place lies in the text and inside the supported label, the section that holds it, or the claim's own label
     or section, or the line mentions the supported label or its section."""
     from rgr_verify.claims.labels import PART_TITLES, label_part
-    from rgr_verify.papertext import V3_LABELS, label_references
+    from rgr_verify.audit.papertext import V3_LABELS, label_references
 
     text = _V3.read_text(encoding="utf-8")
     n_lines = len(text.splitlines())

@@ -33,7 +33,7 @@ def test_a_store_read_is_the_store_alone_and_the_join_is_explicit(tmp_path):
 
 
 def test_committed_facts_keys_are_recomputed_exactly():
-    from rgr_verify.facts_model import FactsConfig
+    from rgr_verify.models.facts_model import FactsConfig
     from rgr_verify.runs.facts import facts_run_key
 
     man = next(m for m in manifests() if m.store == "facts-runs.jsonl")

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rgr_verify as R
-from rgr_verify.strategies import qk_weights
+from rgr_verify.core.strategies import qk_weights
 
 
 def test_scoring_shapes_with_run_dimension():

@@ -1,11 +1,11 @@
 # Configuration is read in one place: every environment variable of the project is named and read in
-# rgr_verify/settings.py; elsewhere only writes (for child processes) and the documented exceptions remain.
+# rgr_verify/basics/settings.py; elsewhere only writes (for child processes) and the documented exceptions remain.
 import re
 from pathlib import Path
 
 import pytest
 
-from rgr_verify.settings import ENV_VARS, env
+from rgr_verify.basics.settings import ENV_VARS, env
 
 PKG = Path(__file__).resolve().parents[1] / "rgr_verify"
 # (file, what it reads): a check's own read (its source is part of its rule fingerprint), pytest-xdist's variable,
@@ -19,7 +19,7 @@ def test_environment_is_read_only_in_settings():
     reads = set()
     for p in PKG.rglob("*.py"):
         rel = p.relative_to(PKG).as_posix()
-        if rel == "settings.py":
+        if rel == "basics/settings.py":
             continue
         for m in _READ.finditer(p.read_text(encoding="utf-8")):
             reads.add((rel, next(g for g in m.groups() if g).strip()))

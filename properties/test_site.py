@@ -14,13 +14,13 @@ import pytest
 
 from rgr_verify.claims import select_claims
 from rgr_verify.claims.runner import run_claims
-from rgr_verify.papertext import V3_LABELS, slug
-from rgr_verify.report import audit_document, shown_status
-from rgr_verify.report_md import value_in_words
+from rgr_verify.audit.papertext import V3_LABELS, slug
+from rgr_verify.audit.report import audit_document, shown_status
+from rgr_verify.audit.report_md import value_in_words
 from rgr_verify.claims.base import FACTS_PAPER
-from rgr_verify.site import DECIDED, finding_causes, write_site
-from rgr_verify.site.stamp import stamp_plots
-from rgr_verify.site.values import clean_text, value_html
+from rgr_verify.audit.site import DECIDED, finding_causes, write_site
+from rgr_verify.audit.site.stamp import stamp_plots
+from rgr_verify.audit.site.values import clean_text, value_html
 
 ONLY = "thmb5-sym-*,corb7-sym-*,sec3-sym-*"
 
@@ -84,7 +84,7 @@ def test_site_rejects_a_non_audit_and_leaves_nothing_behind(tmp_path):
 def test_site_failure_midway_keeps_the_previous_site(doc, tmp_path, monkeypatch):
     write_site(doc, tmp_path)
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
-    import rgr_verify.site as site
+    import rgr_verify.audit.site as site
 
     def broken(*a, **k):
         raise RuntimeError("disk full")
@@ -262,7 +262,7 @@ def test_index_marks_scope_premises_post_hoc_and_pages_say_what_did_not_run(doc,
     idle.update(ran=False, tier="gpu", evidence="", post_hoc={"reason": "rule revised", "evidence": "y"})
     moved = next(r for r in records if r["id"] not in doc["findings"] and r is not idle)
     moved["paper"] = FACTS_PAPER
-    import rgr_verify.site as site_module
+    import rgr_verify.audit.site as site_module
 
     monkeypatch.setattr(site_module, "fed_claim_ids", lambda recs, reg: {first, second})  # as if evidence fed them
     write_site({**doc, "claims": records}, tmp_path)
@@ -287,7 +287,7 @@ def test_index_marks_scope_premises_post_hoc_and_pages_say_what_did_not_run(doc,
 def test_site_bundles_katex_for_the_annotated_paper(doc, tmp_path):
     # The annotated paper's formulas render offline: the site carries KaTeX (its script, auto-render, the CSS and
     # every font the CSS names) when it has paper.html, and nothing of it otherwise; the page loads it relatively.
-    from rgr_verify.papertext import annotate
+    from rgr_verify.audit.papertext import annotate
 
     write_site(doc, tmp_path / "without")
     assert not (tmp_path / "without" / "katex").exists()

@@ -1,4 +1,4 @@
-# The finding figures of the reader's site (rgr_verify.site.figures): one small PNG per finding drawn from the
+# The finding figures of the reader's site (rgr_verify.audit.site.figures): one small PNG per finding drawn from the
 # record alone, by the kind of evidence it holds (a fitted rate against the stated band, failure rates against the
 # stated probability, the two sides of an inequality, a limit along m, the values in words when there is no number),
 # each with a legend naming the paper and ours and a caption; only findings get one, bad input is a ValueError, and
@@ -9,9 +9,9 @@ import pytest
 
 from rgr_verify.claims import select_claims
 from rgr_verify.claims.runner import run_claims
-from rgr_verify.report import audit_document
-from rgr_verify.site import write_site
-from rgr_verify.site.figures import FIGURE_KINDS, figure_png, is_finding, write_figures
+from rgr_verify.audit.report import audit_document
+from rgr_verify.audit.site import write_site
+from rgr_verify.audit.site.figures import FIGURE_KINDS, figure_png, is_finding, write_figures
 
 
 def _size(png: bytes) -> tuple[int, int]:

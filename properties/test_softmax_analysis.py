@@ -1,4 +1,4 @@
-# Sec. 8 and Sec. 9 measurements (rgr_verify.softmax_analysis, rgr_verify.lower_bound): hand-set cases and
+# Sec. 8 and Sec. 9 measurements (rgr_verify.analysis.softmax_analysis, rgr_verify.analysis.lower_bound): hand-set cases and
 # properties over generated ones.
 import itertools
 import math
@@ -8,18 +8,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rgr_verify.constructions import algorithm2
-from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-from rgr_verify.graphs import permutation_graph, random_permutation_graph
-from rgr_verify.lower_bound import (
+from rgr_verify.models.constructions import algorithm2
+from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+from rgr_verify.core.graphs import permutation_graph, random_permutation_graph
+from rgr_verify.analysis.lower_bound import (
     decision_function,
     graph_dependent_embedding_qk,
     nuclear_normalised_margin,
     two_way_softmax_score,
 )
-from rgr_verify.measurements import head_score_matrix
-from rgr_verify.scoring import softmax_sum_scores
-from rgr_verify.softmax_analysis import (
+from rgr_verify.analysis.measurements import head_score_matrix
+from rgr_verify.core.scoring import softmax_sum_scores
+from rgr_verify.analysis.softmax_analysis import (
     all_head_logits,
     background_deviation,
     certify_all_contexts,
@@ -34,7 +34,7 @@ from rgr_verify.softmax_analysis import (
     source_owner_heads,
     source_row_scores,
 )
-from rgr_verify.strategies import seeds
+from rgr_verify.core.strategies import seeds
 
 
 def _construction(m, d_model, d_k, seed):

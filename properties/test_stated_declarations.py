@@ -8,8 +8,8 @@ from rgr_verify.claims import all_claims, get_claim
 from rgr_verify.claims.base import Stated
 from rgr_verify.claims.runner import run_claim
 from rgr_verify.claims.tools import TABLE1
-from rgr_verify.mutate import mutants, not_mutated
-from rgr_verify.report import result_record
+from rgr_verify.audit.mutate import mutants, not_mutated
+from rgr_verify.audit.report import result_record
 
 
 def test_a_table_is_a_stated_value():

@@ -26,7 +26,7 @@ from rgr_verify.claims import standards, xpaper
 from rgr_verify.claims.paper_sec6.measure import equivalence_status
 from rgr_verify.claims.standards import (EXPONENT_HALF_WIDTH, FACTOR_TWO, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS,
                                          factor_name)
-from rgr_verify.fits import DKInterval
+from rgr_verify.analysis.fits import DKInterval
 
 HOLDS, FAILS, OPEN = Status.HOLDS_EMPIRICALLY, Status.CONTRADICTED_EMPIRICALLY, Status.INCONCLUSIVE
 
@@ -231,7 +231,7 @@ def test_heads_exponent_floor_widens_a_collapsed_interval():
     ths = _heads({r: 4 * r for r in rs})
     fit = xrefs.heads_exponent(ths, rs)
     # the same regression with sigma free: the interval the floor replaces is narrower
-    from rgr_verify.fits import interval_regression, profile_interval
+    from rgr_verify.analysis.fits import interval_regression, profile_interval
 
     lo = np.log([ths[r].h_low / math.sqrt(2.0) for r in rs])
     hi = np.log([ths[r].h_high * math.sqrt(2.0) for r in rs])

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from rgr_verify.torch_threads import torch_threads
+from rgr_verify.basics.torch_threads import torch_threads
 
 
 def test_threads_are_set_in_the_block_and_restored_after_even_on_error():

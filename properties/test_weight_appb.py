@@ -81,9 +81,9 @@ def _with_expects(claim_id, seed=0):
 
 
 def test_linear_means_zero_without_leakage_nonzero_with_it():
-    from rgr_verify.constructions import algorithm1
-    from rgr_verify.embeddings import gaussian_unit_norm_embeddings
-    from rgr_verify.graphs import random_permutation_graph
+    from rgr_verify.models.constructions import algorithm1
+    from rgr_verify.core.embeddings import gaussian_unit_norm_embeddings
+    from rgr_verify.core.graphs import random_permutation_graph
 
     r = np.random.default_rng(3)
     g = random_permutation_graph(32, rng=r)
@@ -148,7 +148,7 @@ def test_every_claim_declares_a_role():
 # --- record texts and witnesses the second review of 2026-11-28 (rev39, section 1) showed to be inaccurate ---------
 
 def test_union_constant_why_is_scoped_to_the_p_where_the_exact_tails_meet_m_minus_3():
-    from rgr_verify import minimal_constants as K
+    from rgr_verify.analysis import minimal_constants as K
 
     ratios = {}
     for p in np.linspace(0.01, 0.49, 49):

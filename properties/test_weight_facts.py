@@ -8,7 +8,7 @@ import pytest
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_facts import layer, tensors, training
 from rgr_verify.claims import xpaper
-from rgr_verify.facts_tensors import (
+from rgr_verify.models.facts_tensors import (
     cp_tensor,
     database_from_triples,
     example_facts_database,
@@ -18,7 +18,7 @@ from rgr_verify.facts_tensors import (
     rank_one_span_decomposition,
     single_value_diagonal_database,
 )
-from rgr_verify.facts_inflation import fibre_argmax_accuracy
+from rgr_verify.models.facts_inflation import fibre_argmax_accuracy
 
 
 # rank_bounds certifies ranks below Proposition 2.1's bound, and never below the rank

@@ -32,7 +32,7 @@ from rgr_verify.claims.paper_appa.sampler import hoeffding_interval
 from rgr_verify.claims.paper_sec7.softmax import shift_growth_range, shift_size_decision
 from rgr_verify.claims.paper_sec7.value import GAP_PRINTED, gap_reading_verdict, d32_fold_decision
 from rgr_verify.claims.tools import BASE_GRID, DIAGONAL, EXTRA, TABLE2, verdict_over_readings
-from rgr_verify.fits import DKInterval
+from rgr_verify.analysis.fits import DKInterval
 
 # ---------------------------------------------------------------- Sec. 7.2: the gap, under two readings
 

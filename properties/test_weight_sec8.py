@@ -21,7 +21,7 @@ from rgr_verify.claims.paper_sec8.algorithm2 import layout_problems
 from rgr_verify.claims.paper_sec8.common import algorithm2_instance
 from rgr_verify.claims.paper_sec8.conclusion import constants_table, constants_decision
 from rgr_verify.claims.paper_sec8.steps12 import eq10_decision
-from rgr_verify.strategies import theorem81_cases
+from rgr_verify.core.strategies import theorem81_cases
 
 
 def test_minimal_constants_stable_over_seeds():

@@ -5,7 +5,7 @@ The library holds the RGR task (graphs, embeddings, contexts), the scoring model
 tools that checks are built from. Public names are re-exported here.
 """
 
-from .constructions import (
+from .models.constructions import (
     Construction,
     algorithm1,
     algorithm2,
@@ -16,20 +16,20 @@ from .constructions import (
     construction1,
     konig_edge_coloring,
 )
-from .contexts import context_labels, in_context_neighbours, sample_context, sample_contexts, validate_context
-from .embeddings import (
+from .core.contexts import context_labels, in_context_neighbours, sample_context, sample_contexts, validate_context
+from .core.embeddings import (
     binary_compressive_embeddings,
     embeddings_from_matrix,
     gaussian_unit_norm_embeddings,
     one_hot_embeddings,
 )
-from .facts_model import FactsConfig, circuit_rank_bound, circuit_tensor, train_facts_batch
+from .models.facts_model import FactsConfig, circuit_rank_bound, circuit_tensor, train_facts_batch
 from .runs.facts import ensure_facts_runs
-from .facts_tensors import Database, database_from_triples, permutation_database, rank_bounds
-from .graphs import Digraph, digraph_from_edges, permutation_graph, random_permutation_graph, random_regular_graph
-from .measurements import noise_terms, normalised_margin, restricted_self_incoherence, separation_margins
-from .metrics import confusion_counts, micro_f1
-from .scoring import (
+from .models.facts_tensors import Database, database_from_triples, permutation_database, rank_bounds
+from .core.graphs import Digraph, digraph_from_edges, permutation_graph, random_permutation_graph, random_regular_graph
+from .analysis.measurements import noise_terms, normalised_margin, restricted_self_incoherence, separation_margins
+from .core.metrics import confusion_counts, micro_f1
+from .core.scoring import (
     AGGREGATIONS,
     aggregate_scores,
     concat_heads,

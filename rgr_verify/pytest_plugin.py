@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from .settings import TIER_ENV, env
+from .basics.settings import TIER_ENV, env
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # Each xdist worker already has a core: BLAS/OpenMP thread pools on top of that oversubscribe the machine and
@@ -124,7 +124,7 @@ class _VerdictCollector:
     def pytest_terminal_summary(self, terminalreporter):
         if not self.records:
             return
-        from .report import shown_status
+        from .audit.report import shown_status
 
         tr = terminalreporter
         tr.section("rgr-verify claim verdicts")
@@ -152,7 +152,7 @@ class _VerdictCollector:
             tr.write_line("  by evidence level: " + "; ".join(
                 f"{lvl}: " + ", ".join(f"{n} {k}" for k, n in sorted(row.items()))
                 for lvl, row in sorted(levels.items(), key=lambda kv: level_rank(kv[0]))))
-        from .report import SCALES, scale_of
+        from .audit.report import SCALES, scale_of
 
         scales: dict[str, dict[str, int]] = {}
         for rec in self.records.values():

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..settings import SEED_ENV
+from ..basics.settings import SEED_ENV
 from .levels import bounded_status, level_of
 from .stated import STATED_KINDS, Stated, as_stated, shown_value
 from .standards.severity import as_slip
@@ -177,9 +177,9 @@ class CheckContext:
             are replaced by those runs wherever the check reads them (the count lands in ``seeds_read["replaced"]``).
             None: the engine's readings.
         f1_target: one analysis of the multiverse: App. A.2's F1 bar (None: 0.99, or the claim's stated bar), read
-            by the threshold code (:func:`rgr_verify.capacity.f1_target`) while :meth:`applied` is in force.
+            by the threshold code (:func:`rgr_verify.analysis.capacity.f1_target`) while :meth:`applied` is in force.
         threshold_rule: one analysis of the multiverse: App. A.2's conservative or optimistic D_K* rule in place of
-            its central one (None), read by :func:`rgr_verify.capacity.threshold` while :meth:`applied` is in force.
+            its central one (None), read by :func:`rgr_verify.analysis.capacity.threshold` while :meth:`applied` is in force.
         tolerance_scale: one analysis of the multiverse: the factor on the half-width of every tolerance band of our
             own the check judges (None: 1; read by :func:`rgr_verify.claims.tools.multiverse.tolerance`, on the log
             scale for a factor band).
@@ -237,7 +237,7 @@ class CheckContext:
         """A context manager in force while a check runs: the threshold, tolerance and test code reads this
         analysis's choices (:attr:`f1_target`, :attr:`tolerance_scale`, :attr:`level_scale`) and counts the reads in
         ``seeds_read["reads"]``."""
-        from ..capacity import analysis_choices
+        from ..analysis.capacity import analysis_choices
 
         return analysis_choices({"F1 target": self.f1_target, "threshold rule": self.threshold_rule,
                                  "tolerance": self.tolerance_scale, "test level": self.level_scale},

@@ -60,7 +60,7 @@ SCHEMES = (1, 2, 3)
 ACTIVE_SCHEME = 3
 
 # Modules whose functions are part of a rule (the analysis), besides rgr_verify.claims itself.
-RULE_MODULES = ("rgr_verify.claims", "rgr_verify.capacity", "rgr_verify.stats", "rgr_verify.fits")
+RULE_MODULES = ("rgr_verify.claims", "rgr_verify.analysis.capacity", "rgr_verify.core.stats", "rgr_verify.analysis.fits")
 _SIMPLE = (int, float, str, bool, type(None), complex)
 
 

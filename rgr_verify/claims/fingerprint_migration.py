@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Mapping
 
-from .._files import atomic_write_text
+from ..basics.files import atomic_write_text
 from .fingerprint import rule_fingerprint
 
 __all__ = ["migrate", "run", "read_pairs", "pairs_file", "PAIRS_PATH"]

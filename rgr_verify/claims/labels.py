@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..paper_versions import CANONICAL_VERSION, label_set
+from ..core.paper_versions import CANONICAL_VERSION, label_set
 from .base import FACTS_PAPER, RGR_PAPER, Claim, paper_parts
 
 __all__ = ["label_prefix", "label_part", "module_part", "placement_errors", "PART_TITLES", "PREFIX_RULE",
@@ -22,7 +22,7 @@ _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII":
 _KINDS = {"Theorem": "thm", "Lemma": "lem", "Corollary": "cor", "Proposition": "prop", "Definition": "def",
           "Example": "ex", "Remark": "rem"}
 # Where each numbered label sits (the part whose text holds or presents it) is data: the canonical version's label
-# file (rgr_verify/data/labels-2509.22840-v3.json, read by rgr_verify.paper_versions), not code.
+# file (rgr_verify/data/labels-2509.22840-v3.json, read by rgr_verify.core.paper_versions), not code.
 
 PART_TITLES = {"abstract": "Abstracts", "sec1": "Sec. 1", "sec2": "Sec. 2", "sec3": "Sec. 3", "sec4": "Sec. 4",
                "sec5": "Sec. 5", "sec6": "Sec. 6", "sec7": "Sec. 7", "sec8": "Sec. 8", "sec9": "Sec. 9",
@@ -48,7 +48,7 @@ paper that holds that label: `rgr_verify/claims/paper_<part>.py`, or a package `
 | cross-paper claims (`paper` names both papers) | `xpaper-` | `xpaper` |
 
 The part of every numbered label is data, not code: the label file of the canonical version
-(`rgr_verify/data/labels-2509.22840-v3.json`, one file per version, read by `rgr_verify.paper_versions`); a `Remark`
+(`rgr_verify/data/labels-2509.22840-v3.json`, one file per version, read by `rgr_verify.core.paper_versions`); a `Remark`
 takes the prefix `rem`, an appendix E-H `appe`-`apph`. The rest of an id is free kebab-case words (`-sym-` marks a symbolic check by convention). A renamed id changes its
 seed (`claim_seed` hashes the id), so ids are renamed only to follow this rule.
 """
@@ -111,7 +111,7 @@ def _prefix(m) -> str:
 def label_part(ref: str, paper: str = RGR_PAPER, *, version: str = CANONICAL_VERSION) -> str:
     """The part of the paper that holds the label of ``ref``: ``"sec4"``, ``"appb"``, ``"abstract"``, ``"facts"``
     (every label of arXiv 2502.05076) or ``"xpaper"`` (a cross-paper claim); for arXiv 2509.22840 it is read from
-    the label file of ``version`` (:mod:`rgr_verify.paper_versions`). ValueError as :func:`label_prefix`, or for
+    the label file of ``version`` (:mod:`rgr_verify.core.paper_versions`). ValueError as :func:`label_prefix`, or for
     a label that version does not have."""
     single = _single_paper(paper)
     if single is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._files import atomic_write_text
+from ..basics.files import atomic_write_text
 from .base import Status
 
 __all__ = ["LEDGER_PATH", "read_ledger", "write_ledger", "LedgerEntry", "checkout_ledger", "ledger_scheme"]

@@ -2,14 +2,14 @@
 
 The OpenReview page of the ICLR 2026 submission (``shared/paper/000_*.txt``) states the result as
 D_K = Theta(m' log m' / d_model) and says one head of width Theta(log m) suffices without compression; both are
-checked symbolically against Sec. 4-5 and Sec. 9 (formulas from :mod:`rgr_verify.formulas`).
+checked symbolically against Sec. 4-5 and Sec. 9 (formulas from :mod:`rgr_verify.core.formulas`).
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from .. import formulas as F
+from ..core import formulas as F
 from .base import CheckContext, Claim, Stated, Verdict
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict
 from .tools import VAR_D_MODEL, VAR_M, symbolic_claim

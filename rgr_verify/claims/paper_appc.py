@@ -12,8 +12,8 @@ import sympy as sp
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from .. import formulas as F
-from ..scoring import head_scores
+from ..core import formulas as F
+from ..core.scoring import head_scores
 from .base import CheckContext, Claim, Kind, Stated, Tier, Verdict
 from .standards.decide import decide_witness
 from .symbolic import Var, combine_verdicts, identity_verdict

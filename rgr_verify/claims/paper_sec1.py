@@ -13,11 +13,11 @@ import math
 import numpy as np
 import sympy as sp
 
-from .. import formulas as F
-from ..constructions import algorithm2
-from ..embeddings import gaussian_unit_norm_embeddings
-from ..graphs import random_permutation_graph
-from ..softmax_analysis import all_head_logits
+from ..core import formulas as F
+from ..models.constructions import algorithm2
+from ..core.embeddings import gaussian_unit_norm_embeddings
+from ..core.graphs import random_permutation_graph
+from ..analysis.softmax_analysis import all_head_logits
 from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from .standards import decide_witness
 from .symbolic import Var, combine_verdicts, identity_verdict, limit_verdict

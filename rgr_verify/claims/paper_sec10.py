@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import gammaln
 from scipy.stats import t as tdist
 
-from ..graphs import random_permutation_graph
+from ..core.graphs import random_permutation_graph
 from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from .standards.decide import decide
 from .tools import with_readings

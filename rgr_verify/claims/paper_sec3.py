@@ -13,9 +13,9 @@ import sympy as sp
 import torch
 from hypothesis import strategies as st
 
-from .. import formulas as F
-from ..scoring import concat_heads, head_scores, linear_sum_scores, split_heads
-from ..strategies import seeds
+from ..core import formulas as F
+from ..core.scoring import concat_heads, head_scores, linear_sum_scores, split_heads
+from ..core.strategies import seeds
 from .base import CheckContext, Claim, Kind, Stated, Tier, Verdict
 from .standards.decide import decide_witness
 from .symbolic import Var, identity_verdict

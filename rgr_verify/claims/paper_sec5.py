@@ -17,11 +17,11 @@ import math
 import numpy as np
 import sympy as sp
 
-from .. import formulas as F
-from ..constructions import algorithm1
-from ..embeddings import gaussian_unit_norm_embeddings
-from ..graphs import random_permutation_graph
-from ..measurements import limit_score_matrix, noise_terms, separation_margins
+from ..core import formulas as F
+from ..models.constructions import algorithm1
+from ..core.embeddings import gaussian_unit_norm_embeddings
+from ..core.graphs import random_permutation_graph
+from ..analysis.measurements import limit_score_matrix, noise_terms, separation_margins
 from .base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from .standards import conjunction, decide
 from .symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
@@ -131,7 +131,7 @@ def n3_exact_statistics(seed: int) -> dict:
     Var[N3_ij | X] = d_k v_ij, v = |a|^2 |b|^2 + c^2 - 2 sum a^2 b^2 (per column, :func:`rademacher_moments_proof`);
     and |N3_ij| <= d_k ||D[i, V]||_1 ||D[j, T]||_1 for every draw. ``c_lower``: c* = max |c_ij| minus a rigorous
     bound on its float64 rounding (gamma_n bounds on D = X X^T - I and on the product)."""
-    from ..constructions import permutation_blocks
+    from ..models.constructions import permutation_blocks
 
     m, d = _DK_SIZE
     r = np.random.default_rng(np.random.SeedSequence([seed, 0]))

@@ -13,7 +13,7 @@ import fnmatch
 import importlib
 import pkgutil
 
-from .._checks import check_choice
+from ..basics.checks import check_choice
 from .base import TIERS, Claim, Tier, paper_parts
 
 __all__ = ["all_claims", "get_claim", "select_claims", "claim_modules"]

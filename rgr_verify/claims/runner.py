@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .._checks import check_choice, check_int
-from ..settings import env
+from ..basics.checks import check_choice, check_int
+from ..basics.settings import env
 from .base import DEFAULT_SEED, SEED_ENV, TIERS, CheckContext, Claim, Status, Tier, Verdict, claim_seed
 from .ledger import LedgerEntry
 

@@ -36,7 +36,7 @@ class Stated:
     below; "for all noise constants <= 1/16" bounds from below the noise the conclusion tolerates). A stricter or
     weaker mutant is decided on the numbers, not on the operation (x2 of a negative value is smaller); for a table,
     entry by entry, and a bounded table needs entries of one sign. ``rgr-verify mutate`` then runs only the side a
-    correct check can tell from the stated value: see :mod:`rgr_verify.mutate`.
+    correct check can tell from the stated value: see :mod:`rgr_verify.audit.mutate`.
     """
 
     value: Any

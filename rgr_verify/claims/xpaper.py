@@ -22,15 +22,15 @@ import sympy as sp
 import torch
 from hypothesis import strategies as st
 
-from ..facts_model import FactsParams, circuit_rank_bound, circuit_tensor
-from ..facts_tensors import flattening_lower_bound, graph_database, permutation_database, prop21_bounds, rank_bounds
-from ..facts_inflation import (
+from ..models.facts_model import FactsParams, circuit_rank_bound, circuit_tensor
+from ..models.facts_tensors import flattening_lower_bound, graph_database, permutation_database, prop21_bounds, rank_bounds
+from ..models.facts_inflation import (
     circle_argmax_failures,
     circle_rank2_factors,
     fibre_argmax_accuracy,
     numerical_rank_upper_estimate,
 )
-from ..strategies import seeds
+from ..core.strategies import seeds
 from .base import FACTS_PAPER, RGR_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from .standards import EXPONENT_HALF_WIDTH, TOLERANCE_REASONS, Standard
 from .paper_facts.layer import certified_matrix_rank, random_layer
@@ -123,10 +123,10 @@ def _check_compressed_regime(ctx: CheckContext) -> Verdict:
 
 
 def _check_margin_necessary(ctx: CheckContext) -> Verdict:
-    from ..contexts import context_labels, sample_contexts
-    from ..graphs import permutation_graph
-    from ..metrics import micro_f1
-    from ..scoring import max_over_heads_scores, predict_edges
+    from ..core.contexts import context_labels, sample_contexts
+    from ..core.graphs import permutation_graph
+    from ..core.metrics import micro_f1
+    from ..core.scoring import max_over_heads_scores, predict_edges
 
     def prop(case):
         m, seed, ell = case
@@ -173,7 +173,7 @@ def _check_margin_necessary(ctx: CheckContext) -> Verdict:
 
 
 def _regular_bounds(m: int, r: int, rng) -> dict:
-    from ..graphs import random_regular_graph
+    from ..core.graphs import random_regular_graph
 
     db = graph_database(random_regular_graph(m, r, rng=rng))
     b = prop21_bounds(db)
@@ -182,7 +182,7 @@ def _regular_bounds(m: int, r: int, rng) -> dict:
 
 
 def _regular_thresholds(ctx, tier: str):
-    from ..capacity import curves, threshold
+    from ..analysis.capacity import curves, threshold
     from ..runs.replay import claim_records
 
     recs, why = claim_records("a3-regular", tier, ctx)

@@ -46,11 +46,11 @@ def _parse_cells(values) -> list[tuple]:
 
 
 def _ladder_dk(cell, ladder, seeds, have: dict):
-    """The ladder threshold (App. A.2 central rule, :func:`rgr_verify.capacity.threshold`) when every ladder run
+    """The ladder threshold (App. A.2 central rule, :func:`rgr_verify.analysis.capacity.threshold`) when every ladder run
     of the cell is stored, else None and False."""
     import dataclasses
 
-    from ..capacity import curves, threshold
+    from ..analysis.capacity import curves, threshold
     from ..engine import run_key
 
     recs = []
@@ -125,7 +125,7 @@ def run(args) -> int:
     print(f"total: adaptive search {probed} runs ({trained} trained now, {probed - trained - unknown} stored, "
           f"{unknown} unknown), full ladder {ladder} runs ({probed / ladder:.2f}x)")
     if json_path is not None:
-        from .._files import atomic_write_text
+        from ..basics.files import atomic_write_text
 
         atomic_write_text(json_path, json.dumps({"preset": args.preset, "tier": args.tier, "bracket": args.bracket,
                                                  "seconds": seconds, "runs_probed": probed, "runs_trained": trained,

@@ -15,13 +15,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from .._checks import check_int
+from ..basics.checks import check_int
 from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, select_claims, write_ledger
 from ..claims.runner import default_device, run_claims_parallel
-from ..report import atomic_write_text, audit_document, command_line, render_table, run_meta, shown_status
-from ..report_md import render_markdown, value_in_words
-from ..site import write_site
-from ..site.stamp import stamp_plots
+from ..audit.report import atomic_write_text, audit_document, command_line, render_table, run_meta, shown_status
+from ..audit.report_md import render_markdown, value_in_words
+from ..audit.site import write_site
+from ..audit.site.stamp import stamp_plots
 from ._paths import writable_dir_target, writable_file_target
 
 NAME = "audit"
@@ -97,7 +97,7 @@ def _validate(args):
             raise ValueError("--update-ledger writes the ledger of the rgr-verify checkout in the working directory; "
                              f"none holds {Path.cwd()} (run it inside your clone)")
     if getattr(args, "screenshots", False):
-        from ..site.screenshots import MISSING_BROWSER, find_browser
+        from ..audit.site.screenshots import MISSING_BROWSER, find_browser
 
         if find_browser() is None:
             raise ValueError(f"--screenshots: {MISSING_BROWSER}")
@@ -106,9 +106,9 @@ def _validate(args):
 
 def _paper_text(path) -> str | None:
     """The text of ``--paper-text``, read before anything runs (a bad file stops the audit before it starts); without
-    it the v3 text of this machine (:func:`rgr_verify.papertext.default_text_path`), or None when it has none."""
+    it the v3 text of this machine (:func:`rgr_verify.audit.papertext.default_text_path`), or None when it has none."""
     if path is None:
-        from ..papertext import default_text_path
+        from ..audit.papertext import default_text_path
 
         found = default_text_path()
         if found is None:
@@ -212,7 +212,7 @@ def run(args) -> int:
                                                 else " (no annotated paper: the paper's text is not on this machine; "
                                                      "--paper-text FILE)"))
     if getattr(args, "screenshots", False) and not partial:
-        from ..site.screenshots import take_screenshots
+        from ..audit.site.screenshots import take_screenshots
 
         print("screenshots: " + ", ".join(str(p) for p in take_screenshots(out)))
     stem = "report-partial" if partial else "report"
@@ -257,8 +257,8 @@ def _write_site(doc: dict, out: Path, ledger: dict, args) -> None:
 def coverage_of(doc: dict, text: str | None) -> list:
     """The coverage map's rows for the site: the sentences of ``text`` (the map as the data records it when there
     is no text), each claim with its status in this audit, or the ledger's for a claim this audit did not run."""
-    from ..coverage import coverage_rows, load_coverage, recorded_rows, result_sentences
-    from ..report import shown_status
+    from ..audit.coverage import coverage_rows, load_coverage, recorded_rows, result_sentences
+    from ..audit.report import shown_status
     from .coverage import deviations, statuses
 
     known = {cid: f"{st} (ledger)" for cid, st in statuses().items()}
@@ -273,9 +273,9 @@ def results_of(doc: dict, text: str | None) -> list:
     """The numbered results of the theory sections for the site, each with the claims that bear on it and their
     statuses in this audit (the ledger's for a claim this audit did not run)."""
     from ..claims import all_claims
-    from ..coverage import label_rows, load_coverage
-    from ..papertext import V3_LABELS, find_labels
-    from ..report import shown_status
+    from ..audit.coverage import label_rows, load_coverage
+    from ..audit.papertext import V3_LABELS, find_labels
+    from ..audit.report import shown_status
     from .coverage import statuses
 
     known = {cid: f"{st} (ledger)" for cid, st in statuses().items()}
@@ -285,10 +285,10 @@ def results_of(doc: dict, text: str | None) -> list:
 
 def annotated_paper(doc: dict, text: str) -> str:
     """DIR/paper.html of the audit document ``doc``: ``text`` with each label mention marked by the label's rolled-up
-    status and linked to its page, and each claim marked on the lines it is about (:func:`rgr_verify.papertext.
+    status and linked to its page, and each claim marked on the lines it is about (:func:`rgr_verify.audit.papertext.
     claim_places`; a finding's lines highlighted), every line anchored ``#L<n>``."""
     from ..claims.structure import FINDING_STATUSES
-    from ..papertext import annotate, claim_places, slug
+    from ..audit.papertext import annotate, claim_places, slug
 
     labels = {lab: {"status": s["status"], "href": f"labels/{slug(lab)}.html"}
               for lab, s in doc["rollup"]["labels"].items()}

@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also measure the floor of a stacked step (implies --profile): N trivial ops issued "
                              "(N = kernel launches on CUDA, replayed as a CUDA graph; top-level aten ops on a CPU, "
                              "eager) and the bytes the AdamW update and the contexts must move at the copy "
-                             "bandwidth measured here; prints engine step time / floor (see rgr_verify.floor)")
+                             "bandwidth measured here; prints engine step time / floor (see rgr_verify.perf.floor)")
     parser.add_argument("--profile-steps", type=int, default=None,
                         help="steps per run of the profiled run (default: --steps; fewer keep the full grid's "
                              "profile small)")
@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import torch
 
-    from .._checks import check_real, check_torch_device
+    from ..basics.checks import check_real, check_torch_device
 
     check_torch_device("--device", args.device)
     if args.threads is not None:
@@ -77,7 +77,7 @@ def run(args) -> int:
 def _bench_tier(args, tier: str) -> dict:
     import torch
 
-    from ..bench import run_bench
+    from ..perf.bench import run_bench
     from ..runs.presets import get_preset
 
     preset = get_preset(args.preset, tier)
@@ -104,7 +104,7 @@ def _bench_tier(args, tier: str) -> dict:
     print(f"cuda graphs: {'used' if res.cuda_graphs else 'not used'}")
     prof = floor = None
     if args.profile or args.floor:
-        from ..bench import PHASES, profile_engine
+        from ..perf.bench import PHASES, profile_engine
 
         psteps = args.steps if args.profile_steps is None else args.profile_steps
         prof = profile_engine(configs, seeds, steps=psteps, device=args.device, max_waste=args.max_waste)
@@ -124,7 +124,7 @@ def _bench_tier(args, tier: str) -> dict:
                   f"{prof['host_sync_ms_per_step']:.3f} ms waiting")
         print(prof["table"])
     if args.floor:
-        from ..bench import engine_floor
+        from ..perf.bench import engine_floor
 
         floor = engine_floor(configs, seeds, steps=args.steps, device=args.device,
                              ops_per_step=prof["dispatch_ops_per_step"],

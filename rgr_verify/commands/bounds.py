@@ -3,7 +3,7 @@ markdown sheet of every formula (LaTeX via sympy) with its paper reference and l
 
 Without ``--m`` the table covers the sizes of the paper's experiments (Sec. 6.1 grid, the lambda = 8 diagonal,
 the r = 32 points, App. A.3's r-regular graphs at (128, 32), Sec. 7.3's GPT-2 setting). Unknown absolute
-constants are set to 1 and labelled; where the theorem checker (:mod:`rgr_verify.minimal_constants`) certifies a
+constants are set to 1 and labelled; where the theorem checker (:mod:`rgr_verify.analysis.minimal_constants`) certifies a
 constant exactly and cheaply (Construction I, Theorem B.1) it is used and labelled "certified". Logs are natural
 unless marked log2.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import sympy as sp
 
-from .. import formulas as F
-from .._checks import check_int
+from ..core import formulas as F
+from ..basics.checks import check_int
 
 NAME = "bounds"
 HELP = "evaluate every bound and fit of the paper at given sizes (or the paper's experiment sizes)"
@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 def _certified(m: int) -> dict:
     """Exact constants from the theorem checker, or {} where it is not available."""
     try:
-        from .. import minimal_constants as K
+        from ..analysis import minimal_constants as K
     except ImportError:  # the theorem checker is optional
         return {}
     out = {}
@@ -217,7 +217,7 @@ def write_sheet(path: Path) -> Path:
 
     ledger = read_ledger()
     lines = ["# Formula sheet (rgr-verify bounds --sheet)", "",
-             "Every formula of `rgr_verify/formulas.py` rendered by sympy, with its paper reference and the ledger "
+             "Every formula of `rgr_verify/core/formulas.py` rendered by sympy, with its paper reference and the ledger "
              "verdict of each claim that checks it. Natural log unless marked.", "",
              "| formula | paper | LaTeX | claims (ledger verdict) |", "| --- | --- | --- | --- |"]
     for name, ref, expr, ids in sheet_entries():

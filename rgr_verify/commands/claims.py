@@ -11,7 +11,7 @@ import json
 from ..claims import all_claims, read_ledger
 from ..claims.fingerprint import rule_fingerprint
 from ..claims.base import RGR_PAPER
-from ..report import paper_title as _paper_title
+from ..audit.report import paper_title as _paper_title
 
 NAME = "claims"
 HELP = "list every claim with its reference and tier"

@@ -1,6 +1,6 @@
 """``rgr-verify constants``: measured minimal constants of a "sufficiently large constants" theorem.
 
-Example: ``rgr-verify constants --theorem theorem-b1 --m 64 128``. See :mod:`rgr_verify.minimal_constants` for the
+Example: ``rgr-verify constants --theorem theorem-b1 --m 64 128``. See :mod:`rgr_verify.analysis.minimal_constants` for the
 criteria (exact union-bound certificates; smallest value at which all draws separate).
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from .._checks import check_int
-from ..minimal_constants import PAPER_SIZES, THEOREMS, measured_constants
+from ..basics.checks import check_int
+from ..analysis.minimal_constants import PAPER_SIZES, THEOREMS, measured_constants
 
 NAME = "constants"
 HELP = "print the measured minimal constants (C, c0) of Theorem 4.1, B.1, B.9 and Construction I"

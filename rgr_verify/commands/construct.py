@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import check_choice, check_int, check_real
-from ..constructions import ALGORITHMS, build, default_d_k
-from ..embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings, one_hot_embeddings
-from ..graphs import digraph_from_edges, random_permutation_graph, random_regular_graph
-from ..measurements import limit_score_matrix, noise_summary, normalised_margin, separation_margins
+from ..basics.checks import check_choice, check_int, check_real
+from ..models.constructions import ALGORITHMS, build, default_d_k
+from ..core.embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings, one_hot_embeddings
+from ..core.graphs import digraph_from_edges, random_permutation_graph, random_regular_graph
+from ..analysis.measurements import limit_score_matrix, noise_summary, normalised_margin, separation_margins
 
 NAME = "construct"
 HELP = "build an explicit construction (Algorithms 1-5) and print its margins, noise terms and failing pairs"
@@ -122,7 +122,7 @@ def build_from_args(args):
     if B is None and args.heads is not None and args.algorithm in (1, 2, 4):
         B = math.ceil(m / check_int("heads", args.heads, min_value=1, max_value=m))
     if args.algorithm == 5 and args.heads is not None and args.block_size is None:
-        from ..constructions import algorithm5
+        from ..models.constructions import algorithm5
 
         return g, X, algorithm5(g, X, d_k=d_k, rng=rng, n_colors=check_int("heads", args.heads,
                                                                             min_value=max(1, g.max_degree)))

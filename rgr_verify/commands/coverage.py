@@ -1,5 +1,5 @@
 """``rgr-verify coverage``: which sentences of the paper's experiments (Secs. 6-7, App. A, every caption) the audit
-decides, from the paper's text and the coverage data (:mod:`rgr_verify.coverage`).
+decides, from the paper's text and the coverage data (:mod:`rgr_verify.audit.coverage`).
 
 Prints the counts and every uncovered sentence (by line and key); ``--write PATH`` writes the map as Markdown
 (``docs/coverage.md``); ``--check`` exits 1 when a sentence is neither decided by a claim nor given a reason;
@@ -50,10 +50,10 @@ def deviations() -> dict:
 
 
 def run(args) -> int:
-    from .._files import atomic_write_text
-    from ..coverage import (coverage_markdown, coverage_rows, load_coverage, recorded_rows, result_sentences,
+    from ..basics.files import atomic_write_text
+    from ..audit.coverage import (coverage_markdown, coverage_rows, load_coverage, recorded_rows, result_sentences,
                             uncovered)
-    from ..papertext import default_text_path
+    from ..audit.papertext import default_text_path
 
     text = None
     if args.paper_text is not None:
@@ -100,9 +100,9 @@ def run(args) -> int:
 
 def result_rows(text: str | None, data: dict) -> list[dict]:
     """The numbered results of ``text`` (the shipped v3 labels when None) with the claims that bear on them
-    (:func:`rgr_verify.coverage.label_rows`; statuses from the ledger)."""
+    (:func:`rgr_verify.audit.coverage.label_rows`; statuses from the ledger)."""
     from ..claims import all_claims
-    from ..coverage import label_rows
-    from ..papertext import V3_LABELS, find_labels
+    from ..audit.coverage import label_rows
+    from ..audit.papertext import V3_LABELS, find_labels
 
     return label_rows(find_labels(text) if text is not None else V3_LABELS, all_claims(), statuses(), data)

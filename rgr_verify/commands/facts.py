@@ -21,7 +21,7 @@ def run(args) -> int:
     import numpy as np
     import torch
 
-    from .._checks import check_int
+    from ..basics.checks import check_int
     from ..runs.facts import ensure_facts_runs
     from ..runs.facts import facts_preset_runs as preset_runs
     from ..runs.store import default_results_dir

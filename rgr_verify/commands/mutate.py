@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from .._checks import check_int
+from ..basics.checks import check_int
 from ..claims import TIERS, root_seed_from_env, select_claims
 from ._paths import writable_dir_target, writable_file_target
 
@@ -104,9 +104,9 @@ def _print(result) -> None:
 
 
 def run(args) -> int:
-    from .._files import atomic_write_text
+    from ..basics.files import atomic_write_text
     from ..claims.tools import register_profiles
-    from ..mutate import run_mutation
+    from ..audit.mutate import run_mutation
 
     register_profiles()  # $HYPOTHESIS_PROFILE scales property checks exactly as under pytest and audit
     opts = _options(args)

@@ -4,8 +4,8 @@ a change between two plain-text versions touches, and the claims that rest on ea
 One line per touched label, ``label (old lines a-b -> new lines c-d, edited): claim ids``, the claims that read the
 changed text first (``read the changed text: ...; the rest of the label: ...``), then a count line;
 "no numbered statement changed" when none. Then each result sentence of the experiments (Secs. 6-7, App. A,
-captions) that NEW adds or rewords and the coverage map (:mod:`rgr_verify.coverage`) does not know. ``--json
-PATH`` also writes the list (see :func:`rgr_verify.papertext.paper_diff`).
+captions) that NEW adds or rewords and the coverage map (:mod:`rgr_verify.audit.coverage`) does not know. ``--json
+PATH`` also writes the list (see :func:`rgr_verify.audit.papertext.paper_diff`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _span(lines) -> str:
 
 def run(args) -> int:
     from ..claims import all_claims
-    from ..papertext import paper_diff
+    from ..audit.papertext import paper_diff
 
     old, new = _read(args.old, "OLD"), _read(args.new, "NEW")
     if args.json is not None:
@@ -54,7 +54,7 @@ def run(args) -> int:
             raise ValueError(f"--json must name a file in an existing folder, got {args.json!r}")
     aliases = {}
     if args.labels is not None:
-        from ..paper_versions import load_label_set
+        from ..core.paper_versions import load_label_set
 
         try:
             aliases = load_label_set(args.labels).aliases
@@ -77,7 +77,7 @@ def run(args) -> int:
     else:
         print("no numbered statement changed")
     # Result sentences NEW adds (or rewords) in the experiments that the coverage map has not looked at.
-    from ..coverage import load_coverage, new_uncovered
+    from ..audit.coverage import load_coverage, new_uncovered
 
     data = load_coverage()
     before = {x.fingerprint for x in new_uncovered(old, data)}

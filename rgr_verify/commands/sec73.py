@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..embedding_sources import SOURCE_NAMES
+from ..models.embedding_sources import SOURCE_NAMES
 
 NAME = "sec73"
 HELP = "Sec. 7.3 sweep: pre-LN block with frozen pretrained embeddings (quick CPU tier or full GPU tier)"
@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _check_gpt2_dir(gpt2_dir) -> None:
     """The GPT-2 snapshot (--gpt2-dir, else $RGR_VERIFY_GPT2_DIR) is a directory holding model.safetensors."""
-    from ..settings import GPT2_DIR_ENV, env
+    from ..basics.settings import GPT2_DIR_ENV, env
 
     option = "--gpt2-dir" if gpt2_dir is not None else f"${GPT2_DIR_ENV}"
     raw = gpt2_dir if gpt2_dir is not None else env(GPT2_DIR_ENV)
@@ -88,7 +88,7 @@ def _check_paths(args) -> None:
 
 def _check_engine_options(args) -> None:
     """--max-batch-runs, --plan-only and its options: values in range, and only where they apply."""
-    from .._checks import check_int, check_real
+    from ..basics.checks import check_int, check_real
 
     if args.max_batch_runs is not None:
         if args.engine != "v3":
@@ -134,7 +134,7 @@ def _plan_only(args, preset, device, root_seed) -> int:
     if args.probe_steps is not None:
         from ..runs.sec73_sweep import source_table
 
-        from ..transformer_v3 import compile_enabled
+        from ..models.transformer_v3 import compile_enabled
 
         table = source_table(preset, root_seed=root_seed, gpt2_dir=args.gpt2_dir)
         # a compiled step compiles once per batch size (tens of seconds each): probe the full size and its half
@@ -174,11 +174,11 @@ def run(args) -> int:
     import torch
 
     from ..claims.runner import root_seed_from_env
-    from ..plots import plot_fig7
+    from ..analysis.plots import plot_fig7
     from ..runs.sec73_presets import sec73_preset
-    from ..settings import GPT2_DIR_ENV, env
+    from ..basics.settings import GPT2_DIR_ENV, env
     from ..runs.sec73_sweep import run_sec73
-    from ..stats import t_interval
+    from ..core.stats import t_interval
 
     _check_engine_options(args)
     _check_paths(args)  # before anything is created: no results folder, no lock file
@@ -191,7 +191,7 @@ def run(args) -> int:
         raise ValueError("--device must be cpu on a machine without CUDA, got cuda")
     root_seed = args.seed if args.seed is not None else root_seed_from_env()
     if args.stop_after is not None:
-        from .._checks import check_real
+        from ..basics.checks import check_real
 
         check_real("--stop-after", args.stop_after, low=0.0, low_open=True)
         if args.replay_only:

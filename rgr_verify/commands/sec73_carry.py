@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     from ._paths import writable_file_target
     from ..runs.sec73_carry import FULL_M, build_minilm_carry
-    from .._checks import check_int
+    from ..basics.checks import check_int
 
     m = check_int("--m", args.m if args.m is not None else FULL_M, min_value=1)
     writable_file_target(args.out, "--out")

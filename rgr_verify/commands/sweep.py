@@ -115,7 +115,7 @@ def _check(args) -> None:
     if args.ray_address is not None and executor != "ray":
         raise ValueError("--ray-address is for --executor ray")
     if args.stop_after is not None:
-        from .._checks import check_real
+        from ..basics.checks import check_real
 
         check_real("--stop-after", args.stop_after, low=0.0, low_open=True)
         if executor != "inline" or args.dry_run or args.status or args.adaptive:

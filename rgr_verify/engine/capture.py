@@ -15,7 +15,7 @@ import warnings
 from typing import Callable
 
 import torch
-from ..settings import CUDA_GRAPHS_ENV, env
+from ..basics.settings import CUDA_GRAPHS_ENV, env
 
 __all__ = ["cuda_graphs_enabled", "ChunkGraphs", "graphed_step"]
 

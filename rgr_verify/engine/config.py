@@ -9,7 +9,7 @@ import json
 import math
 from dataclasses import dataclass
 
-from .._checks import check_choice, check_int, check_probability, check_real
+from ..basics.checks import check_choice, check_int, check_probability, check_real
 
 __all__ = ["ENGINE_VERSION", "EQUIVALENT_ENGINE_VERSIONS", "VARIANTS", "INITS", "RunConfig", "RunResult", "run_key",
            "KEYED_FIELD_NAMES", "ADDED_FIELD_DEFAULTS", "SAMPLERS", "current_config_names"]

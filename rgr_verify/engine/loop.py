@@ -13,7 +13,7 @@ CUDA streams (:func:`train_runs` ``streams``).
 Profiler labels (``torch.profiler.record_function``; labels only, results unchanged): ``rgr.setup`` (a batch's
 state), ``rgr.sample`` (uniforms to the device, contexts, labels, embeddings, coefficients), ``rgr.train`` (a
 chunk's optimisation steps, graph replay included), ``rgr.validate`` (validation metric and stopping rule),
-``rgr.finish`` (test evaluation of the runs that stop, stop mask); :func:`rgr_verify.bench.profile_engine` reports
+``rgr.finish`` (test evaluation of the runs that stop, stop mask); :func:`rgr_verify.perf.bench.profile_engine` reports
 time per label.
 """
 
@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 import torch
 from torch.profiler import record_function
 
-from .._checks import check_int, check_torch_device
+from ..basics.checks import check_int, check_torch_device
 from .batch import Batch
 from .capture import ChunkGraphs, cuda_graphs_enabled
 from .config import RunConfig, RunResult

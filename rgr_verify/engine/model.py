@@ -1,6 +1,6 @@
 """The stacked model: scores of every run of a :class:`~rgr_verify.engine.batch.Batch` at once, and the loss
 gradient written out by hand (formulas in :func:`grads`, tested against autograd on the reference scoring
-functions of :mod:`rgr_verify.scoring`).
+functions of :mod:`rgr_verify.core.scoring`).
 
 App. A.1: S^(k) = (X_C W_Q^(k))(X_C W_K^(k))^T; S_max = max_k S^(k); predict (p -> q) iff S_max > tau; loss
 (1/ell^2) sum_{p,q} [softplus(-z) y w_+ + softplus(z)(1 - y)], z = alpha (S_max - tau), w_+ = ell - 1

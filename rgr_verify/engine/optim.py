@@ -29,7 +29,7 @@ from typing import Protocol, Sequence
 import numpy as np
 import torch
 
-from .._checks import check_int, check_real
+from ..basics.checks import check_int, check_real
 
 __all__ = ["BETAS", "EPS", "stacked_adamw_step", "adamw_scalar_tables", "stacked_adamw_step_on_device",
            "Optimiser", "StackedAdamW", "FusedAdamW"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .._checks import check_int, check_real
+from ..basics.checks import check_int, check_real
 from .config import RunConfig
 
 __all__ = ["plan_batches"]

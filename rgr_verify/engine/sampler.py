@@ -17,9 +17,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .._checks import check_int, check_probability
-from ..embeddings import gaussian_unit_norm_embeddings
-from ..graphs import Digraph, random_permutation_graph, random_regular_graph
+from ..basics.checks import check_int, check_probability
+from ..core.embeddings import gaussian_unit_norm_embeddings
+from ..core.graphs import Digraph, random_permutation_graph, random_regular_graph
 from .config import RunConfig
 
 __all__ = ["pair_counts", "RunData", "build_run_data", "draw_uniforms", "ordered_subset", "contexts_from_uniforms",
@@ -156,7 +156,7 @@ def contexts_from_uniforms(nbrs: torch.Tensor, u_set, u_bern, u_order, u_slot, u
     is active with probability rho (so b ~ Binomial(ell, rho)), and slot t processes vertex S[order[t]] (so U is a
     uniform b-subset of S in uniformly random order); (3) for each active vertex i with no out-neighbour in the
     current context, a uniformly random position holding a vertex other than i receives a uniformly random
-    out-neighbour of i. This is the distribution of :func:`rgr_verify.contexts.sample_contexts`. ``protected``:
+    out-neighbour of i. This is the distribution of :func:`rgr_verify.core.contexts.sample_contexts`. ``protected``:
     step 3 read with the positions of U's vertices (and of each target placed) never overwritten, as long as another
     position is free (``sample_contexts(..., reading="protected")``). Vertices are int32 while sampling when the
     tables allow (the same integers as long, less memory traffic); the result is long.

@@ -3,7 +3,7 @@
 A *cell* is every protocol field of a run except its per-head width: one :class:`~rgr_verify.engine.RunConfig`
 whose ``d_k`` is free, trained at several total key dimensions D_K = h d_k (a *ladder*, multiples of h) with the
 same seeds at every D_K. The ladder threshold of a cell is the App. A.2 central rule of
-:func:`rgr_verify.capacity.threshold` (used by :mod:`rgr_verify.claims.paper_sec6` and :mod:`rgr_verify.fits`)
+:func:`rgr_verify.analysis.capacity.threshold` (used by :mod:`rgr_verify.claims.paper_sec6` and :mod:`rgr_verify.analysis.fits`)
 restricted to one head count: the smallest ladder D_K whose **mean test micro-F1 over the seeds is >= 0.99**
 (``target``). The same pass rule decides every probe here.
 
@@ -43,7 +43,7 @@ from typing import Callable, Generator, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .._checks import check_choice, check_int, check_probability
+from ..basics.checks import check_choice, check_int, check_probability
 from ..engine import RunConfig, run_key
 from .ladder import CandidateRuns, cells_of
 
@@ -246,9 +246,9 @@ def adaptive_thresholds(cells: Sequence[tuple], probe: Callable, *, bracket: str
                         target: float | None = None) -> list[AdaptiveResult]:
     """:func:`adaptive_threshold` for many ``(cell, ladder, seeds)`` triples in lockstep: each call of ``probe``
     gets one request per unfinished cell (so a training probe trains them as one batch). Results in input order.
-    ``target`` None: App. A.2's F1 bar in force (:func:`rgr_verify.capacity.f1_target`: the multiverse's "F1 target"
+    ``target`` None: App. A.2's F1 bar in force (:func:`rgr_verify.analysis.capacity.f1_target`: the multiverse's "F1 target"
     when an analysis sets one)."""
-    from ..capacity import f1_target
+    from ..analysis.capacity import f1_target
 
     check_choice("bracket", bracket, BRACKETS)
     target = check_probability("target", f1_target() if target is None else target)

@@ -28,9 +28,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._checks import check_choice
-from .._files import atomic_write_bytes, atomic_write_text
-from ..settings import EVIDENCE_ENV, env
+from ..basics.checks import check_choice
+from ..basics.files import atomic_write_bytes, atomic_write_text
+from ..basics.settings import EVIDENCE_ENV, env
 from .batches import Batch, batch_problems, seeds_of
 
 __all__ = ["EVIDENCE_ENV", "ENGINE_STORE", "MANIFEST_SCHEMA", "store_evidence", "with_evidence", "add_store_evidence", "Manifest", "default_evidence_dir", "manifests", "read_evidence",

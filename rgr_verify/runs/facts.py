@@ -1,7 +1,7 @@
 """The stored runs of the second paper's model (arXiv 2502.05076): its presets, store keys and the training of
 missing runs into ``facts-runs.jsonl``.
 
-The model itself (configs, parameters, training) is :mod:`rgr_verify.facts_model`; this module is its kind of
+The model itself (configs, parameters, training) is :mod:`rgr_verify.models.facts_model`; this module is its kind of
 stored run (:mod:`rgr_verify.runs.kinds`): a key is the sha256 of (config, seed, :data:`FACTS_VERSION`), one
 training lock per preset, a batch is one shape (:meth:`FactsConfig.shape_key`).
 """
@@ -12,8 +12,8 @@ import hashlib
 import json
 from typing import Sequence
 
-from .._checks import check_choice
-from ..facts_model import FACTS_VERSION, FactsConfig, train_facts_batch
+from ..basics.checks import check_choice
+from ..models.facts_model import FACTS_VERSION, FactsConfig, train_facts_batch
 from .evidence import with_evidence
 from .store import JsonlStore
 

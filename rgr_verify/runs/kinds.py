@@ -60,16 +60,16 @@ def _sec73() -> RunKind:
     # its presets are the tiers (rgr_verify.runs.sec73_presets.sec73_preset): quick, full
     return RunKind("sec73", STORE_NAME, code_version, lambda: ("quick", "full"), key,
                    lock="per head count (the runs of one h train together)",
-                   batch="the pre-LN block on frozen embeddings, runs of one h batched (rgr_verify.transformer)",
+                   batch="the pre-LN block on frozen embeddings, runs of one h batched (rgr_verify.models.transformer)",
                    ensure=run_sec73)
 
 
 def _facts() -> RunKind:
-    from ..facts_model import FACTS_VERSION
+    from ..models.facts_model import FACTS_VERSION
     from .facts import FACTS_PRESETS, FACTS_STORE, ensure_facts_runs, facts_run_key
 
     return RunKind("facts", FACTS_STORE, lambda: FACTS_VERSION, lambda: tuple(FACTS_PRESETS), facts_run_key,
-                   lock="per preset", batch="one full-batch model per shape (rgr_verify.facts_model)",
+                   lock="per preset", batch="one full-batch model per shape (rgr_verify.models.facts_model)",
                    ensure=ensure_facts_runs)
 
 

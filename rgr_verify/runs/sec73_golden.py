@@ -32,13 +32,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .._checks import check_choice
-from .._files import atomic_write_text
-from ..embedding_sources import GaussianSource
-from ..transformer import (RunSpec, TaskConfig, TrainConfig, block_inputs, block_logits, head_layout, init_block_params,
+from ..basics.checks import check_choice
+from ..basics.files import atomic_write_text
+from ..models.embedding_sources import GaussianSource
+from ..models.transformer import (RunSpec, TaskConfig, TrainConfig, block_inputs, block_logits, head_layout, init_block_params,
                            train_block_runs)
-from ..transformer_task import pack_runs, moved_items, run_generator, sample_examples, sample_permutation, stack_examples
-from ..transformer_v3 import block_logits_v3, init_block_params_v3, layout_v3, train_block_runs_v3
+from ..models.transformer_task import pack_runs, moved_items, run_generator, sample_examples, sample_permutation, stack_examples
+from ..models.transformer_v3 import block_logits_v3, init_block_params_v3, layout_v3, train_block_runs_v3
 from .sec73_keys import code_version
 from .sec73_presets import ENGINES
 

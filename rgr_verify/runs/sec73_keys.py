@@ -16,8 +16,8 @@ from importlib import resources
 
 import numpy as np
 
-from .._checks import check_choice
-from ..transformer import RunSpec
+from ..basics.checks import check_choice
+from ..models.transformer import RunSpec
 from .sec73_presets import Sec73Preset
 
 __all__ = ["STORE_NAME", "CODE_VERSIONS", "ADOPTED_FILE", "code_version", "code_of", "record_key", "adopted_versions",

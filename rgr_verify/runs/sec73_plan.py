@@ -22,11 +22,11 @@ are a few percent of it, and the rest of the saving is LayerNorm-1 folded into t
 reads the inputs normalised once, without a gradient (neither the LN-1 output ``[B, L, d_model]`` nor its
 gradient, nor the gain's and bias' elementwise kernels over them). What remains is the sampler's ``[B, m]``
 keys, the gathered inputs and their normalisation, and the ``[B, m + 1]`` logits and cross-entropy, eager
-kernel by kernel: ``torch.compile`` (on CUDA by default, :func:`rgr_verify.transformer_v3.compile_enabled`) fuses
+kernel by kernel: ``torch.compile`` (on CUDA by default, :func:`rgr_verify.models.transformer_v3.compile_enabled`) fuses
 those, by an amount only a device measures. :func:`floor_step_ms` is the same bytes at the H200's peak bandwidth
 (:data:`PEAK_TB_S`): no eager step can be faster. ``step_ms`` replaces the model by a given step time, or by
 times measured on the device (:func:`measure_step_ms`). Memory is no constraint: :data:`V3_MEMORY_MB` (measured
-by :func:`rgr_verify.transformer_v3.memory_per_run_v3`) puts a batch of 56 runs near 3 GB.
+by :func:`rgr_verify.models.transformer_v3.memory_per_run_v3`) puts a batch of 56 runs near 3 GB.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from .._checks import check_int, check_real
+from ..basics.checks import check_int, check_real
 from .sec73_presets import Sec73Preset
 from .sec73_sweep import mixed_batches, training_groups
 
@@ -295,10 +295,10 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
 def measure_step_ms(preset: Sec73Preset, E, *, device: str, sizes, steps: int = 100,
                     progress: Callable[[int, float], None] | None = None) -> dict[int, float]:
     """Step times (ms, no evaluations) of ``preset``'s v3 step at each batch size in ``sizes``, measured with
-    :func:`rgr_verify.transformer_v3.time_steps_v3` on ``device`` with the table ``E``. A probe batch of R runs
+    :func:`rgr_verify.models.transformer_v3.time_steps_v3` on ``device`` with the table ``E``. A probe batch of R runs
     takes the sweep's cells in the order of its batches, one run a cell, cycling: from 8 runs on the full tier's
     probes have Dmax = 512 and Hmax = 8, as every full mixed batch. ``progress(R, ms)`` after each size."""
-    from ..transformer import RunSpec
+    from ..models.transformer import RunSpec
     from .sec73_sweep import mixed_batches as batches_of
 
     if preset.engine == "v1":
@@ -306,7 +306,7 @@ def measure_step_ms(preset: Sec73Preset, E, *, device: str, sizes, steps: int = 
     sizes = sorted({check_int("size", R, min_value=1) for R in sizes}, reverse=True)
     if not sizes:
         raise ValueError("sizes must name at least one batch size")
-    from ..transformer_v3 import time_steps_v3
+    from ..models.transformer_v3 import time_steps_v3
 
     cells = list(dict.fromkeys((D, h) for b in batches_of(preset) for D, h, _ in b))
     out = {}

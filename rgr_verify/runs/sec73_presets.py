@@ -4,7 +4,7 @@ A :class:`Sec73Preset` fixes the embedding source, the task sizes (m, ell, d_ff)
 the training protocol; :func:`sec73_preset` picks the preset of a tier (and the full tier's source). The first
 ``selection_seeds`` seed indices of a preset only pick winners (the best h of a D_K); the claims confirm a picked
 winner on the other seed indices. The sweep that trains or replays a preset's runs is
-:mod:`rgr_verify.runs.sec73_sweep`; Figure 7 is :func:`rgr_verify.plots.plot_fig7`.
+:mod:`rgr_verify.runs.sec73_sweep`; Figure 7 is :func:`rgr_verify.analysis.plots.plot_fig7`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .._checks import check_choice, check_int
-from ..embedding_sources import SOURCE_NAMES
-from ..transformer import TaskConfig, TrainConfig
-from ..settings import GPT2_DIR_ENV, env  # GPT2_DIR_ENV: a local Hugging Face GPT-2 snapshot, if any
+from ..basics.checks import check_choice, check_int
+from ..models.embedding_sources import SOURCE_NAMES
+from ..models.transformer import TaskConfig, TrainConfig
+from ..basics.settings import GPT2_DIR_ENV, env  # GPT2_DIR_ENV: a local Hugging Face GPT-2 snapshot, if any
 
 __all__ = [
     "Sec73Preset",
@@ -50,8 +50,8 @@ class Sec73Preset:
     # h): the cells that decide a claim soonest. The order changes no run and no key, only when each is trained.
     # Under engine "v3" they lead the mixed batches instead (rgr_verify.runs.sec73_sweep.mixed_batches).
     first_cells: tuple = ()
-    # The trainer: "v1", today's block (rgr_verify.transformer.train_block_runs: runs of one h a batch), or "v3",
-    # the keyless block (rgr_verify.transformer_v3.train_block_runs_v3: runs of any (D_K, h) in one batch of up
+    # The trainer: "v1", today's block (rgr_verify.models.transformer.train_block_runs: runs of one h a batch), or "v3",
+    # the keyless block (rgr_verify.models.transformer_v3.train_block_runs_v3: runs of any (D_K, h) in one batch of up
     # to max_batch_runs). The engine keys the records: v3 runs are stored under their own declared code version and
     # plan (rgr_verify.runs.sec73_keys.CODE_VERSIONS), so neither engine's records replay as the other's.
     engine: str = "v1"

@@ -1,7 +1,7 @@
 """The Sec. 7.3 sweep: training (or replaying) every run of a preset, its result store and record keys.
 
 A sweep trains every (D_K, h, seed) of a :class:`~rgr_verify.runs.sec73_presets.Sec73Preset` with
-:func:`rgr_verify.transformer.train_block_runs` on the frozen table of its embedding source and appends one JSON line per
+:func:`rgr_verify.models.transformer.train_block_runs` on the frozen table of its embedding source and appends one JSON line per
 run to ``<results_dir>/sec73-runs.jsonl``. Each record is keyed by a hash of the run's full configuration, its
 seed, the device kind and the trainer's declared code version (:data:`CODE_VERSIONS`), so a later sweep (or a
 claim, or another pytest worker) replays stored runs instead of training them again. Records keyed under a hashed
@@ -12,7 +12,7 @@ terminated by the next append. Missing runs train in groups of equal h, each und
 concurrent callers of one sweep (pytest-xdist workers) split the groups between them and then replay.
 
 A preset's ``engine`` picks the trainer: "v1" (the default) the one above, "v3" the keyless block of
-:mod:`rgr_verify.transformer_v3` in mixed batches of any (D_K, h) (:func:`mixed_batches`), its records under their
+:mod:`rgr_verify.models.transformer_v3` in mixed batches of any (D_K, h) (:func:`mixed_batches`), its records under their
 own code version (``code_version("v3")``), keys and plan ("sec73v3:TIER:SOURCE:DEVICE:ROOT_SEED"), so that neither
 engine's records replay as the other's.
 
@@ -33,12 +33,12 @@ from typing import Callable
 
 import numpy as np
 
-from .._checks import check_choice, check_int, check_real
-from ..settings import GPT2_DIR_ENV, env
+from ..basics.checks import check_choice, check_int, check_real
+from ..basics.settings import GPT2_DIR_ENV, env
 from .sec73_presets import Sec73Preset
 from .evidence import with_evidence
 from .store import RESULTS_ENV, JsonlStore, default_results_dir
-from ..transformer import BlockRunResult
+from ..models.transformer import BlockRunResult
 from .sec73_keys import (CODE_VERSIONS, STORE_NAME, adopted_versions, code_of, sweep_plan, code_version, missing_cells,
                          plan_name, planned_runs, record_key)
 
@@ -71,7 +71,7 @@ def default_cache_dir() -> Path:
 
 def _source_for(preset: Sec73Preset, *, root_seed: int, gpt2_dir: str | None):
     """The embedding source of ``preset`` and the generator its table is drawn with (Gaussian rows only)."""
-    from .. import embedding_sources as es
+    from ..models import embedding_sources as es
 
     if preset.source == "gpt2":
         gpt2_dir = gpt2_dir or env(GPT2_DIR_ENV)
@@ -165,12 +165,12 @@ def run_sec73(
     cells only (:attr:`Sec73Results.cells`). ValueError for a cell outside the preset.
 
     The preset's ``engine`` picks the trainer. "v3" trains the runs in the mixed batches of :func:`mixed_batches`
-    (``max_batch_runs`` overrides the preset's batch size) with :func:`rgr_verify.transformer_v3.train_block_runs_v3`;
+    (``max_batch_runs`` overrides the preset's batch size) with :func:`rgr_verify.models.transformer_v3.train_block_runs_v3`;
     a batch whose step rate says it would end after the deadline is dropped at that evaluation and its runs are
     retried in batches of half the size (``note(message)`` is told). The batches change no run's data and no key."""
     from filelock import Timeout
 
-    from ..transformer import BatchDeadline, DeadlineReached, train_block_runs
+    from ..models.transformer import BatchDeadline, DeadlineReached, train_block_runs
 
     if not isinstance(preset, Sec73Preset):
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
@@ -262,9 +262,9 @@ def run_sec73(
 
 def _train_mixed(todo, preset, table, device, store, progress, deadline, note) -> None:
     """Train the runs ``todo`` of one v3 group in mixed batches of up to ``preset.max_batch_runs`` runs; a batch
-    dropped for a projected overrun (:class:`~rgr_verify.transformer_v3.BatchOverrun`) is retried in batches of
+    dropped for a projected overrun (:class:`~rgr_verify.models.transformer_v3.BatchOverrun`) is retried in batches of
     half the size; DeadlineReached otherwise (the deadline passed, or no batch can start)."""
-    from ..transformer_v3 import BatchOverrun, train_block_runs_v3
+    from ..models.transformer_v3 import BatchOverrun, train_block_runs_v3
 
     size = preset.max_batch_runs
     while todo:

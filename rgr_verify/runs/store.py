@@ -49,7 +49,7 @@ def default_results_dir() -> Path:
     return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
 
 from . import store_lines as _lines
-from ..settings import RESULTS_ENV, env
+from ..basics.settings import RESULTS_ENV, env
 from .store_lines import StoreError, TornLineWarning, STORE_FIELDS
 
 

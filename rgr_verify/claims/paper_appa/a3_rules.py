@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ...fits import profile_interval
+from ...analysis.fits import profile_interval
 from ..base import Status
 from ..standards import decide
 from ..standards.tolerances import EXPONENT_HALF_WIDTH

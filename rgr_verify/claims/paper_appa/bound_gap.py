@@ -26,7 +26,7 @@ import itertools
 
 import sympy as sp
 
-from ... import formulas as F
+from ...core import formulas as F
 from ..base import CheckContext, Status, Verdict
 from ..standards import decide
 from ..tools import symbolic_claim

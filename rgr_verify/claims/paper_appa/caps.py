@@ -16,9 +16,9 @@ The decision, per (cell, h) at the rung, by one-sided t-bounds over the seeds (:
 
 from __future__ import annotations
 
-from ...capacity import f1_target, threshold
+from ...analysis.capacity import f1_target, threshold
 from ...runs.presets import CAP2X_RUNGS, table2_cap
-from ...stats import t_interval
+from ...core.stats import t_interval
 from ..base import Claim, Kind, Stated, Tier, Verdict
 from ..standards import Standard, decide
 from ..tools import FAMILY_ALPHA, permutation_cells, runs_by_config, sweep_records

@@ -1,5 +1,5 @@
 """App. A.1 leaves two things open that every threshold rests on: step 3 of the context sampler has two readings (see
-:mod:`rgr_verify.contexts`), and its initialisation N(0, 1/sqrt(d_model)) names a variance or a standard deviation.
+:mod:`rgr_verify.core.contexts`), and its initialisation N(0, 1/sqrt(d_model)) names a variance or a standard deviation.
 Does the reading the thresholds were measured under matter? The base-grid cells with m <= 128 are trained under each
 other reading (``sec6-grid-protected``, ``sec6-grid-init-variance``) as well as the engine's (``sec6-grid``), and
 their D_K* are compared cell by cell. Statements of this audit, not the paper's: they say how far the measured
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ...capacity import threshold
+from ...analysis.capacity import threshold
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..standards import Standard, conjunction, decide, decide_interval
 from ..tools import FAMILY_ALPHA, cell_records, permutation_cells, sweep_records

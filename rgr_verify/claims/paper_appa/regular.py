@@ -1,6 +1,6 @@
 """App. A.3 (denser r-regular graphs): empirical claims, and Eq. (31)'s edge normalisation.
 
-App. A.3 runs use the r-regular sampler of :func:`rgr_verify.graphs.random_regular_graph` (union of r greedy
+App. A.3 runs use the r-regular sampler of :func:`rgr_verify.core.graphs.random_regular_graph` (union of r greedy
 perfect matchings, no self-loops), the source-based context sampler (at least one out-neighbour of each selected
 source in the context), and the per-context positive weight w_+ = #neg / #pos of Eq. (30), also at r = 1.
 """
@@ -14,9 +14,9 @@ import numpy as np
 import sympy as sp
 from scipy import stats as _st
 
-from ... import formulas as F
-from ...capacity import compression_x, curves, threshold
-from ...fits import cap_sensitivity, dk_interval
+from ...core import formulas as F
+from ...analysis.capacity import compression_x, curves, threshold
+from ...analysis.fits import cap_sensitivity, dk_interval
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import (EXPONENT_HALF_WIDTH, FACTOR_TWO, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, decide,
                          decide_tests, factor_name, conjunction, decide_interval)
@@ -142,8 +142,8 @@ def _check_edges_collapse(ctx, factor=STATED_CONSTANT_FACTOR, min_r2=0.8, gamma_
     words = {k: v.value for k, v in parts.items()}
     arts = ()
     if ctx.out_dir is not None:
-        from ...capacity import fit_through_origin
-        from ...plots import plot_curves, plot_dk_star_fit, plot_h_star
+        from ...analysis.capacity import fit_through_origin
+        from ...analysis.plots import plot_curves, plot_dk_star_fit, plot_h_star
 
         finite = [r for r in rs if ths[r].central is not None]
         x = [compression_x(_A3_M, _A3_D, base="2", r=r) for r in finite]
@@ -270,7 +270,7 @@ def _check_dkstar_grows_with_r_quick(ctx):
     b_large, _, pb = seed_values(rb, favour="large")
     a_large, _, _ = seed_values(ra, favour="large")
     b_small, _, _ = seed_values(rb, favour="small")
-    from ...fits import permutation_pvalue
+    from ...analysis.fits import permutation_pvalue
 
     p_up = permutation_pvalue(a_small, b_large, alternative="greater")
     p_down = permutation_pvalue(a_large, b_small, alternative="less")
@@ -280,7 +280,7 @@ def _check_dkstar_grows_with_r_quick(ctx):
     by_r = {g[2]: pts for g, pts in curves(recs).items()}
     m, d = recs[0]["config"]["m"], recs[0]["config"]["d_model"]
     if ctx.out_dir is not None:
-        from ...plots import plot_curves, plot_h_star
+        from ...analysis.plots import plot_curves, plot_h_star
 
         ths = {r: threshold(pts) for r, pts in by_r.items()}
         p1 = plot_curves({f"r={r}": pts for r, pts in by_r.items()}, ctx.out_dir / "fig11-regular-curves-quick.png",
@@ -546,10 +546,10 @@ def _check_below_construction(ctx, r=16, draws=3):
     recs, by_r, ths, ivs, caps = got
     if r not in ths or ths[r].central is None:
         return Verdict(Status.INCONCLUSIVE, details=f"no D_K* at r = {r}", evidence_level="experiment")
-    from ...constructions import algorithm5
-    from ...embeddings import gaussian_unit_norm_embeddings
-    from ...graphs import random_regular_graph
-    from ...measurements import separation_margins
+    from ...models.constructions import algorithm5
+    from ...core.embeddings import gaussian_unit_norm_embeddings
+    from ...core.graphs import random_regular_graph
+    from ...analysis.measurements import separation_margins
 
     h0 = math.ceil(r * _A3_M / _A3_D)
     iv = ivs[r]
@@ -557,7 +557,7 @@ def _check_below_construction(ctx, r=16, draws=3):
     def separates(d_k, k):
         import torch
 
-        from ...scoring import aggregate_scores
+        from ...core.scoring import aggregate_scores
 
         rng = ctx.rng(7, k)
         g = random_regular_graph(_A3_M, r, rng=rng)

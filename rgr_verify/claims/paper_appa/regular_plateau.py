@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from ...capacity import curves, f1_target
-from ...stats import t_interval
+from ...analysis.capacity import curves, f1_target
+from ...core.stats import t_interval
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..standards import Standard, conjunction, decide, decide_interval
 from ..tools import FAMILY_ALPHA, sweep_records
@@ -55,7 +55,7 @@ def well_below_ceiling(target: float, factor: float = WELL_BELOW_FACTOR) -> floa
 
 def curve_values(records) -> dict:
     """``{(r, h): {D_K: (per-seed test metric, ...)}}`` of the r-regular runs of ``records`` (one curve per degree
-    and head count, as :func:`rgr_verify.capacity.curves` groups them)."""
+    and head count, as :func:`rgr_verify.analysis.capacity.curves` groups them)."""
     out: dict = {}
     regular = [x for x in records if x["config"]["graph"] == "regular"]
     for g, pts in curves(regular).items():

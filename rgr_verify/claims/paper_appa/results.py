@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from ...capacity import fit_affine, threshold
-from ...fits import DKInterval, slope_range_affine
+from ...analysis.capacity import fit_affine, threshold
+from ...analysis.fits import DKInterval, slope_range_affine
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import (R2_HALF_WIDTH, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, conjunction, decide, decide_interval,
                          factor_name, failing, holding, undecided)
@@ -45,7 +45,7 @@ ORDER = 105
 
 def intercept_range_affine(x, low, high) -> tuple[float, float]:
     """Exact range of the ordinary least-squares intercept of y on x, sum (1/n - xbar (x_i - xbar) / Sxx) y_i, when
-    each y_i may lie anywhere in [low_i, high_i] (the sibling of :func:`rgr_verify.fits.slope_range_affine`)."""
+    each y_i may lie anywhere in [low_i, high_i] (the sibling of :func:`rgr_verify.analysis.fits.slope_range_affine`)."""
     x, lo, hi = (np.asarray(v, dtype=float) for v in (x, low, high))
     c = 1.0 / x.size - x.mean() * (x - x.mean()) / float(np.sum((x - x.mean()) ** 2))
     return float(np.sum(np.minimum(c * lo, c * hi))), float(np.sum(np.maximum(c * lo, c * hi)))
@@ -134,7 +134,7 @@ def _check_fig10(ctx, slope_factor=STATED_CONSTANT_FACTOR, intercept_factor=STAT
     status = conjunction([st for st, _ in judged.values()])
     arts = ()
     if ctx.out_dir is not None:
-        from ...plots import plot_h_star
+        from ...analysis.plots import plot_h_star
 
         p = plot_h_star([(m / d, ths[(m, d)]) for (m, d) in known], ctx.out_dir / "fig10-hstar.png",
                         title="h* against m / d_model (Fig. 10)", xlabel="m / d_model", fit=fit)

@@ -1,7 +1,7 @@
 """Claims about the App. A.1 context sampler (and its App. A.3 variant): what the three steps produce.
 
 The paper says the three-step procedure "enforces a target per-context positive rate rho" while "preserving
-|S| = ell and distinctness". Both are measured on the reference sampler of :mod:`rgr_verify.contexts`, under the
+|S| = ell and distinctness". Both are measured on the reference sampler of :mod:`rgr_verify.core.contexts`, under the
 literal reading of step 3 and under the "protected" reading (see that module).
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from ...contexts import context_labels, sample_context, sample_contexts
-from ...graphs import random_permutation_graph, random_regular_graph
-from ...strategies import seeds
+from ...core.contexts import context_labels, sample_context, sample_contexts
+from ...core.graphs import random_permutation_graph, random_regular_graph
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Tier, Verdict
 from ..standards.decide import decide
 from ..tools import property_verdict, with_readings

@@ -3,7 +3,7 @@ labels as they are and makes training shorter. Two claims, one per part.
 
 * The labels: whatever steps 2-3 put into a context, the positive pairs are exactly the pairs (c_p, c_q) with
   c_q = pi(c_p), both ends in the context (at most one per source). Checked on the reference sampler and on the
-  engine's, every reading of step 3 and without the enforcement (:mod:`rgr_verify.contexts`), against pi itself.
+  engine's, every reading of step 3 and without the enforcement (:mod:`rgr_verify.core.contexts`), against pi itself.
 * The training time: the base-grid slice of preset ``sec6-grid-uniform`` (m = 64, d_model in {16, 32}, the rungs
   around each cell's D_K*, h in {1, 2, 4, 8}, 10 seeds, Table 2 caps) trained with steps 2-3 switched off (rho = 0:
   uniform contexts for training, validation and test, the A.1 generator without its enforcement), each run paired
@@ -27,10 +27,10 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from ...capacity import f1_target
-from ...contexts import context_labels, sample_contexts
-from ...graphs import random_permutation_graph
-from ...strategies import seeds
+from ...analysis.capacity import f1_target
+from ...core.contexts import context_labels, sample_contexts
+from ...core.graphs import random_permutation_graph
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Tier, Verdict
 from ..standards import Standard, advantage_interval, decide_advantage
 from ..tools import property_verdict, sweep_records

@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 
-from ...contexts import context_labels, sample_contexts
-from ...fits import DKInterval, profile_interval
-from ...graphs import random_regular_graph
+from ...core.contexts import context_labels, sample_contexts
+from ...analysis.fits import DKInterval, profile_interval
+from ...core.graphs import random_regular_graph
 from .sampler import hoeffding_interval as _hoeffding
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import EXPONENT_HALF_WIDTH, TOLERANCE_REASONS, Standard

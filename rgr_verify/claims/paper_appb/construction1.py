@@ -14,10 +14,11 @@ import sympy as sp
 from hypothesis import strategies as st
 from scipy.stats import binom as binom_dist
 
-from ... import formulas as F, minimal_constants as K
-from ...constructions import algorithm3
-from ...graphs import random_permutation_graph
-from ...strategies import seeds
+from ...core import formulas as F
+from ...analysis import minimal_constants as K
+from ...models.constructions import algorithm3
+from ...core.graphs import random_permutation_graph
+from ...core.strategies import seeds
 from functools import lru_cache
 
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable

@@ -14,9 +14,9 @@ import numpy as np
 import sympy as sp
 from scipy.special import logsumexp
 
-from ... import minimal_constants as K
-from ...constructions import signature_matrix
-from ...graphs import random_permutation_graph
+from ...analysis import minimal_constants as K
+from ...models.constructions import signature_matrix
+from ...core.graphs import random_permutation_graph
 from ..base import CheckContext, Claim, Kind, Status, Tier, Verdict, jsonable
 from ..standards.decide import decide
 from ..symbolic import limit_verdict

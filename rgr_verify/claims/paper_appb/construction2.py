@@ -16,12 +16,12 @@ import sympy as sp
 from hypothesis import strategies as st
 from scipy import stats as _st
 
-from ... import formulas as F
-from ...constructions import algorithm1
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import random_permutation_graph
-from ...measurements import noise_terms
-from ...strategies import seeds
+from ...core import formulas as F
+from ...models.constructions import algorithm1
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import random_permutation_graph
+from ...analysis.measurements import noise_terms
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, prove_by_monotonicity
@@ -82,7 +82,7 @@ def _exhaustive_means(c):
 
 def _with_signatures(c, W):
     """The same construction with signature matrix W (rebuilt through the public builder's formulas)."""
-    from ...constructions import Construction, weights_from_blocks
+    from ...models.constructions import Construction, weights_from_blocks
 
     W_Q, W_K = weights_from_blocks(c.X_inv, W, c.blocks)
     return Construction(algorithm=c.algorithm, graph=c.graph, X=c.X, X_inv=c.X_inv, W_sig=W, W_Q=W_Q, W_K=W_K,

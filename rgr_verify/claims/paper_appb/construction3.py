@@ -15,12 +15,12 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from ... import formulas as F
-from ...constructions import algorithm4
-from ...embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings
-from ...graphs import random_permutation_graph
-from ...measurements import limit_score_matrix, noise_terms, restricted_self_incoherence, separation_margins
-from ...strategies import seeds
+from ...core import formulas as F
+from ...models.constructions import algorithm4
+from ...core.embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings
+from ...core.graphs import random_permutation_graph
+from ...analysis.measurements import limit_score_matrix, noise_terms, restricted_self_incoherence, separation_margins
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..standards import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict

@@ -13,9 +13,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ... import formulas as F
-from ...embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings
-from ...measurements import restricted_self_incoherence
+from ...core import formulas as F
+from ...core.embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings
+from ...analysis.measurements import restricted_self_incoherence
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import outcome, recorded

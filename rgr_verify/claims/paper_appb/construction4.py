@@ -12,20 +12,20 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from ... import formulas as F
-from ...constructions import (
+from ...core import formulas as F
+from ...models.constructions import (
     algorithm5,
     coloring_and_batching,
     equitable_edge_coloring,
     is_proper_edge_coloring,
     konig_edge_coloring,
 )
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...minimal_constants import algorithm5_separates
-from ...graphs import Digraph, random_regular_graph
-from ...measurements import separation_margins
-from ...stats import zero_failure_sample_size
-from ...strategies import seeds
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...analysis.minimal_constants import algorithm5_separates
+from ...core.graphs import Digraph, random_regular_graph
+from ...analysis.measurements import separation_margins
+from ...core.stats import zero_failure_sample_size
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import outcome, recorded
@@ -120,7 +120,7 @@ def _check_b9_events(ctx: CheckContext) -> Verdict:
 def _check_b9_mc(ctx: CheckContext) -> Verdict:
     if not full_tier(ctx):
         return Verdict.not_run("finite-d_k Monte Carlo of Theorem B.9 runs in the full tier (about 5 minutes)")
-    from ...measurements import limit_score_matrix
+    from ...analysis.measurements import limit_score_matrix
 
     m, d, r_ = 512, 384, 2
 
@@ -150,7 +150,7 @@ _B9_RATE_EXPONENT = 3  # Theorem B.9: "with probability at least 1 - m^-3" (not 
 def _b9_limit_draws(seed: int, n: int):
     """n independent draws of (G, X, W_sig): Algorithm 5 (d_k = 1) and its d_k -> infinity limit scores (independent
     of the stated values; cached so that mutants only re-judge)."""
-    from ...measurements import limit_score_matrix
+    from ...analysis.measurements import limit_score_matrix
 
     m, d, r_ = _B9_SIZE
     out = []

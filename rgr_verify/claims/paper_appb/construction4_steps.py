@@ -17,12 +17,12 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from ... import formulas as F
-from ...constructions import algorithm5, coloring_and_batching
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import random_regular_graph
-from ...measurements import head_score_matrix
-from ...stats import zero_failure_sample_size
+from ...core import formulas as F
+from ...models.constructions import algorithm5, coloring_and_batching
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import random_regular_graph
+from ...analysis.measurements import head_score_matrix
+from ...core.stats import zero_failure_sample_size
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..standards.decide import decide
 from ..symbolic import inequality_verdict

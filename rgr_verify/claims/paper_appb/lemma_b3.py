@@ -12,11 +12,12 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from ... import formulas as F, minimal_constants as K
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import random_derangement
-from ...stats import zero_failure_sample_size
-from ...strategies import seeds
+from ...core import formulas as F
+from ...analysis import minimal_constants as K
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import random_derangement
+from ...core.stats import zero_failure_sample_size
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict
 from ..standards.probability import decide_failure_rate

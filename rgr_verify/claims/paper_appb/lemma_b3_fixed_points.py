@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
-from ...constructions import algorithm1
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import permutation_graph
-from ...measurements import noise_terms
+from ...models.constructions import algorithm1
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import permutation_graph
+from ...analysis.measurements import noise_terms
 from ..base import CheckContext, Claim, Kind, Stated, Tier, Verdict
 from ..paper_sec4.fixed_points import LOOP_FREE, transposition
 from ..tools import full_tier, verdict_over_readings

@@ -5,10 +5,10 @@ Only a summary is available (``shared/paper/004_*.txt``): each claim paraphrases
 records its reading. Where the summary leaves the wording open and the reading decides, the status is
 inconclusive, never refuted.
 
-- :mod:`.tensors`: database tensors (:mod:`rgr_verify.facts_tensors`): rank bounds with exact certificates
+- :mod:`.tensors`: database tensors (:mod:`rgr_verify.models.facts_tensors`): rank bounds with exact certificates
   (explicit decompositions above, flattening ranks over GF(p) below), slice ranks vs tensor rank in the 2x2x2 case
   over R and C, effective (argmax) rank;
-- :mod:`.layer`: the attention-only layer (:mod:`rgr_verify.facts_model`): its circuit tensor, the rank bound of
+- :mod:`.layer`: the attention-only layer (:mod:`rgr_verify.models.facts_model`): its circuit tensor, the rank bound of
   Eq. (9), Propositions 3.5-3.7, argmax/softmax rank inflation and its precision limits;
 - :mod:`.training`: training analogues of the summary's experiments (ids ending ``-quick``, and the full tier),
   each rule fixed before running, with its chance of passing under a null.

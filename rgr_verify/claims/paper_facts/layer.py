@@ -10,16 +10,16 @@ import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from ..._checks import check_finite_array, check_int, check_real
-from ...facts_model import FactsParams, circuit_parts, circuit_rank_bound, circuit_tensor, forward_logits
-from ...facts_tensors import modular_rank
-from ...facts_inflation import (
+from ...basics.checks import check_finite_array, check_int, check_real
+from ...models.facts_model import FactsParams, circuit_parts, circuit_rank_bound, circuit_tensor, forward_logits
+from ...models.facts_tensors import modular_rank
+from ...models.facts_inflation import (
     circle_argmax_failures,
     circle_rank2_factors,
     numerical_rank_upper_estimate,
     softmax_rank1_exact,
 )
-from ...strategies import seeds
+from ...core.strategies import seeds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Tier, Verdict
 from ..standards.decide import decide
 from ..tools import property_verdict

@@ -8,7 +8,7 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from ...facts_tensors import (
+from ...models.facts_tensors import (
     Database,
     cp_tensor,
     database_from_triples,
@@ -24,8 +24,8 @@ from ...facts_tensors import (
     rank_bounds,
     slice_decomposition,
 )
-from ...facts_inflation import circle_rank2_factors, fibre_argmax_accuracy, hyperdeterminant, pencil_polynomial
-from ...strategies import seeds
+from ...models.facts_inflation import circle_rank2_factors, fibre_argmax_accuracy, hyperdeterminant, pencil_polynomial
+from ...core.strategies import seeds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from ..standards.decide import decide
 from ..tools import property_verdict
@@ -402,7 +402,7 @@ CLAIMS = (
                     "and currency has rank exactly 5 where the bound gives 6",
           check=_check_example_rank_below_bound, role="detail", provenance="ours",
           notes="Our reconstruction of a database of the kind the paper uses as its example (its exact triples are not "
-                "in the summary): rgr_verify.facts_tensors.BORN_LIVES_CURRENCY. Lower bound: key-flattening rank over "
+                "in the summary): rgr_verify.models.facts_tensors.BORN_LIVES_CURRENCY. Lower bound: key-flattening rank over "
                 "GF(p); upper bound: an explicit 5-term decomposition found by rank_bounds' rank-one span search, "
                 "checked exactly in integers."),
 )

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...facts_model import TAUS
+from ...models.facts_model import TAUS
 from ...runs.replay import ensure_facts_runs
 from ...runs.replay import first_batch
 from ...runs.replay import facts_preset_runs as preset_runs  # the name its checks call
-from ...facts_tensors import distinct_value_database, rank_bounds
+from ...models.facts_tensors import distinct_value_database, rank_bounds
 from ..base import FACTS_PAPER, CheckContext, Claim, Kind, Status, Tier, Verdict
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
 from ..standards import Standard, decide as decide_status

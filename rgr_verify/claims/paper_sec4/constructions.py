@@ -18,14 +18,15 @@ import sympy as sp
 import torch
 from hypothesis import strategies as st
 
-from ... import formulas as F, minimal_constants as K
-from ...constructions import algorithm1, algorithm3, algorithm5, construction1
-from ...contexts import context_labels, sample_context
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import random_permutation_graph, random_regular_graph
-from ...measurements import normalised_margin, separation_margins
-from ...scoring import context_embeddings, max_over_heads_scores
-from ...strategies import seeds
+from ...core import formulas as F
+from ...analysis import minimal_constants as K
+from ...models.constructions import algorithm1, algorithm3, algorithm5, construction1
+from ...core.contexts import context_labels, sample_context
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import random_permutation_graph, random_regular_graph
+from ...analysis.measurements import normalised_margin, separation_margins
+from ...core.scoring import context_embeddings, max_over_heads_scores
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..standards import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict, prove_nonnegative

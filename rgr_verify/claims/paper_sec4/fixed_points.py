@@ -21,12 +21,12 @@ import math
 
 import numpy as np
 
-from ...constructions import algorithm1, default_d_k, weights_from_blocks
-from ...embeddings import gaussian_unit_norm_embeddings
-from ... import graphs
-from ...graphs import permutation_graph
-from ...measurements import aggregated_score_matrix, limit_score_matrix, separation_margins
-from ...minimal_constants import smallest_passing
+from ...models.constructions import algorithm1, default_d_k, weights_from_blocks
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core import graphs
+from ...core.graphs import permutation_graph
+from ...analysis.measurements import aggregated_score_matrix, limit_score_matrix, separation_margins
+from ...analysis.minimal_constants import smallest_passing
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..standards import decide, holding
 from ..tools import (
@@ -62,12 +62,12 @@ _SEARCH_DRAWS = 2
 # --- permutations ---------------------------------------------------------------------------------------------------
 
 def transposition(m: int, r: np.random.Generator | None = None) -> np.ndarray:
-    """pi = (0 1) plus fixed points (:func:`rgr_verify.graphs.transposition`), as a ``perm_of(m, r)`` family."""
+    """pi = (0 1) plus fixed points (:func:`rgr_verify.core.graphs.transposition`), as a ``perm_of(m, r)`` family."""
     return graphs.transposition(m)
 
 
 def random_derangement(m: int, r: np.random.Generator) -> np.ndarray:
-    """A uniform derangement (:func:`rgr_verify.graphs.random_derangement`), as a ``perm_of(m, r)`` family."""
+    """A uniform derangement (:func:`rgr_verify.core.graphs.random_derangement`), as a ``perm_of(m, r)`` family."""
     return graphs.random_derangement(m, rng=r)
 
 
@@ -135,7 +135,7 @@ def _construction(perm, X, *, d_k: int, rng, blocks_of=None):
 
 
 def limit_rows(c, rows) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``rows`` of :func:`~rgr_verify.measurements.limit_score_matrix` (the d_k -> infinity limit of S_max / d_k)
+    """Rows ``rows`` of :func:`~rgr_verify.analysis.measurements.limit_score_matrix` (the d_k -> infinity limit of S_max / d_k)
     and the head attaining each entry, in O(|rows| m d_model) per head: sum_{s in V_k} u_r(s) u_j(pi(s)) =
     x_j . (sum_s u_r(s) X_inv[:, pi(s)])."""
     Ur = c.X[rows] @ c.X_inv  # [r, m]

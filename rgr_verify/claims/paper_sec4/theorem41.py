@@ -1,6 +1,6 @@
 """Sec. 4: Theorem 4.1 (compressive embeddings, Algorithm 1).
 
-Minimal constants are measured as in :mod:`rgr_verify.minimal_constants`: c0 from the exact d_k -> infinity limit
+Minimal constants are measured as in :mod:`rgr_verify.analysis.minimal_constants`: c0 from the exact d_k -> infinity limit
 of S / d_k (a function of X alone), C by bisection with all draws separating. Its budget rate, and its agreement
 with Theorem B.2 and Corollary B.6, are checked symbolically.
 """
@@ -14,11 +14,12 @@ import math
 import numpy as np
 import sympy as sp
 
-from ... import formulas as F, minimal_constants as K
-from ...constructions import algorithm1
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...minimal_constants import algorithm1_separates
-from ...graphs import random_permutation_graph
+from ...core import formulas as F
+from ...analysis import minimal_constants as K
+from ...models.constructions import algorithm1
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...analysis.minimal_constants import algorithm1_separates
+from ...core.graphs import random_permutation_graph
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict, jsonable
 from ..standards import Standard, decide
 from ..symbolic import Var, combine_verdicts, identity_verdict

@@ -9,7 +9,7 @@
 - :mod:`.stated`: the numbers Sec. 6 states, compared with Table 1, the grids and the fits (symbolic).
 
 Full-tier claims replay stored full-tier records, train on a CUDA GPU, or report inconclusive. Fits follow
-:mod:`rgr_verify.fits` through the toolkit's cell analysis (:mod:`rgr_verify.claims.tools.cells`): D_K* is an
+:mod:`rgr_verify.analysis.fits` through the toolkit's cell analysis (:mod:`rgr_verify.claims.tools.cells`): D_K* is an
 interval on the ladder, censored cells enter interval regression, both log readings are fitted, fitted slopes and
 exponents are held to their bands by their whole 95% intervals (competing laws by AIC are reported only), cap sensitivity and the sampler's positive rate are reported per cell. Table 1 and Figure 10 are
 App. A.2's (:mod:`rgr_verify.claims.paper_appa.results`).

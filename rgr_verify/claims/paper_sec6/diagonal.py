@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ...capacity import threshold
+from ...analysis.capacity import threshold
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import (EXPONENT_HALF_WIDTH, FACTOR_TWO, TOLERANCE_REASONS, Standard, conjunction, decide_interval,
                          holding)
@@ -26,7 +26,7 @@ from ..tools import (
     sampler_rates,
     sweep_records,
 )
-from ...fits import interval_regression, profile_interval
+from ...analysis.fits import interval_regression, profile_interval
 from .measure import LOADER_FREE, equivalence_status, ladder_sigma_floor, memo
 from ..tools.cells import h_star_tie_break
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve, tolerance
@@ -119,7 +119,7 @@ def _check_fig4(ctx, tol=EXPONENT_HALF_WIDTH):
         ctx, lambda: laws_block(late, allivs, designs=designs) if len(late) >= 4 else None), with_seed=False)
     arts = ()
     if ctx.out_dir is not None:
-        from ...plots import plot_diagonal
+        from ...analysis.plots import plot_diagonal
 
         p = plot_diagonal([(m, th) for (m, d), th in ths.items()], ctx.out_dir / "fig4-diagonal.png",
                           title="lambda = 8 diagonal: D_K* (line) and h* (bars)",

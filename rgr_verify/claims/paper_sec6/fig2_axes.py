@@ -33,7 +33,7 @@ import math
 import numpy as np
 from scipy import stats as _st
 
-from ...capacity import f1_target
+from ...analysis.capacity import f1_target
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..standards import Standard, conjunction, decide
 from ..tools import FAMILY_ALPHA, cell_records, seed_values, sweep_records

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from ...capacity import compression_x, f1_target, fit_through_origin, threshold
-from ...fits import LAWS, compare_designs
+from ...analysis.capacity import compression_x, f1_target, fit_through_origin, threshold
+from ...analysis.fits import LAWS, compare_designs
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import (EXPONENT_HALF_WIDTH, R2_HALF_WIDTH, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, advantage_interval,
                          conjunction, decide, decide_advantage, decide_interval, factor_name, picked_level)
@@ -84,7 +84,7 @@ def adaptive_cells(ctx, keys):
     """({cell: threshold}, {cell: D_K* interval}) of ``keys`` from the committed adaptive search of sec6-grid (full),
     or None when it holds none: a cell's D_K* is the smallest over h of the per-h D_K*, so it lies in (the smallest
     known-failing D_K over h, the smallest known-passing one]; its central value is the latter."""
-    from ...fits import DKInterval
+    from ...analysis.fits import DKInterval
 
     got = adaptive_search(ctx, keys)
     if got is None:
@@ -254,7 +254,7 @@ def _doubled_cap_intervals(ctx, recs, keys, ivs, capped):
     .doubled_cap_cells`): a cell whose threshold moves down there has D_K* <= that rung (an upper bound only: the
     rungs below were not retrained), one whose threshold stays is no longer cap-limited; None under another reading
     of App. A.1 (the doubled-cap runs exist under the engine's only) or when the runs cannot be had."""
-    from ...fits import DKInterval
+    from ...analysis.fits import DKInterval
     from ..paper_appa.caps import doubled_cap_cells
 
     if ctx.reading is not None:
@@ -308,8 +308,8 @@ def _check_law_form(ctx, tol=EXPONENT_HALF_WIDTH):
     to_decide = {n: r["to_decide"] for n, (st, r) in parts.items() if "to_decide" in r}
     arts = ()
     if ctx.out_dir is not None:
-        from ...fits import law_design
-        from ...plots import plot_dk_intervals
+        from ...analysis.fits import law_design
+        from ...analysis.plots import plot_dk_intervals
 
         m = np.array([k[0] for k in keys], dtype=float)
         d = np.array([k[1] for k in keys], dtype=float)

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ...fits import interval_regression, profile_interval, r2_range_through_origin
+from ...analysis.fits import interval_regression, profile_interval, r2_range_through_origin
 from ..base import Status, Verdict
 from ..standards import conjunction, decide, decide_interval
 from ..standards.tolerances import STATED_CONSTANT_FACTOR
@@ -141,7 +141,7 @@ def _outward(rng, digits: int = 4) -> list:
 
 def r2_status(est: dict, paper_r2: float | None, r2_tol: float, key: str = R2_RANGE) -> tuple[Status, str]:
     """The stated R^2 part of a reading, by the equivalence standard: the grid range of the paper estimator's centred
-    R^2 (:func:`rgr_verify.fits.r2_range_through_origin`, an outer bound over the cells' D_K* intervals) wholly inside
+    R^2 (:func:`rgr_verify.analysis.fits.r2_range_through_origin`, an outer bound over the cells' D_K* intervals) wholly inside
     [paper_r2 - r2_tol, paper_r2 + r2_tol] holds, wholly outside is contradicted, otherwise inconclusive; with no
     range (fewer than 2 finite cells, or too many to bound) inconclusive. No stated R^2: holds. ``key``:
     :data:`R2_RANGE`, :data:`R2_RANGE_CAPPED` or :data:`R2_RANGE_ANY_HIT` (the treatment of the cells the cap

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ...capacity import threshold
-from ...fits import permutation_pvalue
+from ...analysis.capacity import threshold
+from ...analysis.fits import permutation_pvalue
 from ..base import Claim, Kind, Tier, Verdict
 from ..standards import Standard, decide
 from .trends import DKSTAR_GROWS_STANDARD, HSTAR_GROWS_STANDARD, dkstar_grows_verdict, hstar_grows_verdict
@@ -84,7 +84,7 @@ def _check_diagonal_quick(ctx, preset="sec6-diagonal"):
     ths = {k: threshold(v) for k, v in cells.items()}
     arts = curve_artefacts(ctx, cells, "sec6-diagonal-quick-f1-curves", "F1-D_K curves on the lambda = 2 diagonal (quick)")
     if ctx.out_dir is not None:
-        from ...plots import plot_diagonal
+        from ...analysis.plots import plot_diagonal
 
         p = plot_diagonal([(m, th) for (m, d), th in ths.items()], ctx.out_dir / "fig4-diagonal-quick.png",
                           title="lambda = 2 diagonal (quick): D_K* (line) and h* (bars)")

@@ -12,7 +12,7 @@ import statistics
 
 import sympy as sp
 
-from ... import formulas as F
+from ...core import formulas as F
 from ...runs.presets import table2_cap
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import decide
@@ -148,7 +148,7 @@ CLAIMS = (
                    notes="A comparison of ours, reported for the reader: the paper never says the two fits agree, "
                          "App. A.3's r = 1 runs use another positive loss weight than Sec. 6's permutation-graph "
                          "runs (see the App. A.3 sampler claims), and the factor 1.5 is ours. Exact evaluation of both fits from their stated "
-                         "constants (entering through rgr_verify.formulas.fit_sec6_DK / fit_a3_DK); verified when "
+                         "constants (entering through rgr_verify.core.formulas.fit_sec6_DK / fit_a3_DK); verified when "
                          "both ratios lie outside [1/1.5, 1.5], refuted (our statement is wrong: the fits are close) "
                          "otherwise. Nothing here is a finding against the paper."),
     _stated(symbolic_claim("sec6-sym-diagonal", "Sec. 6", "The diagonal points have m/d_model = {lam} (and the extra points "
@@ -184,7 +184,7 @@ CLAIMS = (
     symbolic_claim("sec6-sym-heads-fit-range", "Sec. 6", "The head-count fit h* = 1.65 m/d_model - 6.64 crosses 1 at "
                    "m/d_model = 764/165.", _heads_fit, role="detail", provenance="ours",
                    notes="764/165 is derived here from the fit's stated constants (1.65, 6.64, entering through "
-                         "rgr_verify.formulas.fit_sec6_heads), not a number the paper states; the check is an exact "
+                         "rgr_verify.core.formulas.fit_sec6_heads), not a number the paper states; the check is an exact "
                          "identity, so no stated value is declared (fig10-hstar-linear-in-compression declares 1.65, "
                          "-6.64 and 0.824 against the measured fit)."),
     Claim(id="sec61-xref-diagonal-increased-budgets", ref="Sec. 6.1",

@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from ...capacity import compression_x, fit_through_origin
-from ...fits import DKInterval, interval_regression, permutation_pvalue, profile_interval
+from ...analysis.capacity import compression_x, fit_through_origin
+from ...analysis.fits import DKInterval, interval_regression, permutation_pvalue, profile_interval
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import Standard, decide, decide_tests
 from ..tools import FAMILY_ALPHA, cell_records, quick_sizes, seed_values, sweep_records
@@ -322,7 +322,7 @@ def _check_first_diagonal_conservative(ctx):
     recs, why = sweep_records("sec6-diagonal", "full", ctx)
     if recs is None:
         return Verdict.not_run(why)
-    from ...capacity import threshold
+    from ...analysis.capacity import threshold
     from ..tools import cap_choices, cap_table, dk_intervals, permutation_cells, runs_by_config
 
     cells = {k: v for k, v in permutation_cells(recs).items() if k[0] == 8 * k[1]}

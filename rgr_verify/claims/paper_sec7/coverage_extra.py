@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ...capacity import curves
+from ...analysis.capacity import curves
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..standards import Standard, advantage_interval, decide_advantage, picked_level
 from ..tools import FAMILY_ALPHA, sweep_records

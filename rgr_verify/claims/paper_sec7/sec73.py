@@ -195,7 +195,7 @@ def _check(decide, ctx: CheckContext, tier: str, source: str | None = None, *, g
         res = _kept(ctx, res)
     artefacts = ()
     if decide is decide_grows and ctx.out_dir is not None:
-        from ...plots import plot_fig7
+        from ...analysis.plots import plot_fig7
 
         artefacts = (plot_fig7(res, ctx.out_dir, collapse_threshold=COLLAPSE),)
     if tier == "quick" or decide not in _OWN_DIMENSION:

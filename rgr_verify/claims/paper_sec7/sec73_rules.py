@@ -56,7 +56,7 @@ import math
 
 import numpy as np
 
-from ...stats import clopper_pearson, t_interval
+from ...core.stats import clopper_pearson, t_interval
 from ..base import Status
 from ..standards import decide
 from ..standards.comparison import decide_advantage as advantage_standard

@@ -12,14 +12,14 @@ import math
 
 import numpy as np
 
-from ...capacity import threshold
-from ...fits import dk_interval, stratified_permutation_pvalue
+from ...analysis.capacity import threshold
+from ...analysis.fits import dk_interval, stratified_permutation_pvalue
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..paper_sec6.quick import MULTIHEAD_QUICK_STANDARD
 from ..standards import Standard, conjunction, decide, decide_interval
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
 from ..tools.rungs import end_level, rung_shift, rung_shift_pair
-from ...capacity import cap_sensitivity
+from ...analysis.capacity import cap_sensitivity
 from ..tools import (
     FAMILY_ALPHA,
     dk_or_inf,
@@ -74,7 +74,7 @@ def _check_softmax_shift(ctx, tier="full"):
     rows, wrong, strict = by_seeds[DIMENSIONS["max-model seeds"][0]]
     arts = ()
     if ctx.out_dir is not None:
-        from ...plots import plot_curves
+        from ...analysis.plots import plot_curves
 
         p = plot_curves({f"m={m}, d_model={d}": pts for (m, d), pts in sc.items()},
                         ctx.out_dir / ("fig5-softmax.png" if tier == "full" else f"fig5-softmax-{tier}.png"),

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ...capacity import curves, threshold
+from ...analysis.capacity import curves, threshold
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..standards import Standard, decide
 from ..tools import cap_table, permutation_cells, runs_by_config, sharp_verdict, sweep_records

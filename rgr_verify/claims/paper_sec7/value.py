@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from ...capacity import curves
-from ...fits import permutation_pvalue
+from ...analysis.capacity import curves
+from ...analysis.fits import permutation_pvalue
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import Standard, advantage_interval, decide, decide_advantage, decide_tests, picked_level
 from ..tools import FAMILY_ALPHA, quick_sizes, sweep_records, verdict_over_readings, with_readings
@@ -56,7 +56,7 @@ def _value_advantage(ctx, tier: str, d_model: int, multi_min_h: int, alpha=0.05,
     single = min(singles, key=lambda p: p.mean)
     arts = ()
     if ctx.out_dir is not None:
-        from ...plots import plot_curves
+        from ...analysis.plots import plot_curves
 
         p = plot_curves({f"m={g[3]}, d_model={g[4]}": pts for g, pts in groups.items()},
                         ctx.out_dir / f"fig6-value-mse-{tier}.png", title=f"Value-retrieval test MSE ({tier})",

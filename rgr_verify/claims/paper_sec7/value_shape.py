@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from ...capacity import CurvePoint, curves
+from ...analysis.capacity import CurvePoint, curves
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import Standard, advantage_interval, conjunction, decide_advantage, decide_interval, picked_level
 from ..tools import sweep_records

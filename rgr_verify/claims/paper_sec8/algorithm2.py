@@ -14,12 +14,12 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from ...constructions import algorithm2
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import permutation_graph, random_permutation_graph
-from ...scoring import softmax_sum_scores
-from ...softmax_analysis import all_head_logits, scores_from_logits
-from ...strategies import seeds
+from ...models.constructions import algorithm2
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import permutation_graph, random_permutation_graph
+from ...core.scoring import softmax_sum_scores
+from ...analysis.softmax_analysis import all_head_logits, scores_from_logits
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Tier, Verdict
 from ..standards.decide import decide
 from ..symbolic import combine_verdicts

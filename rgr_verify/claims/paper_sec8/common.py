@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from ...constructions import algorithm2
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import random_permutation_graph
+from ...models.constructions import algorithm2
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import random_permutation_graph
 
 from ..tools.builders import with_role
 

@@ -9,8 +9,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from ... import formulas as F
-from ...softmax_analysis import (
+from ...core import formulas as F
+from ...analysis.softmax_analysis import (
     background_deviation,
     c0_log_m_sizes,
     certify_all_contexts,

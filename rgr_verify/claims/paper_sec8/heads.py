@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ... import formulas as F
-from ...softmax_analysis import all_head_logits, scores_from_logits
+from ...core import formulas as F
+from ...analysis.softmax_analysis import all_head_logits, scores_from_logits
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from ... import formulas as F
-from ...softmax_analysis import (
+from ...core import formulas as F
+from ...analysis.softmax_analysis import (
     all_head_logits,
     c0_log_m_sizes,
     rows_on_full_context,

@@ -10,18 +10,18 @@ import sympy as sp
 import torch
 from hypothesis import strategies as st
 
-from ... import formulas as F
-from ...constructions import permutation_blocks, signature_matrix
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import random_permutation_graph
-from ...softmax_analysis import (
+from ...core import formulas as F
+from ...models.constructions import permutation_blocks, signature_matrix
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import random_permutation_graph
+from ...analysis.softmax_analysis import (
     all_head_logits,
     owner_mass_lower,
     raw_separation,
     softmax_calibration_bound,
     source_owner_heads,
 )
-from ...strategies import seeds, theorem81_cases
+from ...core.strategies import seeds, theorem81_cases
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict
 from ..standards import decide

@@ -2,7 +2,7 @@
 
 The parameter count and bit budget, the rearrangement of 2^B >= binom, the passage from log binom(m(m-1), m') to
 (m'/d_model) log(m^2/m'), the covering-number constant c(gamma) of Eq. (23), the printed form of Eq. (24), and the
-regime specialisations. Formulas come from :mod:`rgr_verify.formulas`; verdicts from :mod:`rgr_verify.claims.symbolic`.
+regime specialisations. Formulas come from :mod:`rgr_verify.core.formulas`; verdicts from :mod:`rgr_verify.claims.symbolic`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 
 import sympy as sp
 
-from ... import formulas as F
+from ...core import formulas as F
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, exhaustive_verdict, identity_verdict, inequality_verdict, limit_verdict

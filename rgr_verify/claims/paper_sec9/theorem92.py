@@ -16,14 +16,14 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from ... import formulas as F
-from ...constructions import algorithm1
-from ...embeddings import gaussian_unit_norm_embeddings
-from ...graphs import random_permutation_graph
-from ...lower_bound import steepest_perturbation
-from ...scoring import max_over_heads_scores, softmax_sum_scores, split_heads
-from ...softmax_analysis import decision_function, nuclear_normalised_margin, two_way_softmax_score
-from ...strategies import seeds
+from ...core import formulas as F
+from ...models.constructions import algorithm1
+from ...core.embeddings import gaussian_unit_norm_embeddings
+from ...core.graphs import random_permutation_graph
+from ...analysis.lower_bound import steepest_perturbation
+from ...core.scoring import max_over_heads_scores, softmax_sum_scores, split_heads
+from ...analysis.softmax_analysis import decision_function, nuclear_normalised_margin, two_way_softmax_score
+from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict
@@ -114,7 +114,7 @@ def _net_cases(draw):
 
 def _check_net_signs(ctx: CheckContext) -> Verdict:
     """A setting that decides every pair with margin gamma keeps all decisions under a perturbation of radius gamma/4:
-    a random one, and the steepest at the pair of smallest margin (:func:`~rgr_verify.lower_bound.steepest_perturbation`)."""
+    a random one, and the steepest at the pair of smallest margin (:func:`~rgr_verify.analysis.lower_bound.steepest_perturbation`)."""
 
     def prop(case):
         rng = np.random.default_rng(case["seed"] ^ 0x9E7)
@@ -259,8 +259,8 @@ def _check_def91(ctx: CheckContext) -> Verdict:
     (which decides), Algorithm 1 granted its proof's margin d_k/4 (fitted, supporting) and bounded for any scheme on its
     drawn X (:func:`any_scheme_margin_bound`, recorded)."""
     from ..paper_sec4.constructions import construction1_margin_26, margin_bound_verdict
-    from ...constructions import construction1
-    from ...minimal_constants import certified_c_construction1
+    from ...models.constructions import construction1
+    from ...analysis.minimal_constants import certified_c_construction1
 
     fit = _def91_fit(ctx)
     e = ctx.expect("margin_exponent")

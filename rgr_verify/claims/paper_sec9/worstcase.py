@@ -17,7 +17,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ...lower_bound import decision_function, two_way_softmax_score
+from ...analysis.lower_bound import decision_function, two_way_softmax_score
 from ..base import CheckContext, Status, Verdict
 from ..standards.decide import decide
 
@@ -119,7 +119,7 @@ TIGHT = 0.6  # the search must reach this fraction of the stated constant before
 def lipschitz_verdict(name: str, ctx: CheckContext, *, paper_value: str) -> Verdict:
     """Judge the worst ratio :func:`worst_ratio` finds for ``name`` against the stated constant ``lipschitz``.
 
-    Refuted when a witness in the ball (26) exceeds it (re-evaluated with :mod:`rgr_verify.lower_bound`), verified
+    Refuted when a witness in the ball (26) exceeds it (re-evaluated with :mod:`rgr_verify.analysis.lower_bound`), verified
     when none does and the search reached :data:`TIGHT` of it, inconclusive otherwise.
     """
     L = ctx.expect("lipschitz")

@@ -24,7 +24,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ...stats import t_interval
+from ...core.stats import t_interval
 from ..status import Status
 from .decide import conjunction, decide, decide_interval, failing, holding
 

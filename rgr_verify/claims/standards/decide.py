@@ -74,7 +74,7 @@ class Standard:
     ("paper: where the paper states it" or "ours: why"), the ``primary`` analysis, and the ``dimensions`` its
     multiverse varies besides the runner's. ``declared`` is False for a default taken from the claim's Kind.
     ``alternative``: the planted alternative its rule is there to reject, ``(plant, status)``: the plant of
-    :data:`rgr_verify.plants.PLANTS` that rewrites the evidence so the alternative holds, and the status the claim
+    :data:`rgr_verify.runs.plants.PLANTS` that rewrites the evidence so the alternative holds, and the status the claim
     must not reach on it (``empirical/test_planted.py`` runs it); () where none is declared."""
 
     kind: str

@@ -15,7 +15,7 @@ that rate (as ``constr1-separation-montecarlo`` does: "failure rate <= 1e-2").
 
 from __future__ import annotations
 
-from ...stats import failure_rate_upper_bound, zero_failure_sample_size
+from ...core.stats import failure_rate_upper_bound, zero_failure_sample_size
 
 __all__ = ["ProbabilityDecision", "decide_failure_rate"]
 

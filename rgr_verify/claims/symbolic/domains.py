@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 import numpy as np
 import sympy as sp
 
-from ..._checks import check_int, check_real
+from ...basics.checks import check_int, check_real
 
 __all__ = ["Var", "Constraint", "satisfies", "grid_points"]
 

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Sequence
 import mpmath
 import sympy as sp
 
-from ..._checks import check_choice, check_int, check_real
+from ...basics.checks import check_choice, check_int, check_real
 from ..base import CheckContext, Status, Verdict, jsonable
 from ..standards.decide import conjunction, decide
 from .domains import Constraint, Var, grid_points, satisfies

@@ -9,7 +9,7 @@
 - :mod:`.cells`: the Sec. 6 cell analysis of trained sweeps (D_K* intervals, fits, laws, cap sensitivity, the
   sampler's positive rate) and the grids and tables the paper states.
 
-Seed strategies for Hypothesis come from :mod:`rgr_verify.strategies`. Every name below is importable from
+Seed strategies for Hypothesis come from :mod:`rgr_verify.core.strategies`. Every name below is importable from
 ``rgr_verify.claims.tools``.
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ... import formulas as F
+from ...core import formulas as F
 from ..base import Claim, Kind, Tier
 from ..symbolic import Var
 

@@ -1,7 +1,7 @@
 """The Sec. 6 cell analysis shared by the training claims (Sec. 6, Sec. 7.1-7.2, App. A.2-A.3).
 
-A *cell* is one (m, d_model) configuration of a sweep; its F1-D_K curves give D_K* (:func:`rgr_verify.capacity.threshold`)
-as an interval on the ladder (:func:`rgr_verify.fits.dk_interval`), with cap sensitivity and the sampler's positive
+A *cell* is one (m, d_model) configuration of a sweep; its F1-D_K curves give D_K* (:func:`rgr_verify.analysis.capacity.threshold`)
+as an interval on the ladder (:func:`rgr_verify.analysis.fits.dk_interval`), with cap sensitivity and the sampler's positive
 rate reported per cell. Also here: the grids and tables the paper states (Sec. 6.1, Table 1, Table 2).
 """
 
@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from ..._checks import check_choice
-from ...capacity import compression_x, curves, f1_target, fit_through_origin, threshold
-from ...contexts import context_labels, sample_contexts
-from ...fits import (
+from ...basics.checks import check_choice
+from ...analysis.capacity import compression_x, curves, f1_target, fit_through_origin, threshold
+from ...core.contexts import context_labels, sample_contexts
+from ...analysis.fits import (
     cap_sensitivity,
     compare_designs,
     compare_laws,
@@ -26,8 +26,8 @@ from ...fits import (
     profile_interval,
     slope_range_through_origin,
 )
-from ...graphs import random_permutation_graph, random_regular_graph
-from ...stats import t_interval
+from ...core.graphs import random_permutation_graph, random_regular_graph
+from ...core.stats import t_interval
 from ..base import TIERS, Status, Verdict
 from ..standards import advantage_interval, conjunction, decide_advantage, failing, holding, picked_level
 from .multiverse import significance, tolerance
@@ -100,7 +100,7 @@ def curve_artefacts(ctx, cells, name: str, title: str):
     path relative to it, in a tuple (empty when the context writes nothing)."""
     if ctx.out_dir is None:
         return ()
-    from ...plots import plot_curves
+    from ...analysis.plots import plot_curves
 
     path = plot_curves({f"m={m}, d_model={d}": pts for (m, d), pts in cells.items()}, ctx.out_dir / f"{name}.png",
                        title=title)
@@ -114,7 +114,7 @@ def thresholds_plot(ctx, cells, ths, name: str, title: str, fit=None, paper_slop
     check_choice("base", base, ("e", "2"))
     if ctx.out_dir is None:
         return ()
-    from ...plots import plot_dk_star_fit, plot_h_star
+    from ...analysis.plots import plot_dk_star_fit, plot_h_star
 
     pts = [(compression_x(m, d, base=base), ths[(m, d)], f"({m},{d})") for (m, d) in cells]
     p1 = plot_dk_star_fit(pts, fit, ctx.out_dir / f"{name}-dkstar.png", title=title,
@@ -146,12 +146,12 @@ def runs_by_config(recs, variant: str = "max") -> dict[tuple, dict[tuple, list]]
 
 
 def dk_intervals(cells, ths) -> dict:
-    """{cell: D_K* interval on the cell's ladder} (:func:`rgr_verify.fits.dk_interval`)."""
+    """{cell: D_K* interval on the cell's ladder} (:func:`rgr_verify.analysis.fits.dk_interval`)."""
     return {k: dk_interval([p.D_K for p in pts], ths[k].central) for k, pts in cells.items()}
 
 
 def cap_table(cells, ths, runs) -> dict:
-    """{cell: step-cap sensitivity at (h*, D_K*)} (:func:`rgr_verify.fits.cap_sensitivity`); ``runs`` is
+    """{cell: step-cap sensitivity at (h*, D_K*)} (:func:`rgr_verify.analysis.fits.cap_sensitivity`); ``runs`` is
     :func:`runs_by_config`'s output."""
     return {k: cap_sensitivity(runs[k], cells[k], ths[k].central, ths[k].h_star) for k in cells}
 
@@ -372,7 +372,7 @@ TIE_F1 = 0.001  # head counts whose mean F1 at D_K* is within this of the best t
 
 
 def h_star_tie_break(th, points, choice: str):
-    """``th`` (a :class:`~rgr_verify.capacity.Threshold` of ``points``) with h* picked by ``choice``, a value of the
+    """``th`` (a :class:`~rgr_verify.analysis.capacity.Threshold` of ``points``) with h* picked by ``choice``, a value of the
     multiverse's "h* tie-break" dimension: App. A.2's (the larger mean F1: ``th`` as it is), or the fewest / the most
     heads among those whose mean F1 at D_K* is within :data:`TIE_F1` of the best (many h tie at F1 ~ 1); the h*
     interval is widened to hold the pick."""
@@ -398,7 +398,7 @@ def seed_values(cell_recs, *, favour: str) -> tuple[list[float], list[float], di
     A value known only as an upper bound (the passing run hit the cap, or it is the smallest D_K tested) is, when the
     claim needs the cell large, replaced by its lower bound: just above the largest tested D_K below it at which
     every run of that seed fails and would not reach 0.99 with a cap twice as long at its current rate
-    (:func:`~rgr_verify.fits.could_pass_with_longer_cap`), or 0 when
+    (:func:`~rgr_verify.analysis.fits.could_pass_with_longer_cap`), or 0 when
     there is none. Values are kept as measured when the claim needs the cell small (an upper bound is then the least
     favourable end). A seed that never passes is +inf."""
     per = per_seed_thresholds(cell_recs)

@@ -37,7 +37,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from ...capacity import analysis_choice
+from ...analysis.capacity import analysis_choice
 from ..base import RUNNER_ANALYSES, Status, Verdict
 from ..standards import agreement, unresolvable
 

@@ -2,7 +2,7 @@
 F1 bar at the same (or a different) D_K.
 
 A group's per-seed thresholds (the first D_K on the 2-3 ladder :data:`rgr_verify.runs.presets.LADDER` where some
-head count of that seed reaches the bar, :func:`rgr_verify.fits.per_seed_thresholds`) are put on the rung scale
+head count of that seed reaches the bar, :func:`rgr_verify.analysis.fits.per_seed_thresholds`) are put on the rung scale
 (:func:`rung`: ``LADDER[0] = 4`` is rung 0, the ladder continued downward 3, 2, 1.5, 1 gives rungs -1 to -4) and read
 two ways (:func:`seed_rungs`): *high*, as measured (a seed that never passes is +inf), and *low*, at the least rung
 its evidence allows (a threshold known only as an upper bound, because its run hit the step cap or it is the
@@ -12,7 +12,7 @@ the largest such D_K, i.e. beyond the grid when the grid's top rung is such a D_
 when there is none).
 
 The shift between two groups is an exact interval (:func:`shift_interval`) obtained by inverting the exact
-two-sample permutation test (:func:`rgr_verify.fits.permutation_pvalue`, mid-ranks) over whole-rung shifts; each
+two-sample permutation test (:func:`rgr_verify.analysis.fits.permutation_pvalue`, mid-ranks) over whole-rung shifts; each
 end is computed on the reading that pushes it outward (:func:`rung_shift`: the low end with group b read low and
 group a high, the high end the other way round), so cap-limited and never-passing seeds widen the interval in both
 directions instead of deciding it. The level of each end is the family's split by Bonferroni over the cells and the
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 
-from ...capacity import could_pass_with_longer_cap, f1_target
-from ...fits import permutation_pvalue
+from ...analysis.capacity import could_pass_with_longer_cap, f1_target
+from ...analysis.fits import permutation_pvalue
 from ...runs.presets import LADDER
 from .cells import seed_values
 
@@ -134,7 +134,7 @@ def _values(name, xs) -> list[float]:
 def shift_interval(a, b, *, alpha: float) -> tuple[float, float]:
     """Exact interval for the shift ``delta`` of ``b`` over ``a`` in whole rungs (``b - delta`` exchangeable with
     ``a``; +-inf values do not move), by inverting the exact one-sided permutation tests of
-    :func:`rgr_verify.fits.permutation_pvalue` (mid-ranks, ties counted as ties), each end at one-sided level
+    :func:`rgr_verify.analysis.fits.permutation_pvalue` (mid-ranks, ties counted as ties), each end at one-sided level
     ``alpha``: the low end is the smallest shift the test "b - delta tends larger" does not reject (-inf when none
     below the data's range is rejected, +inf when every shift is), the high end the largest the test "b - delta
     tends smaller" does not reject (+inf, -inf likewise). Every shift is tried from one below the smallest finite

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from ...capacity import CurvePoint, f1_target
-from ...fits import transition_windows
+from ...analysis.capacity import CurvePoint, f1_target
+from ...analysis.fits import transition_windows
 from ..base import Status, Verdict
 from ..standards import decide
 from .cells import FAMILY_ALPHA
@@ -162,7 +162,7 @@ def rising_points(points, scale: float) -> list:
     :func:`sharp_verdict` judges it with its one rule: each value ``v`` becomes ``1 - v / scale`` (the fraction of
     the error ``scale`` removed; ``scale`` is the error of a model that learned nothing, e.g. the MSE of predicting
     zero), mean and 95% interval mapped exactly (the map is affine and decreasing). Returns new
-    :class:`~rgr_verify.capacity.CurvePoint` objects; ValueError for a scale that is not a finite number > 0."""
+    :class:`~rgr_verify.analysis.capacity.CurvePoint` objects; ValueError for a scale that is not a finite number > 0."""
     s = float(scale)
     if not math.isfinite(s) or s <= 0:
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")

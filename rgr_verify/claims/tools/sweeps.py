@@ -9,7 +9,7 @@ import math
 import numpy as np
 from scipy import stats as _st
 
-from ...stats import failure_rate_upper_bound, zero_failure_sample_size
+from ...core.stats import failure_rate_upper_bound, zero_failure_sample_size
 from ..base import CheckContext, Status, Tier, Verdict, jsonable
 from ..standards import decide
 from .readings import FAILS, NOT_TESTED, reading_record

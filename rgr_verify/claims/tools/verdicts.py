@@ -30,7 +30,7 @@ def register_profiles() -> None:
     Claim checks scale their example counts by the loaded profile (see :func:`profile_scale`), so the same
     profile drives the property tests and the audit.
     """
-    from ...settings import HYPOTHESIS_PROFILE_ENV, env
+    from ...basics.settings import HYPOTHESIS_PROFILE_ENV, env
 
     common = dict(deadline=None, derandomize=True, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

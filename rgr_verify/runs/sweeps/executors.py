@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..._checks import check_choice, check_int, check_real
+from ...basics.checks import check_choice, check_int, check_real
 from ..store import ResultStore
 from .progress import SweepProgress, sweep_summary
 from .units import Unit

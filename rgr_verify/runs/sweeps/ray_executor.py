@@ -9,7 +9,7 @@ or that raises, is retried by Ray (``max_retries=retries``). ``address``: an exi
 
 from __future__ import annotations
 
-from ..._checks import check_int, check_real
+from ...basics.checks import check_int, check_real
 from ..store import ResultStore
 from .progress import SweepProgress
 from .worker import SweepSpec, run_worker

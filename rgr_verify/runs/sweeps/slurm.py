@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..._checks import check_choice, check_int, check_real
+from ...basics.checks import check_choice, check_int, check_real
 from ..store import ResultStore
 from .progress import SweepProgress
 from .worker import SweepSpec, run_worker

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ..._checks import check_int, check_real
+from ...basics.checks import check_int, check_real
 from ...engine import RunConfig, plan_batches, run_key
 
 __all__ = ["Unit", "UnitStatus", "plan_units", "unit_id", "unit_status", "format_units", "format_status"]

@@ -27,11 +27,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..._checks import check_choice, check_int, check_real
+from ...basics.checks import check_choice, check_int, check_real
 from ...engine import RunConfig, RunResult
 from ..store import ResultStore, default_results_dir
 from .units import Unit, plan_units
-from ...settings import KILL_AFTER_ENV, KILL_ONCE_ENV, PARENT_ENV, env  # PARENT_ENV: set by the local executor
+from ...basics.settings import KILL_AFTER_ENV, KILL_ONCE_ENV, PARENT_ENV, env  # PARENT_ENV: set by the local executor
 
 __all__ = ["SweepSpec", "work_units", "run_worker", "ensure_runs", "shard_name", "resolve_device", "KILL_AFTER_ENV",
            "KILL_ONCE_ENV", "PARENT_ENV"]
@@ -281,7 +281,7 @@ def ensure_runs(runs: Sequence[tuple[RunConfig, int]], *, results_dir=None, devi
     locked per unit). ``threads``: torch's CPU threads while training (restored after). Returns (records in input
     order, runs trained now).
     """
-    from ...torch_threads import torch_threads
+    from ...basics.torch_threads import torch_threads
     from .progress import SweepProgress
 
     store = ResultStore(results_dir)
