@@ -184,7 +184,7 @@ def test_exact_permutation_pvalue_counts_every_split(a, b, alternative):
 def test_fig3_crosses_the_ladder_with_the_adaptive_thresholds():
     # the committed adaptive search enters the Fig. 3 multiverse as a second source of thresholds
     from rgr_verify.claims.paper_sec6.grid import fig3_analyses
-    from rgr_verify.claims.paper_sec6.measure import R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED
+    from rgr_verify.claims.tools.measure import R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED
 
     def reading(slope):
         return {"paper estimator (LS through origin, first passing D_K, uncensored cells)":

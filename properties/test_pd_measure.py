@@ -7,7 +7,7 @@ import math
 import pytest
 
 from rgr_verify.claims.base import CheckContext, Status
-from rgr_verify.claims.paper_sec6.measure import FACTOR2_TOL, memo, within_factor
+from rgr_verify.claims.tools.measure import FACTOR2_TOL, memo, within_factor
 
 
 def test_within_factor_is_the_midpoint_rule():

@@ -1,7 +1,7 @@
 # A verdict names each source of its evidence once: a cached measurement hit again inside another cached one (a
 # memo inside a memo, as the fig3-* checks do with the sec6-grid store) used to replay its provenance a second time.
 from rgr_verify.claims.base import Claim, Kind, Status, Tier, Verdict
-from rgr_verify.claims.paper_sec6.measure import memo
+from rgr_verify.claims.tools.measure import memo
 from rgr_verify.claims.runner import run_claim
 
 _SOURCE = "planted-store [full]: 3 runs replayed from evidence/planted.jsonl.gz"

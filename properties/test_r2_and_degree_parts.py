@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rgr_verify.analysis.capacity import fit_through_origin
 from rgr_verify.claims.base import Status
 from rgr_verify.claims.paper_appa.a3_rules import degree_band_part
-from rgr_verify.claims.paper_sec6.measure import R2_RANGE, conjunction_status, r2_status, reading_verdict
+from rgr_verify.claims.tools.measure import R2_RANGE, conjunction_status, r2_status, reading_verdict
 from rgr_verify.analysis.fits import DKInterval, r2_range_through_origin
 
 _EST = "paper estimator (LS through origin, first passing D_K, uncensored cells)"
@@ -115,7 +115,7 @@ def test_degree_band_part_holds_only_when_every_interval_is_inside():
 
 def test_an_analysis_that_bounds_capped_cells_bounds_them_in_r2_too():
     from rgr_verify.claims.paper_sec6.grid import fig3_analyses
-    from rgr_verify.claims.paper_sec6.measure import R2_RANGE_ANY_HIT, R2_RANGE_CAPPED
+    from rgr_verify.claims.tools.measure import R2_RANGE_ANY_HIT, R2_RANGE_CAPPED
 
     r = _reading(0.98, [0.85, 0.999], ci=(1.0, 1.3))
     r[_EST][R2_RANGE_CAPPED] = [-1.8, 0.999]  # the cap-limited cell anywhere in (0, high]

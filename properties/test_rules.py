@@ -244,7 +244,7 @@ def test_multiverse_is_robust_only_when_every_analysis_agrees_and_names_what_fli
 def test_fig3_multiverse_has_every_analysis_and_a_band_that_can_fail():
     # A planted slope twice the stated one fails in every analysis whose interval is tight; the stated one holds.
     from rgr_verify.claims.paper_sec6.grid import fig3_analyses
-    from rgr_verify.claims.paper_sec6.measure import R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED
+    from rgr_verify.claims.tools.measure import R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED
 
     def reading(slope):
         return {"paper estimator (LS through origin, first passing D_K, uncensored cells)":

@@ -23,7 +23,7 @@ from rgr_verify.claims.base import CheckContext, Status
 from rgr_verify.claims.paper_appa import a3_rules, regular, results, xrefs
 from rgr_verify.claims.paper_sec6 import diagonal, grid
 from rgr_verify.claims import standards, xpaper
-from rgr_verify.claims.paper_sec6.measure import equivalence_status
+from rgr_verify.claims.tools.measure import equivalence_status
 from rgr_verify.claims.standards import (EXPONENT_HALF_WIDTH, FACTOR_TWO, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS,
                                          factor_name)
 from rgr_verify.analysis.fits import DKInterval

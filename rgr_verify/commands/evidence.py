@@ -58,6 +58,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from ..runs.kinds import store_of
     from ..runs.evidence import (EVIDENCE_ENV, add_evidence, add_store_evidence, default_evidence_dir, manifests,
                             verify_evidence)
 
@@ -80,9 +81,9 @@ def run(args) -> int:
         from ..claims.preregistration import with_rules  # the rules of the claims it feeds, recorded with it
         provenance = _provenance(args)
 
-        if args.store is None or args.store == "runs.jsonl":
+        if args.store is None or args.store == store_of("engine"):
             if args.plan:
-                raise ValueError("--plan names the sweep of a store other than runs.jsonl; it needs --store")
+                raise ValueError(f"--plan names the sweep of a store other than {store_of('engine')}; it needs --store")
             man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
                                commands=args.commands, notes=args.notes, replace=args.replace,
                                adaptive=args.adaptive, rules=with_rules, provenance=provenance)

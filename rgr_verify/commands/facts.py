@@ -22,7 +22,7 @@ def run(args) -> int:
     import torch
 
     from ..basics.checks import check_int
-    from ..runs.facts import ensure_facts_runs
+    from ..runs.facts import FACTS_STORE, ensure_facts_runs
     from ..runs.facts import facts_preset_runs as preset_runs
     from ..runs.store import default_results_dir
     from ._paths import writable_dir_target
@@ -42,5 +42,5 @@ def run(args) -> int:
         print(f"{d:>7} {h:>3} {qk:>5} {vo:>5} {rs[0]['rank_bound']:>9} "
               f"{np.mean([r['accuracy']['argmax'] for r in rs]):>7.3f} "
               f"{np.mean([r['accuracy']['tau=0.95'] for r in rs]):>8.3f} {np.mean([r['epochs'] for r in rs]):>7.0f}")
-    print(f"{len(recs)} runs ({args.preset}, {args.tier}) in {seconds:.1f} s; store: {results / 'facts-runs.jsonl'}")
+    print(f"{len(recs)} runs ({args.preset}, {args.tier}) in {seconds:.1f} s; store: {results / FACTS_STORE}")
     return 0

@@ -9,12 +9,13 @@
 - :mod:`.ladder`, :mod:`.adaptive`: a preset's D_K ladder and the adaptive D_K* search between its rungs;
 - :mod:`.sweeps`: units, the self-scheduling worker, executors (inline, local, slurm, ray), progress;
 - :mod:`.sec73_sweep`: the Sec. 7.3 sweep (pre-LN block on frozen embeddings); :mod:`.facts`: the second paper's runs;
-- :mod:`.kinds`: the seam, what differs between the kinds (store, key and version, presets, lock, batch trainer).
+- :mod:`.kinds`: the seam, what differs between the kinds as data (store file, record fields, where the version is
+  declared, trainer, lock, batch), asked by the store, its line checks, the evidence and the kinds' own modules.
 
 This layer sits above the models (the engine, the transformer block, the facts model) and below the claims; the
 claims reach it through :mod:`.replay` and the kind-specific entry points.
 """
 
-from .kinds import KIND_NAMES, RunKind, kind_of_store, run_kind
+from .kinds import KIND_NAMES, RunKind, kind_of_store, run_kind, store_of
 
-__all__ = ["KIND_NAMES", "RunKind", "kind_of_store", "run_kind"]
+__all__ = ["KIND_NAMES", "RunKind", "kind_of_store", "run_kind", "store_of"]

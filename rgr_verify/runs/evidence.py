@@ -31,13 +31,14 @@ from pathlib import Path
 from ..basics.checks import check_choice
 from ..basics.files import atomic_write_bytes, atomic_write_text
 from ..basics.settings import EVIDENCE_ENV, env
+from .kinds import store_of
 from .batches import Batch, batch_problems, seeds_of
 
 __all__ = ["EVIDENCE_ENV", "ENGINE_STORE", "MANIFEST_SCHEMA", "store_evidence", "with_evidence", "add_store_evidence", "Manifest", "default_evidence_dir", "manifests", "read_evidence",
            "evidence_records", "evidence_complete", "add_evidence", "verify_evidence", "missing_evidence",
            "missing_evidence_message", "PACKAGE_EVIDENCE"]
 
-ENGINE_STORE = "runs.jsonl"
+ENGINE_STORE = store_of("engine")
 MANIFEST_SCHEMA = "rgr-verify/evidence/1"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 

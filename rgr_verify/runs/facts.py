@@ -15,11 +15,12 @@ from typing import Sequence
 from ..basics.checks import check_choice
 from ..models.facts_model import FACTS_VERSION, FactsConfig, train_facts_batch
 from .evidence import with_evidence
+from .kinds import store_of
 from .store import JsonlStore
 
 __all__ = ["FACTS_STORE", "FACTS_PRESETS", "facts_run_key", "facts_preset_runs", "ensure_facts_runs"]
 
-FACTS_STORE = "facts-runs.jsonl"
+FACTS_STORE = store_of("facts")
 
 
 def facts_run_key(config: FactsConfig, seed: int) -> str:

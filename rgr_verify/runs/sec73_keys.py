@@ -19,12 +19,13 @@ import numpy as np
 from ..basics.checks import check_choice
 from ..models.transformer import RunSpec
 from .sec73_presets import Sec73Preset
+from .kinds import store_of
 
 __all__ = ["STORE_NAME", "CODE_VERSIONS", "ADOPTED_FILE", "code_version", "code_of", "record_key", "adopted_versions",
            "sweep_plan",
            "plan_name", "planned_runs", "missing_cells"]
 
-STORE_NAME = "sec73-runs.jsonl"
+STORE_NAME = store_of("sec73")
 #: The declared version of each Sec. 7.3 trainer: what a run's key carries, so a changed trainer stops matching old
 #: records. Bump it when the arithmetic of a run changes (the task sampler of ``transformer_task.py``, the block,
 #: its initialisation, loss, optimiser and evaluation in ``transformer.py`` or ``transformer_v3.py``, the embedding

@@ -49,6 +49,7 @@ def default_results_dir() -> Path:
     return Path(raw) if raw else Path.home() / ".cache" / "rgr-verify" / "results"
 
 from . import store_lines as _lines
+from .kinds import store_of
 from ..basics.settings import RESULTS_ENV, env
 from .store_lines import StoreError, TornLineWarning, STORE_FIELDS
 
@@ -352,7 +353,7 @@ class ResultStore:
     ``shard=NAME`` appends go to the shard ``runs.jsonl.shards/NAME.jsonl``, and reads always take the union;
     ``create=False``: a store only read (nothing is created, see :class:`JsonlStore`)."""
 
-    FILENAME = "runs.jsonl"
+    FILENAME = store_of("engine")
 
     def __init__(self, directory: str | os.PathLike | None = None, *, shard: str | None = None, create: bool = True):
         self._jsonl = JsonlStore(directory, self.FILENAME, shard=shard, create=create)

@@ -7,6 +7,7 @@ import warnings
 from typing import Iterable, Iterator
 from ..engine import ENGINE_VERSION, EQUIVALENT_ENGINE_VERSIONS, RunConfig
 from ..engine.config import current_config_names
+from .kinds import KIND_NAMES, run_kind, store_of
 
 
 class StoreError(ValueError):
@@ -37,18 +38,11 @@ _CHECKS = {"str": (lambda v: isinstance(v, str), "a string"), "int": (_is_int, "
                           "an object of numbers")}
 _VALID_CONFIGS: set = set()  # configs (as sorted item tuples) already seen to make a valid RunConfig
 
-#: The fields the readers of each store file rely on, with their JSON types (every record of every store also needs
-#: a string ``"key"``). ``runs.jsonl``: checked when the record's ``engine_version`` (a string) is one this engine
-#: replays (records of other versions are never read), and then its config must make a valid RunConfig.
-STORE_FIELDS = {
-    "runs.jsonl": {"engine_version": "str", "config": "object", "seed": "int", "metric": "number", "steps": "int",
-                   "stopped_early": "bool", "tau": "number", "val_history": "numbers", "extra": "object"},
-    "sec73-runs.jsonl": {"D_K": "int", "h": "int", "seed": "int", "seed_index": "int", "test_acc": "number",
-                         "best_val_acc": "number", "final_test_acc": "number", "test_null_rate": "number",
-                         "best_step": "int", "steps": "int", "source_description": "str"},
-    "facts-runs.jsonl": {"config": "object", "seed": "int", "epochs": "int", "stopped": "bool",
-                         "accuracy": "number map", "loss": "number", "min_p": "number", "rank_bound": "int"},
-}
+#: The fields the readers of each store file rely on, with their JSON types: each kind's (:mod:`.kinds`). The engine's
+#: records are checked when their ``engine_version`` (a string) is one this engine replays (records of other versions
+#: are never read), and then their config must make a valid RunConfig.
+STORE_FIELDS = {k.store: k.fields for k in map(run_kind, KIND_NAMES)}
+_ENGINE_STORE = store_of("engine")
 
 
 def _short(value) -> str:
@@ -63,7 +57,7 @@ def _record_problem(rec, store: str | None) -> str | None:
     if not isinstance(rec.get("key"), str):
         return 'no "key" field' if "key" not in rec else f'field "key" must be a string, got {_short(rec["key"])}'
     fields = STORE_FIELDS.get(store or "", {})
-    if store == "runs.jsonl":  # the engine's store (ResultStore.FILENAME)
+    if store == _ENGINE_STORE:
         version = rec.get("engine_version")
         if not isinstance(version, str):
             return (f"no \"engine_version\" field (key {rec['key']!r})" if "engine_version" not in rec else
@@ -76,7 +70,7 @@ def _record_problem(rec, store: str | None) -> str | None:
             return f"no {name!r} field (key {rec['key']!r})"
         if not ok(rec[name]):
             return f"field {name!r} must be {what}, got {_short(rec[name])} (key {rec['key']!r})"
-    if store == "runs.jsonl":  # the engine's store (ResultStore.FILENAME)
+    if store == _ENGINE_STORE:
         try:
             seen = tuple(sorted((k, type(v).__name__, v) for k, v in rec["config"].items()))
             hash(seen)

@@ -12,7 +12,7 @@ from ...analysis.fits import profile_interval
 from ..base import Status
 from ..standards import decide
 from ..standards.tolerances import EXPONENT_HALF_WIDTH
-from ..paper_sec6.measure import FACTOR2_TOL, conjunction_status, equivalence_status
+from ..tools.measure import FACTOR2_TOL, conjunction_status, equivalence_status
 
 __all__ = ["DEGREE_TOL", "one_constant_tol", "degree_exponent", "degree_law_status", "edges_collapse_status",
            "degree_band_part", "degree_rows", "CONSTRUCTION_DKS", "construction_decision"]
@@ -31,7 +31,7 @@ def degree_exponent(rs, ivs, capped=()) -> dict:
     """log D_K* = c + gamma log r at fixed (m, d_model), by censored-Gaussian interval regression on the degrees' D_K*
     intervals (cap-limited degrees as upper bounds only), sigma held at least at the ladder's resolution (as for
     Figure 3's law: a free sigma collapses when a line threads every interval); the 95% profile interval of gamma."""
-    from ..paper_sec6.measure import floored_fit
+    from ..tools.measure import floored_fit
 
     rs = sorted(rs)
     lows = [0.0 if r in capped else ivs[r].low for r in rs]

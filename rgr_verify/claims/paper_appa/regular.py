@@ -20,7 +20,7 @@ from ...analysis.fits import cap_sensitivity, dk_interval
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import (EXPONENT_HALF_WIDTH, FACTOR_TWO, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, decide,
                          decide_tests, factor_name, conjunction, decide_interval)
-from ..paper_sec6.measure import LOADER_FREE, conjunction_status, equivalence_status, measured_reading, memo
+from ..tools.measure import LOADER_FREE, conjunction_status, equivalence_status, measured_reading, memo
 from ..tools.cells import h_star_tie_break
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance

@@ -15,8 +15,8 @@ from ...analysis.fits import DKInterval, slope_range_affine
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import (R2_HALF_WIDTH, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, conjunction, decide, decide_interval,
                          factor_name, failing, holding, undecided)
-from ..paper_sec6.grid import adaptive_search
-from ..paper_sec6.measure import LOADER_FREE, cached_full_grid, memo, within_factor
+from ..tools.measure import adaptive_search
+from ..tools.measure import LOADER_FREE, cached_full_grid, memo, within_factor
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
 from ..symbolic import exhaustive_verdict
 from ..tools import (

@@ -25,7 +25,7 @@ from ..standards import EXPONENT_HALF_WIDTH, TOLERANCE_REASONS, Standard
 from ..standards.decide import decide
 from ..symbolic import exhaustive_verdict
 from ..tools import BASE_GRID, TABLE1, symbolic_claim
-from ..paper_sec6.measure import equivalence_status, floored_fit
+from ..tools.measure import equivalence_status, floored_fit
 from ..tools import fit_exponent
 from ..tools.cells import h_star_tie_break
 from ..tools.multiverse import DIMENSIONS, multiverse_status, tolerance
@@ -91,7 +91,7 @@ _HEAD_LADDER_HALF_STEP = math.sqrt(2.0)
 def heads_exponent(ths, rs) -> dict:
     """log h* = c + p log r by censored-Gaussian interval regression on the degrees' h* intervals (h_low / sqrt2,
     h_high * sqrt2] of the doubling head ladder, sigma held at least at the ladder's resolution
-    (:func:`~rgr_verify.claims.paper_sec6.measure.ladder_sigma_floor`, as for Figure 3's law, App. A.3's exponent of
+    (:func:`~rgr_verify.claims.tools.measure.ladder_sigma_floor`, as for Figure 3's law, App. A.3's exponent of
     D_K* in r and Figure 4's growth: a free sigma collapses when a line threads every interval, which makes the profile
     interval spuriously narrow). Returns p, its 95% profile interval, the sigma fitted freely, the floor and the sigma
     used."""
@@ -192,7 +192,7 @@ CLAIMS = (
                 "of Figure 3's law; standards.tolerances.EXPONENT_HALF_WIDTH); inconclusive otherwise. As for its "
                 "siblings (Figure 3's law, appa3-edges-not-vertices-set-threshold, Eq. (32), Figure 4's growth), the "
                 "residual scale is held at least at the ladder's resolution (median log step of the h* intervals / "
-                "sqrt(12), paper_sec6.measure.ladder_sigma_floor): fitted freely it collapses to 0.006 (a line "
+                "sqrt(12), tools.measure.ladder_sigma_floor): fitted freely it collapses to 0.006 (a line "
                 "threads every interval) and the profile interval is spuriously narrow; until 2026-11-28 sigma was "
                 "free (exponent 1.18, 95% (0.21, 1.54)). Measured: sigma floor 0.40; interval regression 0.89, 95% "
                 "(0.18, 1.56); central h* = 4, 4, 8, 8, 16 gives 0.50, midway between no growth and linear: "

@@ -27,7 +27,7 @@ from ..tools import (
     sweep_records,
 )
 from ...analysis.fits import interval_regression, profile_interval
-from .measure import LOADER_FREE, equivalence_status, ladder_sigma_floor, memo
+from ..tools.measure import LOADER_FREE, equivalence_status, ladder_sigma_floor, memo
 from ..tools.cells import h_star_tie_break
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve, tolerance
 

@@ -33,10 +33,11 @@ from ..tools import (
 )
 from ..tools.sharp import SHARP_PRIMARY, SHARP_RULE, SHARP_SOURCE, SHARP_TOLERANCE
 from ..tools.multiverse import DIMENSIONS, multiverse_status, specification_curve, significance, tolerance
-from .measure import (LOADER_FREE, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, cached_full_grid,
-                      equivalence_status, exponent_fit, measured_reading, memo, r2_status, reading_verdict)
+from ..tools.measure import (LOADER_FREE, R2_RANGE, R2_RANGE_ANY_HIT, R2_RANGE_CAPPED, adaptive_search,
+                             cached_full_grid, equivalence_status, exponent_fit, measured_reading, memo, r2_status,
+                             reading_verdict)
 
-__all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_search", "adaptive_cells"]
+__all__ = ["CLAIMS", "ORDER", "fig3_analyses", "adaptive_cells"]
 
 ORDER = 61
 
@@ -56,28 +57,6 @@ class _Central:
 
     def __init__(self, central):
         self.central = central
-
-
-def adaptive_search(ctx, keys):
-    """``(results, manifests)`` of the committed adaptive search of sec6-grid (full) replayed on ``keys``, or None
-    when the evidence holds none or the context reads App. A.1 otherwise. The evidence is read once per process; the records go through the context's
-    record readers (a left-out seed, a plant), and a left-out seed leaves the search's seeds too."""
-    from ...runs.replay import adaptive_thresholds, records_probe
-    from ...runs.replay import evidence_records
-    from ...runs.replay import cells_of
-    from ...runs.presets import preset_runs
-
-    if ctx.reading is not None:
-        return None  # the adaptive search ran under the engine's readings only
-    stored, used = memo("sec6-grid:adaptive-evidence", dataclasses.replace(ctx, leave_out_seed=None, plant=None),
-                        lambda: evidence_records("sec6-grid", "full", ctx.evidence_dir, adaptive=True), with_seed=False,
-                        free_of=("F1 target", "threshold rule", "tolerance", "test level"))
-    if not any(m.adaptive for m in used):
-        return None
-    kept = ctx.keep_records(list(stored.values()))
-    runs = [(c, s) for c, s in preset_runs("sec6-grid", "full") if s != ctx.leave_out_seed]
-    cells = [t for t in cells_of(runs) if (t[0].m, t[0].d_model) in set(keys)]
-    return adaptive_thresholds(cells, records_probe({r["key"]: r for r in kept})), used
 
 
 def adaptive_cells(ctx, keys):

@@ -22,7 +22,7 @@ from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import Standard, decide, decide_tests
 from ..tools import FAMILY_ALPHA, cell_records, quick_sizes, seed_values, sweep_records
 from ..tools.multiverse import DIMENSIONS, multiverse_status, significance, tolerance
-from .measure import cached_full_grid, memo
+from ..tools.measure import cached_full_grid, memo
 
 __all__ = ["CLAIMS", "ORDER", "dkstar_grows_verdict", "hstar_grows_verdict", "compression_pairs", "pairwise_trend",
            "side_of_line", "r2_gain"]

@@ -3,12 +3,14 @@
 A check here is split into a *measurement* that does not depend on the paper's stated values (records, thresholds,
 fits, interval regressions; cached by :func:`memo`) and a *judgement* that compares it with ``ctx.expect(...)``.
 ``rgr-verify mutate`` then re-judges a cached measurement per mutant instead of re-measuring it, and an audit with
-``--jobs 1`` shares one replay of a preset among its claims. No module of this package defines claims here.
+``--jobs 1`` shares one replay of a preset among its claims. No claims are defined here: this is the toolkit's,
+shared by Sec. 6, Sec. 7 and App. A (moved out of ``paper_sec6/``, with the adaptive search's replay, in issue 42).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import numpy as np
@@ -17,11 +19,11 @@ from ...analysis.fits import interval_regression, profile_interval, r2_range_thr
 from ..base import Status, Verdict
 from ..standards import conjunction, decide, decide_interval
 from ..standards.tolerances import STATED_CONSTANT_FACTOR
-from ..tools import full_grid, slope_reading
+from .cells import full_grid, slope_reading
 
-__all__ = ["memo", "LOADER_FREE", "cached_full_grid", "exponent_fit", "measured_reading", "within_factor", "FACTOR2_TOL",
-           "equivalence_status", "reading_verdict", "ladder_sigma_floor", "floored_fit", "r2_status", "conjunction_status",
-           "R2_RANGE", "R2_RANGE_CAPPED", "R2_RANGE_ANY_HIT"]
+__all__ = ["memo", "LOADER_FREE", "cached_full_grid", "adaptive_search", "exponent_fit", "measured_reading",
+           "within_factor", "FACTOR2_TOL", "equivalence_status", "reading_verdict", "ladder_sigma_floor", "floored_fit",
+           "r2_status", "conjunction_status", "R2_RANGE", "R2_RANGE_CAPPED", "R2_RANGE_ANY_HIT"]
 
 # "A factor 2 must be detected": a measured value is read as agreeing with a stated one when it is closer (in log) to
 # it than to its double or its half, i.e. within a factor sqrt(2).
@@ -102,6 +104,28 @@ LOADER_FREE = _LOADER_FREE = ("tolerance", "test level")
 def cached_full_grid(ctx, preset: str = "sec6-grid"):
     """:func:`rgr_verify.claims.tools.full_grid`, cached per process (it draws nothing from the claim's rng)."""
     return memo(f"full_grid:{preset}", ctx, lambda: full_grid(ctx, preset), with_seed=False, free_of=_LOADER_FREE)
+
+
+def adaptive_search(ctx, keys):
+    """``(results, manifests)`` of the committed adaptive search of sec6-grid (full) replayed on ``keys``, or None
+    when the evidence holds none or the context reads App. A.1 otherwise. The evidence is read once per process; the records go through the context's
+    record readers (a left-out seed, a plant), and a left-out seed leaves the search's seeds too."""
+    from ...runs.replay import adaptive_thresholds, records_probe
+    from ...runs.replay import evidence_records
+    from ...runs.replay import cells_of
+    from ...runs.presets import preset_runs
+
+    if ctx.reading is not None:
+        return None  # the adaptive search ran under the engine's readings only
+    stored, used = memo("sec6-grid:adaptive-evidence", dataclasses.replace(ctx, leave_out_seed=None, plant=None),
+                        lambda: evidence_records("sec6-grid", "full", ctx.evidence_dir, adaptive=True), with_seed=False,
+                        free_of=("F1 target", "threshold rule", "tolerance", "test level"))
+    if not any(m.adaptive for m in used):
+        return None
+    kept = ctx.keep_records(list(stored.values()))
+    runs = [(c, s) for c, s in preset_runs("sec6-grid", "full") if s != ctx.leave_out_seed]
+    cells = [t for t in cells_of(runs) if (t[0].m, t[0].d_model) in set(keys)]
+    return adaptive_thresholds(cells, records_probe({r["key"]: r for r in kept})), used
 
 
 def measured_reading(keys, ivs, ths, xs, *, cap_limited=(), cap_any=()) -> dict:
