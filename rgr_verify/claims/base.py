@@ -158,7 +158,8 @@ class CheckContext:
         tier: the tier the audit runs at ("quick", "full" or "gpu").
         device: "cpu" or "cuda".
         out_dir: a directory for plots and artefacts, or None when nothing should be written.
-        results_dir: where empirical results are stored and replayed from, or None.
+        results_dir: where empirical results are stored and replayed from; None is resolved when the context is
+            made (``$RGR_VERIFY_RESULTS``, else ``~/.cache/rgr-verify/results``), so every reader sees one folder.
         evidence_dir: the committed evidence folder to replay (None: :func:`rgr_verify.runs.evidence.default_evidence_dir`).
         replay_only: never train: stored records decide, or the check does not run (a full-tier claim replayed in
             the quick tier's test run).
@@ -213,6 +214,10 @@ class CheckContext:
     seed_batch: str | None = None
 
     def __post_init__(self):
+        if self.results_dir is None:  # resolved once, here: every reader of the context sees the same folder
+            from ..runs.replay import default_results_dir
+
+            object.__setattr__(self, "results_dir", default_results_dir())
         if self.f1_target is not None and not (isinstance(self.f1_target, (int, float)) and 0 < self.f1_target < 1):
             raise ValueError(f"f1_target must be a number in (0, 1) or None, got {self.f1_target!r}")
         if self.threshold_rule not in (None, "central", "conservative", "optimistic"):

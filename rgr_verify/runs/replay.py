@@ -67,8 +67,7 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
     from .presets import preset_keys, preset_runs
 
     runs = preset_runs(preset, tier)
-    results_dir = ctx.results_dir if ctx.results_dir is not None else default_results_dir()
-    store = ResultStore(results_dir)
+    store = ResultStore(ctx.results_dir)  # resolved when the context was made
     if tier == "full":
         stored, manifests = evidence_records(preset, tier, ctx.evidence_dir)
         local = store.records()

@@ -37,7 +37,7 @@ from ..basics.checks import check_choice, check_int, check_real
 from ..basics.settings import GPT2_DIR_ENV, env
 from .sec73_presets import Sec73Preset
 from .evidence import with_evidence
-from .store import RESULTS_ENV, JsonlStore, default_results_dir
+from .store import JsonlStore
 from ..models.transformer import BlockRunResult
 from .sec73_keys import (CODE_VERSIONS, STORE_NAME, adopted_versions, code_of, sweep_plan, code_version, missing_cells,
                          plan_name, planned_runs, record_key)
@@ -48,8 +48,6 @@ __all__ = [
     "Sec73Results",
     "run_sec73",
     "stored_sec73",
-    "default_cache_dir",
-    "CACHE_ENV",
     "STORE_NAME",
     "CODE_VERSIONS",
     "adopted_versions",
@@ -61,13 +59,6 @@ __all__ = [
     "stored_runs",
     "source_table",
 ]
-
-CACHE_ENV = RESULTS_ENV  # shared with the engine's results store
-def default_cache_dir() -> Path:
-    """Where runs are stored when no results dir is given: ``$RGR_VERIFY_RESULTS`` or ``~/.cache/rgr-verify/results``
-    (the engine's default store; Sec. 7.3 records live in their own file there)."""
-    return default_results_dir()
-
 
 def _source_for(preset: Sec73Preset, *, root_seed: int, gpt2_dir: str | None):
     """The embedding source of ``preset`` and the generator its table is drawn with (Gaussian rows only)."""
@@ -186,8 +177,7 @@ def run_sec73(
         # one deadline for every group: the last batch's duration carries over from one group to the next
         deadline = BatchDeadline(time.monotonic() + check_real("stop_after", stop_after, low=0.0, low_open=True))
     # a replay (train_missing False) only reads: it creates no results folder
-    store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME,
-                       create=train_missing)
+    store = JsonlStore(results_dir, STORE_NAME, create=train_missing)  # None: the default results folder
     plan = sweep_plan(preset, root_seed, device)
     if cells is not None:
         cells = _check_cells(preset, cells)
@@ -291,7 +281,7 @@ def stored_runs(preset: Sec73Preset, *, root_seed: int, results_dir=None, device
     train. Reads only (creates nothing)."""
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     check_choice("device", device, ("cpu", "cuda"))
-    store = JsonlStore(results_dir if results_dir is not None else default_cache_dir(), STORE_NAME, create=False)
+    store = JsonlStore(results_dir, STORE_NAME, create=False)  # None: the default results folder
     plan = sweep_plan(preset, root_seed, device)
     stored = _replayable(with_evidence(store), plan, device, preset.engine)
     return {(spec.D_K, spec.n_heads, i) for key, spec, i, _ in plan if key in stored}
