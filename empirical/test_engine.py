@@ -140,7 +140,7 @@ def test_hand_gradient_equals_autograd_reference(variant, graph, r):
         ref = _reference_loss(cfg, X, ctx[j, 0], W_Q, W_K, tau, W_V, y[j, 0].double())
         assert math.isclose(float(loss[j]), float(ref.detach()), rel_tol=1e-10, abs_tol=1e-12)
         gq, gk = torch.autograd.grad(ref, [W_Q, W_K], retain_graph=True)
-        G = grad[j, :-1].view(batch.d, 2, batch.H, batch.dk)
+        G = grad[j, :-1].view(batch.d, 2, batch.H, batch.d_k_pad)
         ours_q = G[:cfg.d_model, 0, :cfg.n_heads, :cfg.d_k].reshape(cfg.d_model, cfg.D_K)
         ours_k = G[:cfg.d_model, 1, :cfg.n_heads, :cfg.d_k].reshape(cfg.d_model, cfg.D_K)
         torch.testing.assert_close(ours_q, gq, rtol=1e-9, atol=1e-12)

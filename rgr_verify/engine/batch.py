@@ -43,7 +43,7 @@ class Batch:
         self.data = [build_run_data(c, s) for c, s in runs]
         R = len(runs)
         self.H = H = max(c.n_heads for c in self.configs)
-        self.dk = dk = max(c.d_k for c in self.configs)
+        self.d_k_pad = d_k_pad = max(c.d_k for c in self.configs)  # padded per-head width (not D_K)
         self.d = d = max(c.d_model for c in self.configs)
         m_max = max(c.m for c in self.configs)
         kw = dict(device=self.device, dtype=dtype)
@@ -89,7 +89,7 @@ class Batch:
         if c0.variant == "max" and m_max * m_max * 4 <= c0.n_val * c0.ell * c0.ell:
             self.val_pairs = spread(pair_counts(u_nbrs, u_val))
             self.test_pairs = spread(pair_counts(u_nbrs, u_test))
-        theta = np.zeros((R, d, 2, H, dk))
+        theta = np.zeros((R, d, 2, H, d_k_pad))
         headmask = np.zeros((R, H), dtype=bool)
         for j, (c, dd) in enumerate(zip(self.configs, self.data)):
             theta[j, :c.d_model, 0, :c.n_heads, :c.d_k] = dd.W_Q.reshape(c.d_model, c.n_heads, c.d_k)
@@ -113,7 +113,7 @@ class Batch:
     def W(self) -> torch.Tensor:
         """``[R, d_model, 2, H, d_k_max]`` view of theta."""
         R = self.theta.shape[0]
-        return self.theta[:, :-1].view(R, self.d, 2, self.H, self.dk)
+        return self.theta[:, :-1].view(R, self.d, 2, self.H, self.d_k_pad)
 
     @property
     def tau(self) -> torch.Tensor:
@@ -149,7 +149,7 @@ class Batch:
     def weights_of(self, row: int) -> dict:
         """Row ``row``'s W_Q, W_K as ``[d_model, D_K]`` float64 arrays and its tau."""
         cfg = self.configs[self.alive[row]]
-        W = self.W[row].double().cpu().numpy()  # [d, 2, H, dk]
+        W = self.W[row].double().cpu().numpy()  # [d, 2, H, d_k_pad]
         out = {name: W[:cfg.d_model, k, :cfg.n_heads, :cfg.d_k].reshape(cfg.d_model, cfg.D_K)
                for k, name in enumerate(("W_Q", "W_K"))}
         out["tau"] = float(self.tau[row])

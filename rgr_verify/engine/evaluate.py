@@ -62,7 +62,7 @@ def evaluate_pairs(b: "Batch", pairs: torch.Tensor) -> tuple[np.ndarray, np.ndar
     (:func:`~rgr_verify.engine.sampler.pair_counts`). The same numbers as :func:`evaluate` on those contexts: S_max over the
     vertex-pair table X W_Q^(k) (X W_K^(k))^T, thresholded at tau, weighted by how often each pair occurs."""
     R, M = b.theta.shape[0], b.X.shape[1]
-    Q, K = qk(b, b.X[:, None])  # [R, 1, H, M, dk]
+    Q, K = qk(b, b.X[:, None])  # [R, 1, H, M, d_k_pad]
     S = aggregate(b, head_scores(b, Q, K))[0][:, 0]  # [R, M, M]
     pred = (S > b.tau[:, None, None]).reshape(R, 1, M * M).double()
     tp_fp = (pairs * pred).sum(-1)  # [R, 2]

@@ -277,6 +277,6 @@ DEFAULT_CUDA_STREAMS = 4  # measured on an H100: the full sec6-grid's 36 batches
 def batch_cost(batch: Sequence[tuple[RunConfig, int]]) -> int:
     """A batch's work in padded units: runs x heads x width x m x steps cap (the order in which to start them)."""
     H = max(c.n_heads for c, _ in batch)
-    dk = max(c.d_k for c, _ in batch)
+    d_k_pad = max(c.d_k for c, _ in batch)
     m = max(c.m for c, _ in batch)
-    return len(batch) * H * dk * m * max(c.max_steps for c, _ in batch)
+    return len(batch) * H * d_k_pad * m * max(c.max_steps for c, _ in batch)

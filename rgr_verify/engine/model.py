@@ -48,7 +48,7 @@ class GradBuffers:
         ``[R, 1, 1]``, grad tau ``[R]`` (made on the first call for this theta)."""
         theta = b.theta
         if self.views is None or self.views[0] is not theta:
-            R, n = theta.shape[0], b.d * 2 * b.H * b.dk
+            R, n = theta.shape[0], b.d * 2 * b.H * b.d_k_pad
             self.views = (theta, theta[:, :-1].view(R, b.d, n // b.d), theta[:, -1].view(R, 1, 1),
                           self.grad[:, :-1].view(R, b.d, n // b.d), self.grad[:, -1])
         return self.views[1:]
@@ -57,7 +57,7 @@ class GradBuffers:
 def qk(b: "Batch", Xc: torch.Tensor):
     """``Xc [R, B, ell, d] -> Q, K [R, B, H, ell, d_k]``."""
     R, B, ell, d = Xc.shape
-    QK = (Xc.reshape(R, B * ell, d) @ b.theta[:, :-1].view(R, d, -1)).view(R, B, ell, 2, b.H, b.dk)
+    QK = (Xc.reshape(R, B * ell, d) @ b.theta[:, :-1].view(R, d, -1)).view(R, B, ell, 2, b.H, b.d_k_pad)
     return QK[:, :, :, 0].transpose(2, 3), QK[:, :, :, 1].transpose(2, 3)
 
 
@@ -163,10 +163,10 @@ def grads(b: "Batch", bufs: GradBuffers, Xc: torch.Tensor, y: torch.Tensor, *, w
         dS = g[:, :, None]
     else:  # the max's gradient goes to the head(s) attaining it (ties have probability zero)
         dS = g[:, :, None] * (Sh == Sagg[:, :, None])
-    dQ = dS @ K  # [R, B, H, ell, dk]
+    dQ = dS @ K  # [R, B, H, ell, d_k_pad]
     dK = dS.transpose(-1, -2) @ Q
-    dQK = torch.stack((dQ, dK), dim=3)  # [R, B, H, 2, ell, dk]
-    dQK = dQK.permute(0, 1, 4, 3, 2, 5).reshape(R, B * ell, -1)  # [R, B*ell, 2*H*dk]
+    dQK = torch.stack((dQ, dK), dim=3)  # [R, B, H, 2, ell, d_k_pad]
+    dQK = dQK.permute(0, 1, 4, 3, 2, 5).reshape(R, B * ell, -1)  # [R, B*ell, 2*H*d_k_pad]
     grad = bufs.grad
     torch.matmul(Xc.reshape(R, B * ell, d).transpose(1, 2), dQK, out=grad[:, :-1].view(R, d, -1))
     if grad_tau is None:
@@ -187,12 +187,12 @@ def grad_max_step(b: "Batch", bufs: GradBuffers, Xc: torch.Tensor, A: torch.Tens
     Sh - S >= 0 or = 0, 0 where < 0 or NaN) is the same 0/1 values as ``ge_(0)`` (a vectorised kernel; heaviside's
     is not), and -sum(g) is written into grad's tau column directly."""
     R, ell, d = Xc.shape
-    H, dk = b.H, b.dk
+    H, d_k_pad = b.H, b.d_k_pad
     W, tau, gW, gtau = bufs.views_of(b)
-    QK = torch.bmm(Xc, W).view(R, ell, 2, H, dk)
-    # Head-major copies: Q [R H, ell, dk] and K^T [R H, dk, ell] (contiguous operands keep bmm on its fast path).
-    Q = QK[:, :, 0].transpose(1, 2).reshape(R * H, ell, dk)
-    KT = QK[:, :, 1].permute(0, 2, 3, 1).reshape(R * H, dk, ell)
+    QK = torch.bmm(Xc, W).view(R, ell, 2, H, d_k_pad)
+    # Head-major copies: Q [R H, ell, d_k_pad] and K^T [R H, d_k_pad, ell] (contiguous operands keep bmm on its fast path).
+    Q = QK[:, :, 0].transpose(1, 2).reshape(R * H, ell, d_k_pad)
+    KT = QK[:, :, 1].permute(0, 2, 3, 1).reshape(R * H, d_k_pad, ell)
     Sh = torch.bmm(Q, KT)  # [R H, ell, ell]
     if H == 1:
         S = Sh.view(R, ell, ell)
@@ -206,9 +206,9 @@ def grad_max_step(b: "Batch", bufs: GradBuffers, Xc: torch.Tensor, A: torch.Tens
         dS = g
     else:  # the gradient goes to the head(s) attaining the max: g [Sh == S], as g * (Sh - S >= 0)
         dS = torch.sub(Sh, S[:, None]).ge_(0).mul_(g[:, None]).view(R * H, ell, ell)
-    dQ = torch.bmm(dS, KT.transpose(1, 2)).view(R, H, ell, dk)
-    dK = torch.bmm(dS.transpose(1, 2), Q).view(R, H, ell, dk)
-    dQK = torch.stack((dQ, dK), dim=1).permute(0, 3, 1, 2, 4).reshape(R, ell, 2 * H * dk)
+    dQ = torch.bmm(dS, KT.transpose(1, 2)).view(R, H, ell, d_k_pad)
+    dK = torch.bmm(dS.transpose(1, 2), Q).view(R, H, ell, d_k_pad)
+    dQK = torch.stack((dQ, dK), dim=1).permute(0, 3, 1, 2, 4).reshape(R, ell, 2 * H * d_k_pad)
     gW.copy_(torch.bmm(Xc.transpose(1, 2), dQK))
     torch.sum(g, (1, 2), out=bufs.gtau)
     torch.neg(bufs.gtau, out=gtau)

@@ -26,8 +26,8 @@ def plan_batches(runs: Iterable[tuple[RunConfig, int]], *, max_batch: int = 256,
         for item in items:
             trial = cur + [item]
             H = max(c.n_heads for c, _ in trial)
-            dk = max(c.d_k for c, _ in trial)
-            cost = len(trial) * H * dk
+            d_k_pad = max(c.d_k for c, _ in trial)
+            cost = len(trial) * H * d_k_pad
             own = sum(c.n_heads * c.d_k for c, _ in trial)
             if cur and (len(trial) > max_batch or cost > max_waste * own):
                 batches.append(cur)

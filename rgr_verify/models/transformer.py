@@ -209,8 +209,8 @@ def head_layout(specs: Sequence[RunSpec], D: int, device) -> tuple[torch.Tensor,
     h = specs[0].n_heads
     G = torch.zeros(len(specs), D, h)
     for r, s in enumerate(specs):
-        dk = s.D_K // h
-        G[r, torch.arange(s.D_K), torch.arange(s.D_K) // dk] = 1.0
+        d_k = s.D_K // h
+        G[r, torch.arange(s.D_K), torch.arange(s.D_K) // d_k] = 1.0
     scale = torch.tensor([1.0 / math.sqrt(s.D_K // h) for s in specs], dtype=torch.float64)
     return G.to(device), scale.to(device)
 

@@ -160,10 +160,10 @@ def layout_v3(specs: Sequence[RunSpec], Dmax: int, Hmax: int, d_model: int, devi
     scale = torch.zeros(R, Hmax, dtype=torch.float64)
     slot = torch.zeros(R, Hmax)
     for r, s in enumerate(specs):
-        h, dk, dv = s.n_heads, s.D_K // s.n_heads, d_model // s.n_heads
-        G[r, torch.arange(s.D_K), torch.arange(s.D_K) // dk] = 1.0
+        h, d_k, dv = s.n_heads, s.D_K // s.n_heads, d_model // s.n_heads
+        G[r, torch.arange(s.D_K), torch.arange(s.D_K) // d_k] = 1.0
         GV[r, torch.arange(d_model), torch.arange(d_model) // dv] = 1.0
-        scale[r, :h] = 1.0 / math.sqrt(dk)
+        scale[r, :h] = 1.0 / math.sqrt(d_k)
         slot[r, :h] = 1.0
     key_mask = (G.sum(-1) > 0).to(G.dtype)[:, None, :]
     return BlockLayoutV3(G, GV, scale, slot, key_mask).to(device)

@@ -128,9 +128,9 @@ def bytes_per_stacked_step(runs: Sequence[tuple[RunConfig, int]], *, dtype: torc
     for batch in batches:
         R = len(batch)
         H = max(c.n_heads for c, _ in batch)
-        dk = max(c.d_k for c, _ in batch)
+        d_k_pad = max(c.d_k for c, _ in batch)
         d = max(c.d_model for c, _ in batch)
-        opt += 7 * R * (2 * H * d * dk + 1) * size
+        opt += 7 * R * (2 * H * d * d_k_pad + 1) * size
         ctx += R * batch[0][0].ell * d * size
     return {"batches": len(batches), "optimiser_bytes": opt, "context_bytes": ctx, "bytes": opt + ctx}
 
