@@ -320,7 +320,7 @@ def test_annotated_paper_renders_its_formulas_offline(tmp_path):
             "$$D_K = h d_k = \\Theta\\left(\\frac{m}{d_{\\text{model}}} (\\log m)^2\\right).$$\n"
             "A broken formula stays text: $\\frac{1}{$ and prices like 5 dollars are not math.\n")
     (tmp_path / "paper.html").write_text(annotate(text, {"Theorem 8.1": {"status": "refuted"}}, math="katex/"))
-    shutil.copytree(Path(__file__).resolve().parents[1] / "rgr_verify" / "site" / "static" / "katex",
+    shutil.copytree(Path(__file__).resolve().parents[1] / "rgr_verify" / "audit" / "site" / "static" / "katex",
                     tmp_path / "katex")
     with headless_driver(width=1000, height=800, console_log=True) as driver:
         driver.get((tmp_path / "paper.html").as_uri())
