@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from rgr_verify.claims.base import Status
-from rgr_verify.claims.paper_sec6 import diagonal, grid, measure, stated
+from rgr_verify.claims.paper_sec6 import diagonal, grid, stated
+from rgr_verify.claims.tools import measure
 from rgr_verify.claims.tools import cells as cells_mod
 from rgr_verify.claims.tools import sharp as sharp_mod
 from rgr_verify.claims.tools import verdict_over_readings

@@ -148,8 +148,7 @@ def module_graph(read=lambda p: p.read_text(encoding="utf-8")) -> dict:
             if isinstance(node, ast.ImportFrom):
                 mod = ".".join(pkg[: len(pkg) - (node.level - 1)] + ([node.module] if node.module else [])) \
                     if node.level else (node.module or "")
-                deps.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in mods else mod for a in node.names
-                            if a.name != "__version__")  # the package's version: a constant, not its re-exports
+                deps.update(f"{mod}.{a.name}" if f"{mod}.{a.name}" in mods else mod for a in node.names)
             elif isinstance(node, ast.Import):
                 deps.update(a.name for a in node.names)
         graph[name] = {d for d in deps if d in mods and d != name}

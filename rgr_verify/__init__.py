@@ -5,17 +5,10 @@ The library holds the RGR task (graphs, embeddings, contexts), the scoring model
 tools that checks are built from. Public names are re-exported here.
 """
 
-from .models.constructions import (
-    Construction,
-    algorithm1,
-    algorithm2,
-    algorithm3,
-    algorithm4,
-    algorithm5,
-    build,
-    construction1,
-    konig_edge_coloring,
-)
+from .basics.version import VERSION
+from .models.constructions import (Construction, algorithm1, algorithm2, algorithm3, algorithm4, algorithm5, build,
+                                   construction1)
+from .models.edge_coloring import konig_edge_coloring
 from .core.contexts import context_labels, in_context_neighbours, sample_context, sample_contexts, validate_context
 from .core.embeddings import (
     binary_compressive_embeddings,
@@ -43,7 +36,7 @@ from .core.scoring import (
     value_readout,
 )
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "AGGREGATIONS",

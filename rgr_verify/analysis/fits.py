@@ -33,14 +33,6 @@ from scipy import special as _sp
 from scipy import stats as _st
 
 from ..basics.checks import check_choice, check_int, check_probability
-from .capacity import (  # re-exported: importers of these names from this module
-    cap_sensitivity,
-    could_pass_with_longer_cap,
-    per_seed_thresholds,
-    rising_at_cap,
-    transition_windows,
-)
-from ..core.stats import permutation_pvalue, stratified_permutation_pvalue  # re-exported as well
 
 __all__ = [
     "DKInterval",
@@ -56,14 +48,6 @@ __all__ = [
     "preference",
     "slope_range_through_origin",
     "slope_range_affine",
-    # re-exported from rgr_verify.core.stats and rgr_verify.analysis.capacity
-    "permutation_pvalue",
-    "stratified_permutation_pvalue",
-    "per_seed_thresholds",
-    "rising_at_cap",
-    "could_pass_with_longer_cap",
-    "cap_sensitivity",
-    "transition_windows",
 ]
 
 _MIN_LOG_SIGMA = math.log(1e-3)  # sigma floor: intervals consistent with a line would otherwise drive sigma to 0

@@ -24,12 +24,6 @@ from scipy import integrate, optimize, stats
 
 from ..basics.checks import check_finite_array, check_int, check_real, check_rng
 from ..models.constructions import Construction, check_construction
-from .lower_bound import (  # re-exported: Sec. 9 / Sec. 10 importers of this module
-    decision_function,
-    graph_dependent_embedding_qk,
-    nuclear_normalised_margin,
-    two_way_softmax_score,
-)
 from .measurements import head_score_matrix
 
 __all__ = [
@@ -50,11 +44,6 @@ __all__ = [
     "signature_mean_masses",
     "gamma_softmax_psi1_norm",
     "lognormal_psi1_lower_bound",
-    # re-exported from rgr_verify.analysis.lower_bound (Sec. 9, Sec. 10)
-    "decision_function",
-    "two_way_softmax_score",
-    "nuclear_normalised_margin",
-    "graph_dependent_embedding_qk",
 ]
 
 def softmax_calibration_bound(a: float, b: float, ell: int) -> float:

@@ -143,7 +143,7 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
     import sympy
     import torch
 
-    from .. import __version__
+    from ..basics.version import VERSION as __version__
 
     results = list(results)
     records = annotate([result_record(r) for r in results])

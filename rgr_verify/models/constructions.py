@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..basics.checks import check_choice, check_finite_array, check_int, check_real, check_rng
-from .edge_coloring import coloring_and_batching, equitable_edge_coloring, is_proper_edge_coloring, konig_edge_coloring
+from .edge_coloring import coloring_and_batching
 from ..core.graphs import Digraph
 
 __all__ = [
@@ -52,10 +52,6 @@ __all__ = [
     "construction1",
     "algorithm4",
     "algorithm5",
-    "konig_edge_coloring",
-    "equitable_edge_coloring",
-    "coloring_and_batching",
-    "is_proper_edge_coloring",
     "build",
     "ALGORITHMS",
 ]
@@ -247,9 +243,6 @@ def weights_from_blocks(X_inv: np.ndarray, W_sig: np.ndarray, blocks) -> tuple[n
         W_Q[k] = X_inv[:, src] @ W_sig[tgt]  # [d_model, d_k]
         W_K[k] = X_inv[:, tgt] @ W_sig[tgt]  # [d_model, d_k]
     return W_Q, W_K
-
-
-# Temporary alias: rgr_verify/claims/paper_appb.py still imports the old private name (to be removed by the lead).
 
 
 def _check_X(X, m: int) -> np.ndarray:

@@ -16,7 +16,8 @@ from scipy import stats as _st
 
 from ...core import formulas as F
 from ...analysis.capacity import compression_x, curves, threshold
-from ...analysis.fits import cap_sensitivity, dk_interval
+from ...analysis.fits import dk_interval
+from ...analysis.capacity import cap_sensitivity
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import (EXPONENT_HALF_WIDTH, FACTOR_TWO, STATED_CONSTANT_FACTOR, TOLERANCE_REASONS, Standard, decide,
                          decide_tests, factor_name, conjunction, decide_interval)
@@ -270,7 +271,7 @@ def _check_dkstar_grows_with_r_quick(ctx):
     b_large, _, pb = seed_values(rb, favour="large")
     a_large, _, _ = seed_values(ra, favour="large")
     b_small, _, _ = seed_values(rb, favour="small")
-    from ...analysis.fits import permutation_pvalue
+    from ...core.stats import permutation_pvalue
 
     p_up = permutation_pvalue(a_small, b_large, alternative="greater")
     p_down = permutation_pvalue(a_large, b_small, alternative="less")

@@ -13,13 +13,9 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from ...core import formulas as F
-from ...models.constructions import (
-    algorithm5,
-    coloring_and_batching,
-    equitable_edge_coloring,
-    is_proper_edge_coloring,
-    konig_edge_coloring,
-)
+from ...models.constructions import algorithm5
+from ...models.edge_coloring import (coloring_and_batching, equitable_edge_coloring, is_proper_edge_coloring,
+                                     konig_edge_coloring)
 from ...core.embeddings import gaussian_unit_norm_embeddings
 from ...analysis.minimal_constants import algorithm5_separates
 from ...core.graphs import Digraph, random_regular_graph

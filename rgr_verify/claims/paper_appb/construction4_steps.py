@@ -18,7 +18,8 @@ import numpy as np
 import sympy as sp
 
 from ...core import formulas as F
-from ...models.constructions import algorithm5, coloring_and_batching
+from ...models.constructions import algorithm5
+from ...models.edge_coloring import coloring_and_batching
 from ...core.embeddings import gaussian_unit_norm_embeddings
 from ...core.graphs import random_regular_graph
 from ...analysis.measurements import head_score_matrix

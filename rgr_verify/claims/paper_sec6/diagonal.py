@@ -53,7 +53,7 @@ def _cached_diag(ctx):
 def growth_exponent(ivs, keys, *, cap_limited=()) -> dict:
     """log D_K* = c + p log ln m over ``keys`` by censored-Gaussian interval regression; cells in ``cap_limited``
     (most threshold runs hit the step cap) enter as upper bounds only, never as measured thresholds; sigma is held
-    at least at the ladder's resolution (:func:`~.measure.ladder_sigma_floor`). Returns p, its 95% profile
+    at least at the ladder's resolution (:func:`~rgr_verify.claims.tools.measure.ladder_sigma_floor`). Returns p, its 95% profile
     interval and the sigma used."""
     keys = sorted(keys)
     m = np.array([k[0] for k in keys], dtype=float)

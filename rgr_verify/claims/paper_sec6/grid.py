@@ -179,7 +179,7 @@ def fig3_analyses(readings: dict, *, paper_slope: float, slope_factor: float, pa
     """Every analysis of the Fig. 3 slope (:data:`~rgr_verify.claims.tools.multiverse.DIMENSIONS`: log base x
     estimator, x the thresholds of the ladder or of the committed adaptive search when ``adaptive`` readings are
     given), each judged by the equivalence standard against the band, and the stated R^2 as a second part by the same
-    standard on the grid range of the paper estimator's centred R^2 (:func:`~.measure.r2_status`; the parts combine
+    standard on the grid range of the paper estimator's centred R^2 (:func:`~rgr_verify.claims.tools.measure.r2_status`; the parts combine
     as in :func:`reading_verdict`)."""
     band = (paper_slope / slope_factor, paper_slope * slope_factor)
     paper_key = "paper estimator (LS through origin, first passing D_K, uncensored cells)"

@@ -11,7 +11,7 @@ import dataclasses
 import math
 
 from ...analysis.capacity import threshold
-from ...analysis.fits import permutation_pvalue
+from ...core.stats import permutation_pvalue
 from ..base import Claim, Kind, Tier, Verdict
 from ..standards import Standard, decide
 from .trends import DKSTAR_GROWS_STANDARD, HSTAR_GROWS_STANDARD, dkstar_grows_verdict, hstar_grows_verdict

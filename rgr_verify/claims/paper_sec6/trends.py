@@ -17,7 +17,8 @@ import math
 import numpy as np
 
 from ...analysis.capacity import compression_x, fit_through_origin
-from ...analysis.fits import DKInterval, interval_regression, permutation_pvalue, profile_interval
+from ...analysis.fits import DKInterval, interval_regression, profile_interval
+from ...core.stats import permutation_pvalue
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import Standard, decide, decide_tests
 from ..tools import FAMILY_ALPHA, cell_records, quick_sizes, seed_values, sweep_records

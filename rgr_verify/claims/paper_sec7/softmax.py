@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from ...analysis.capacity import threshold
-from ...analysis.fits import dk_interval, stratified_permutation_pvalue
+from ...analysis.fits import dk_interval
+from ...core.stats import stratified_permutation_pvalue
 from ..base import Claim, Kind, Status, Tier, Verdict
 from ..paper_sec6.quick import MULTIHEAD_QUICK_STANDARD
 from ..standards import Standard, conjunction, decide, decide_interval

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ...analysis.capacity import curves
-from ...analysis.fits import permutation_pvalue
+from ...core.stats import permutation_pvalue
 from ..base import Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import Standard, advantage_interval, decide, decide_advantage, decide_tests, picked_level
 from ..tools import FAMILY_ALPHA, quick_sizes, sweep_records, verdict_over_readings, with_readings

@@ -15,7 +15,7 @@ from ...core.graphs import random_permutation_graph
 
 from ..tools.builders import with_role
 
-__all__ = ["proof_step", "with_role", "theorem81_length", "FALSE_ALARM", "PAPER_DIAGONAL", "PAPER_ELL", "algorithm2_instance", "softmax_dk"]
+__all__ = ["proof_step", "theorem81_length", "FALSE_ALARM", "PAPER_DIAGONAL", "PAPER_ELL", "algorithm2_instance", "softmax_dk"]
 
 
 def theorem81_length(pt) -> bool:  # ell >= C_ell max{h, log m} with C_ell >= 8(1 + 2 C_2) >= 8, h >= 1

@@ -12,7 +12,8 @@ from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards.decide import decide
 from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdict, limit_verdict
 from ..tools import FAILS, outcome_word, VAR_D_MODEL, VAR_ELL, VAR_M, symbolic_claim, with_readings
-from .common import algorithm2_instance, proof_step, with_role
+from .common import algorithm2_instance, proof_step
+from ..tools.builders import with_role
 
 __all__ = ["CLAIMS", "ORDER"]
 

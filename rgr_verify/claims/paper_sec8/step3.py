@@ -34,15 +34,8 @@ from ..tools import (
     symbolic_claim,
     with_readings,
 )
-from .common import (
-    FALSE_ALARM,
-    PAPER_ELL,
-    algorithm2_instance,
-    proof_step,
-    softmax_dk,
-    theorem81_length,
-    with_role,
-)
+from .common import FALSE_ALARM, PAPER_ELL, algorithm2_instance, proof_step, softmax_dk, theorem81_length
+from ..tools.builders import with_role
 
 __all__ = ["CLAIMS", "ORDER"]
 

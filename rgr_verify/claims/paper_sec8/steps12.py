@@ -27,7 +27,8 @@ from ..symbolic import Var, combine_verdicts, identity_verdict, inequality_verdi
 from ..standards import decide
 from ..standards.probability import decide_failure_rate
 from ..tools import FAILS, HOLDS, NOT_TESTED, VAR_D_K, VAR_ELL, VAR_M, property_verdict, symbolic_claim, with_readings
-from .common import FALSE_ALARM, PAPER_DIAGONAL, algorithm2_instance, proof_step, softmax_dk, theorem81_length, with_role
+from .common import FALSE_ALARM, PAPER_DIAGONAL, algorithm2_instance, proof_step, softmax_dk, theorem81_length
+from ..tools.builders import with_role
 
 __all__ = ["CLAIMS", "ORDER", "eq10_decision", "eq10_probability", "certain_failure", "instance_draws",
            "row_logits_bound"]

@@ -22,7 +22,7 @@ from ...core.embeddings import gaussian_unit_norm_embeddings
 from ...core.graphs import random_permutation_graph
 from ...analysis.lower_bound import steepest_perturbation
 from ...core.scoring import max_over_heads_scores, softmax_sum_scores, split_heads
-from ...analysis.softmax_analysis import decision_function, nuclear_normalised_margin, two_way_softmax_score
+from ...analysis.lower_bound import decision_function, nuclear_normalised_margin, two_way_softmax_score
 from ...core.strategies import seeds
 from ..base import CheckContext, Claim, Kind, Stated, Status, Tier, Verdict
 from ..standards import decide

@@ -14,18 +14,9 @@ import numpy as np
 from ...basics.checks import check_choice
 from ...analysis.capacity import compression_x, curves, f1_target, fit_through_origin, threshold
 from ...core.contexts import context_labels, sample_contexts
-from ...analysis.fits import (
-    cap_sensitivity,
-    compare_designs,
-    compare_laws,
-    could_pass_with_longer_cap,
-    dk_interval,
-    interval_regression,
-    per_seed_thresholds,
-    preference,
-    profile_interval,
-    slope_range_through_origin,
-)
+from ...analysis.fits import (compare_designs, compare_laws, dk_interval, interval_regression, preference,
+                              profile_interval, slope_range_through_origin)
+from ...analysis.capacity import cap_sensitivity, could_pass_with_longer_cap, per_seed_thresholds
 from ...core.graphs import random_permutation_graph, random_regular_graph
 from ...core.stats import t_interval
 from ..base import TIERS, Status, Verdict

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 from ...analysis.capacity import could_pass_with_longer_cap, f1_target
-from ...analysis.fits import permutation_pvalue
+from ...core.stats import permutation_pvalue
 from ...runs.presets import LADDER
 from .cells import seed_values
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ...analysis.capacity import CurvePoint, f1_target
-from ...analysis.fits import transition_windows
+from ...analysis.capacity import transition_windows
 from ..base import Status, Verdict
 from ..standards import decide
 from .cells import FAMILY_ALPHA
