@@ -1,9 +1,15 @@
 """The ``rgr-verify`` command line.
 
 Each subcommand is a module ``rgr_verify/commands/<name>.py`` that defines ``NAME``, ``HELP``,
-``add_arguments(parser)`` and ``run(args) -> int``; they are discovered, so adding a command edits nothing else.
-Bad usage (an invalid option value, an unknown claim id, an unwritable path) prints one line
-``rgr-verify: error: ...`` on stderr, without a traceback, and exits with status 2.
+``add_arguments(parser)`` and ``run(args) -> int``; they are discovered, so adding a command edits nothing else. The
+options several commands share are declared once, in :mod:`rgr_verify.commands._options`.
+
+Bad usage and bugs are told apart. Bad usage (an invalid option value, an unknown claim id, an unwritable path) is
+an argparse error or a :class:`UsageError`: a command raises it from the checks of its options, or a ValueError
+raised while it checks them (or by a library call given a user's value) is converted where it is raised
+(:func:`rgr_verify.commands._options.usage_errors`). It prints one line ``rgr-verify: error: ...`` on stderr,
+without a traceback, and exits with status 2. A ValueError that escapes from the work itself is a bug: its
+traceback and one line ``rgr-verify: internal error: ... (a bug; please report it)`` go to stderr, exit status 1.
 """
 
 from __future__ import annotations
@@ -11,25 +17,29 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
+import traceback
+
+from .commands._options import UsageError
 
 __all__ = ["main", "build_parser", "UsageError"]
 
 
-class UsageError(Exception):
-    """Raised by commands for bad usage; printed as one line, exit status 2."""
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, no usage dump
+        # "argument --tier: --tier must be ...": a type's message names its option already
+        named = re.match(r"argument (\S+): (.*)", message, re.S)
+        if named and named.group(2).startswith(named.group(1).split("/")[0]):
+            message = named.group(2)
         raise UsageError(message)
 
 
 def _command_modules():
     from . import commands
 
-    mods = [importlib.import_module(f"{commands.__name__}.{info.name}") for info in pkgutil.iter_modules(commands.__path__)
-            if not info.name.startswith("_")]
+    mods = [importlib.import_module(f"{commands.__name__}.{info.name}")
+            for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_")]
     return sorted(mods, key=lambda mod: (getattr(mod, "ORDER", 100), mod.NAME))
 
 
@@ -43,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     try:
@@ -50,10 +64,14 @@ def main(argv=None) -> int:
         if getattr(args, "_run", None) is None:
             raise UsageError("a command is required (see `rgr-verify --help`)")
         return int(args._run(args) or 0)
-    except (UsageError, ValueError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"rgr-verify: error: {msg}", file=sys.stderr)
+    except UsageError as exc:
+        print(f"rgr-verify: error: {_first_line(exc)}", file=sys.stderr)
         return 2
+    except ValueError as exc:  # not raised by a check of the user's input: a bug
+        traceback.print_exc(file=sys.stderr)
+        print(f"rgr-verify: internal error: {type(exc).__name__}: {_first_line(exc)} (a bug; please report it)",
+              file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("rgr-verify: interrupted", file=sys.stderr)
         return 130

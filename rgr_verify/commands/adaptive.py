@@ -6,6 +6,9 @@ import argparse
 import json
 import time
 
+from ._options import (UsageError, add_device, add_json_path, add_replay_only, add_results, add_threads, add_tier,
+                       usage_errors)
+
 NAME = "adaptive"
 HELP = "adaptive D_K* search per (m, d_model, h) cell (bracket on the ladder, bisect on multiples of h)"
 ORDER = 42
@@ -16,19 +19,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..runs.presets import PRESETS
 
     parser.add_argument("preset", choices=sorted(PRESETS), help="experiment preset whose cells are searched")
-    parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier")
+    add_tier(parser, help="preset tier")
     parser.add_argument("--cells", nargs="+", default=None, metavar="M,D[,H]",
                         help="only these cells: m,d_model (every h) or m,d_model,h")
-    parser.add_argument("--results", default=None,
-                        help="results directory (default: $RGR_VERIFY_RESULTS or ~/.cache/rgr-verify/results)")
-    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    add_results(parser)
+    add_device(parser, indexed=True)
+    add_threads(parser)
     parser.add_argument("--bracket", choices=BRACKETS, default="scan",
                         help="scan: rungs bottom-up, the ladder's D_K* exactly (default); bisect: fewer probes, "
                              "assumes pass/fail monotone on the ladder")
-    parser.add_argument("--replay-only", action="store_true",
-                        help="train nothing: runs neither stored nor in the committed evidence are unknown")
-    parser.add_argument("--json", dest="json_path", default=None, help="also write the results as JSON here")
+    add_replay_only(parser, help="train nothing: runs neither stored nor in the committed evidence are unknown")
+    add_json_path(parser, help="also write the results as JSON here")
 
 
 def _parse_cells(values) -> list[tuple]:
@@ -65,36 +66,54 @@ def _ladder_dk(cell, ladder, seeds, have: dict):
     return threshold(pts).central, True
 
 
-def run(args) -> int:
-    from ..runs.adaptive import adaptive_thresholds, cells_of, store_probe
-    from ..runs.evidence import evidence_records
+def validate(args) -> None:
+    """Check the options (a ValueError names the option), the results store's lines among them."""
+    from ..runs.store import validate_store
+
+    if args.device is not None and args.device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError("--device cuda requested but CUDA is not available")
+    if args.tier == "full" and args.device is None and not args.replay_only:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError("--tier full trains paper-scale runs (a GPU's work); pass --replay-only, or --device cpu "
+                             "to force it")
+    if args.cells:
+        _parse_cells(args.cells)
+    with usage_errors("--results"):  # a store with a bad line: refused before anything is trained (file and line)
+        validate_store(args.results)
+
+
+def _searched_cells(args) -> list[tuple]:
+    """The preset's max and softmax cells, those --cells names when given (UsageError naming --cells otherwise)."""
+    from ..runs.adaptive import cells_of
     from ..runs.presets import get_preset
-    from ..runs.store import ResultStore
-    from ._paths import writable_file_target
 
-    if args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
-    if args.device not in (None, "cpu") and not str(args.device).startswith("cuda"):
-        raise ValueError(f"--device must be cpu or cuda, got {args.device!r}")
-    import torch
-
-    if str(args.device).startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("--device cuda requested but CUDA is not available")
-    if args.tier == "full" and args.device is None and not args.replay_only and not torch.cuda.is_available():
-        raise ValueError("--tier full trains paper-scale runs (a GPU's work); pass --replay-only, or --device cpu to "
-                         "force it")
-    json_path = writable_file_target(args.json_path, "--json") if args.json_path else None
-    wanted = _parse_cells(args.cells) if args.cells else None
     cells = [t for t in cells_of(get_preset(args.preset, args.tier).runs) if t[0].variant in ("max", "softmax")]
     if not cells:
-        raise ValueError(f"preset {args.preset} has no max or softmax cells (an F1 threshold is searched)")
-    if wanted is not None:
+        raise UsageError(f"preset {args.preset} has no max or softmax cells (an F1 threshold is searched)")
+    if args.cells:
+        wanted = _parse_cells(args.cells)
         keys = {(c.m, c.d_model, c.n_heads) for c, _, _ in cells}
         unknown = [w for w in wanted if not any(k[:len(w)] == w for k in keys)]
         if unknown:
-            raise ValueError(f"--cells {','.join(map(str, unknown[0]))} is not a cell of {args.preset} [{args.tier}]; "
+            raise UsageError(f"--cells {','.join(map(str, unknown[0]))} is not a cell of {args.preset} [{args.tier}]; "
                              f"cells (m,d_model): {sorted({k[:2] for k in keys})}")
         cells = [t for t in cells if any((t[0].m, t[0].d_model, t[0].n_heads)[:len(w)] == w for w in wanted)]
+    return cells
+
+
+def run(args) -> int:
+    from ..runs.adaptive import adaptive_thresholds, store_probe
+    from ..runs.evidence import evidence_records
+    from ..runs.store import ResultStore
+
+    with usage_errors():
+        validate(args)
+    cells = _searched_cells(args)
     stored, _ = evidence_records(args.preset, args.tier, adaptive=True)  # the ladder's and earlier searches' runs
     store = ResultStore(args.results)
     probe = store_probe(args.results, stored=stored, train=not args.replay_only, device=args.device,
@@ -112,11 +131,12 @@ def run(args) -> int:
         c = res.cell
         lad, complete = _ladder_dk(c, res.ladder, res.seeds, have)
         lad_txt = ("censored" if lad is None else str(lad)) if complete else "not stored"
-        dk = res.dk_star if res.dk_star is not None else (f"({res.low},{res.high}]" if res.high is not None else "-")
+        dk_star_text = (res.dk_star if res.dk_star is not None
+                        else f"({res.low},{res.high}]" if res.high is not None else "-")
         width = f"{res.width:.2f}".rstrip("0").rstrip(".") if res.width is not None else "-"
         label = f"({c.m},{c.d_model})" + (f" r={c.r}" if c.graph == "regular" else "")
-        print(f"{label:>14} {c.n_heads:>3} {lad_txt:>11} {dk!s:>8} {width:>6} {res.status:>12} {len(res.probes):>6} "
-              f"{res.runs_probed:>5} {res.runs_trained:>7} {res.ladder_runs:>11}")
+        print(f"{label:>14} {c.n_heads:>3} {lad_txt:>11} {dk_star_text!s:>8} {width:>6} {res.status:>12} "
+              f"{len(res.probes):>6} {res.runs_probed:>5} {res.runs_trained:>7} {res.ladder_runs:>11}")
         rows.append({**res.as_dict(), "ladder_threshold": lad if complete else None, "ladder_stored": complete})
     probed = sum(r.runs_probed for r in results)
     ladder = sum(r.ladder_runs for r in results)
@@ -124,10 +144,10 @@ def run(args) -> int:
     unknown = sum(r.runs_unknown for r in results)
     print(f"total: adaptive search {probed} runs ({trained} trained now, {probed - trained - unknown} stored, "
           f"{unknown} unknown), full ladder {ladder} runs ({probed / ladder:.2f}x)")
-    if json_path is not None:
+    if args.json_path is not None:
         from ..basics.files import atomic_write_text
 
-        atomic_write_text(json_path, json.dumps({"preset": args.preset, "tier": args.tier, "bracket": args.bracket,
+        atomic_write_text(args.json_path, json.dumps({"preset": args.preset, "tier": args.tier, "bracket": args.bracket,
                                                  "seconds": seconds, "runs_probed": probed, "runs_trained": trained,
                                                  "runs_unknown": unknown, "ladder_runs": ladder, "cells": rows},
                                                 indent=2))

@@ -15,14 +15,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..basics.checks import check_int
 from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, select_claims, write_ledger
 from ..claims.runner import default_device, run_claims_parallel
 from ..audit.report import atomic_write_text, audit_document, command_line, render_table, run_meta, shown_status
 from ..audit.report_md import render_markdown, value_in_words
 from ..audit.site import write_site
 from ..audit.site.stamp import stamp_plots
-from ._paths import writable_dir_target, writable_file_target
+from ._options import (add_device, add_jobs, add_json_path, add_only, add_out, add_paper, add_paper_text, add_results,
+                       add_seed, add_tier, results_given, usage_errors, writable_dir_target)
 
 NAME = "audit"
 HELP = "run the claims and write the audit report"
@@ -30,26 +30,24 @@ ORDER = 10
 
 
 def add_arguments(p):
-    p.add_argument("--tier", default="quick", help="quick (CPU, default), full (adds long CPU runs) or gpu")
-    p.add_argument("--only", metavar="PATTERN", help="comma-separated globs on claim ids or references, e.g. 'sec3-*,App. C'")
-    p.add_argument("--paper", metavar="ID", help="only claims concerning this paper (2509.22840, 2502.05076), cross-paper ones included")
-    p.add_argument("--json", metavar="PATH", help="also write the JSON record here (default: DIR/report.json)")
-    p.add_argument("--out", metavar="DIR", default="rgr-report", help="report directory (default: rgr-report)")
-    p.add_argument("--results", metavar="DIR", help="results store for empirical claims (replayed when present)")
-    p.add_argument("--seed", metavar="N", help="root seed (default: $RGR_VERIFY_SEED or the built-in one)")
-    p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
-    p.add_argument("--jobs", metavar="N", type=int, default=None,
-                   help="worker processes (default: the number of CPU cores; 1 runs in this process)")
+    add_tier(p, choices=TIERS, help="quick (CPU), full (adds long CPU runs) or gpu")
+    add_only(p, help="comma-separated globs on claim ids or references, e.g. 'sec3-*,App. C'")
+    add_paper(p)
+    add_json_path(p, dest="json", help="also write the JSON record here (default: DIR/report.json)")
+    add_out(p, default="rgr-report", help="report directory (default: rgr-report)")
+    add_results(p, help="results store for empirical claims (replayed when present)")
+    add_seed(p)
+    add_device(p)
+    add_jobs(p)
     p.add_argument("--update-ledger", action="store_true", help="record the computed statuses in the ledger")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
     p.add_argument("--allow-missing-evidence", action="store_true",
                    help="report claims whose committed evidence is missing as not run (default: the run stops with "
                         "exit 1 naming the store)")
-    p.add_argument("--paper-text", metavar="FILE",
-                   help="your text of the paper (UTF-8): DIR/paper.html shows it with each numbered result, equation "
-                        "and figure reference marked by its verdict and linked to its page, and each claim on the "
-                        "line it is about (default: the v3 text from $RGR_VERIFY_PAPER_TEXT or shared/paper/ beside "
-                        "the checkout when present; the package does not ship the paper's text)")
+    add_paper_text(p, help="your text of the paper (UTF-8): DIR/paper.html shows it with each numbered result, "
+                           "equation and figure reference marked by its verdict and linked to its page, and each claim "
+                           "on the line it is about (default: the v3 text from $RGR_VERIFY_PAPER_TEXT or shared/paper/ "
+                           "beside the checkout when present; the package does not ship the paper's text)")
     p.add_argument("--screenshots", action="store_true",
                    help="also write DIR/screenshot-index.png and DIR/screenshot-claim.png (headless Chromium)")
     p.add_argument("--replace", action="store_true",
@@ -57,21 +55,13 @@ def add_arguments(p):
                         "hold more claims (default: it writes report-partial.md and report-partial.json)")
 
 
-def _validate(args):
-    if args.tier not in TIERS:
-        raise ValueError(f"--tier must be one of {', '.join(TIERS)}, got {args.tier!r}")
-    if args.seed is not None:
-        try:
-            seed = int(args.seed)
-        except ValueError:
-            raise ValueError(f"--seed must be an integer in [0, 4294967295], got {args.seed!r}") from None
-        seed = check_int("--seed", seed, min_value=0, max_value=2**32 - 1)
-    else:
-        seed = root_seed_from_env()
+def validate(args):
+    """The options checked (a ValueError names the option) and resolved: (root seed, device, claims, jobs)."""
+    from ..runs.store import validate_store
+
+    seed = args.seed if args.seed is not None else root_seed_from_env()
     if args.device is None:
         device = default_device()
-    elif args.device not in ("cpu", "cuda"):
-        raise ValueError(f"--device must be 'cpu' or 'cuda', got {args.device!r}")
     else:
         device = args.device
         if device == "cuda":
@@ -79,15 +69,13 @@ def _validate(args):
 
             if not torch.cuda.is_available():
                 raise ValueError("--device cuda: no CUDA device is available on this machine")
-    out = writable_dir_target(args.out, "--out")
-    json_path = writable_file_target(args.json, "--json") if args.json else None
-    results = writable_dir_target(args.results, "--results") if args.results else None
-    claims = select_claims(args.only, tier="gpu", paper=getattr(args, "paper", None))  # unselected tiers: not run
-    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-    check_int("--jobs", jobs, min_value=1, max_value=256)
+    if results_given(args):
+        writable_dir_target(args.results, "--results")
+    claims = select_claims(args.only, tier="gpu", paper=args.paper)  # unselected tiers: not run
+    jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 256)
     if device == "cuda":
         jobs = 1  # one process owns the GPU
-    args.paper_text_value = _paper_text(getattr(args, "paper_text", None))
+    args.paper_text_value = _paper_text(args.paper_text)
     args.ledger_path = None
     if args.update_ledger:
         from ..claims.ledger import checkout_ledger
@@ -96,51 +84,43 @@ def _validate(args):
         if args.ledger_path is None:
             raise ValueError("--update-ledger writes the ledger of the rgr-verify checkout in the working directory; "
                              f"none holds {Path.cwd()} (run it inside your clone)")
-    if getattr(args, "screenshots", False):
+    if args.screenshots:
         from ..audit.site.screenshots import MISSING_BROWSER, find_browser
 
         if find_browser() is None:
             raise ValueError(f"--screenshots: {MISSING_BROWSER}")
-    return seed, device, out, json_path, results, claims, jobs
+    with usage_errors("--results"):  # a store with a bad line stops the run before anything is written
+        validate_store(args.results)
+    return seed, device, claims, jobs
 
 
 def _paper_text(path) -> str | None:
-    """The text of ``--paper-text``, read before anything runs (a bad file stops the audit before it starts); without
-    it the v3 text of this machine (:func:`rgr_verify.audit.papertext.default_text_path`), or None when it has none."""
-    if path is None:
-        from ..audit.papertext import default_text_path
-
-        found = default_text_path()
-        if found is None:
-            return None
+    """The text of ``--paper-text`` (checked when the option was parsed); without it the v3 text of this machine
+    (:func:`rgr_verify.audit.papertext.default_text_path`), or None when it has none."""
+    if path is not None:
         try:
-            return found.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+            return Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:  # readable when parsed, not now
+            raise ValueError(f"--paper-text: cannot read {path}: {exc}") from None
+    from ..audit.papertext import default_text_path
+
+    found = default_text_path()
+    if found is None:
+        return None
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"--paper-text: no such file: {path}") from None
-    except IsADirectoryError:
-        raise ValueError(f"--paper-text must be a text file, got the directory {path}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"--paper-text must be UTF-8 text: {path} is not") from None
-    except OSError as exc:
-        raise ValueError(f"--paper-text: cannot read {path}: {exc.strerror}") from None
+        return found.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def run(args) -> int:
     from ..claims.tools import register_profiles
 
     register_profiles()  # $HYPOTHESIS_PROFILE scales property checks exactly as under pytest
-    seed, device, out, json_path, results, claims, jobs = _validate(args)
-    from ..runs.store import default_results_dir, validate_store
-
-    try:  # a store with a bad line stops the run before anything is written, naming the file and line
-        validate_store(results if results is not None else default_results_dir())
-    except ValueError as exc:
-        raise ValueError(f"--results: {exc}") from None
-    if not getattr(args, "allow_missing_evidence", False):
+    with usage_errors():
+        seed, device, claims, jobs = validate(args)
+    out, json_path, results = args.out, args.json, args.results
+    if not args.allow_missing_evidence:
         from ..runs.evidence import missing_evidence, missing_evidence_message
 
         missing = missing_evidence(claims)

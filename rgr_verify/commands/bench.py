@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+
+from ._options import UsageError, add_device, add_json_path, add_max_waste, add_threads, add_tier, usage_errors
 
 NAME = "bench"
 HELP = "benchmark the batched training engine against a naive per-run loop and a torch.func baseline"
@@ -13,14 +14,13 @@ ORDER = 41
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    add_device(parser, default="cpu", indexed=True, help="cpu or cuda")
     parser.add_argument("--preset", default="sec6-grid", help="preset whose configurations are benchmarked")
-    parser.add_argument("--tier", choices=("quick", "full", "both"), default="quick",
-                        help="preset tier; 'both' benches the quick shapes, then the full ones (JSON: one entry "
-                             "per tier)")
+    add_tier(parser, choices=("quick", "full", "both"),
+             help="preset tier; 'both' benches the quick shapes, then the full ones (JSON: one entry per tier)")
     parser.add_argument("--steps", type=int, default=2000, help="training steps per run (both sides)")
     parser.add_argument("--naive-runs", type=int, default=3, help="runs timed with the naive loop")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, every side (default 1)")
+    add_threads(parser, help="torch CPU threads, every side (default 1)")
     parser.add_argument("--no-torchfunc", dest="torchfunc", action="store_false",
                         help="skip the torch.func baseline (vmap over stacked module state, stock AdamW)")
     parser.add_argument("--compile", action="store_true",
@@ -42,35 +42,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also time the engine with the opt-in FusedAdamW (torch._fused_adamw_, one kernel per "
                              "optimiser step; tolerance-tested, not bitwise the default) right after the default "
                              "engine, and print the ratio")
-    parser.add_argument("--max-waste", type=float, default=4.0,
-                        help="the engine's batch planning for every engine timing (>= 1, default 4; larger: fewer, "
-                             "wider batches, for a launch-bound GPU)")
-    parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
+    add_max_waste(parser, help="the engine's batch planning for every engine timing (>= 1, default 4; larger: fewer, "
+                               "wider batches, for a launch-bound GPU)")
+    add_json_path(parser)
+
+
+def validate(args) -> None:
+    """Check the options (a ValueError names the option)."""
+    from ..basics.checks import check_int, check_torch_device
+    from ..runs.presets import get_preset
+
+    check_torch_device("--device", args.device)
+    check_int("--steps", args.steps, min_value=1)
+    check_int("--naive-runs", args.naive_runs, min_value=1)
+    if args.compile and not args.torchfunc:
+        raise ValueError("--compile applies to the torch.func baseline; drop --no-torchfunc")
+    if args.profile_steps is not None and args.profile_steps < 1:
+        raise ValueError(f"--profile-steps must be >= 1, got {args.profile_steps}")
+    for tier in _tiers(args):
+        with usage_errors("--preset"):
+            get_preset(args.preset, tier)
+
+
+def _tiers(args) -> tuple:
+    return ("quick", "full") if args.tier == "both" else (args.tier,)
 
 
 def run(args) -> int:
     import torch
 
-    from ..basics.checks import check_real, check_torch_device
-
-    check_torch_device("--device", args.device)
-    if args.threads is not None:
-        if args.threads < 1:
-            raise ValueError(f"--threads must be >= 1, got {args.threads}")
-        torch.set_num_threads(args.threads)
-    if args.compile and not args.torchfunc:
-        raise ValueError("--compile applies to the torch.func baseline; drop --no-torchfunc")
-    check_real("--max-waste", args.max_waste, low=1.0)
-    if args.profile_steps is not None and args.profile_steps < 1:
-        raise ValueError(f"--profile-steps must be >= 1, got {args.profile_steps}")
-    tiers = ("quick", "full") if args.tier == "both" else (args.tier,)
-    out = {tier: _bench_tier(args, tier) for tier in tiers}
+    with usage_errors():
+        validate(args)
+    torch.set_num_threads(args.threads)
+    out = {tier: _bench_tier(args, tier) for tier in _tiers(args)}
     if args.json_path:
-        path = Path(args.json_path)
         try:
-            path.write_text(json.dumps(out if args.tier == "both" else out[args.tier], indent=2))
-        except OSError as exc:
-            raise ValueError(f"--json path {str(path)!r} is not writable: {exc}") from None
+            args.json_path.write_text(json.dumps(out if args.tier == "both" else out[args.tier], indent=2))
+        except OSError as exc:  # writable when parsed, not now
+            raise UsageError(f"--json path {str(args.json_path)!r} is not writable: {exc}") from None
     return 0
 
 

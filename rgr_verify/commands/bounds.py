@@ -17,6 +17,7 @@ import sympy as sp
 
 from ..core import formulas as F
 from ..basics.checks import check_int
+from ._options import UsageError, add_d_k, add_d_model, add_heads, add_m, usage_errors, writable_file_target
 
 NAME = "bounds"
 HELP = "evaluate every bound and fit of the paper at given sizes (or the paper's experiment sizes)"
@@ -33,14 +34,34 @@ _PAPER_SIZES = (
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--m", type=int, help="number of items m (>= 2); omit for the paper's experiment sizes")
+    add_m(parser, help="number of items m (>= 2); omit for the paper's experiment sizes")
     parser.add_argument("--edges", type=int, help="number of edges m' (1 <= m' <= m(m-1)); default m (permutation)")
-    parser.add_argument("--d-model", type=int, dest="d_model", help="embedding dimension d_model (>= 1)")
-    parser.add_argument("--heads", type=int, help="heads h of a configuration to compare with the bounds")
-    parser.add_argument("--d-k", type=int, dest="d_k", help="per-head width d_k of that configuration")
+    add_d_model(parser, help="embedding dimension d_model (>= 1)")
+    add_heads(parser, help="heads h of a configuration to compare with the bounds")
+    add_d_k(parser, help="per-head width d_k of that configuration")
     parser.add_argument("--max-degree", type=int, dest="max_degree",
                         help="maximum degree Delta for Theorem B.9 (default: ceil(m'/m))")
     parser.add_argument("--sheet", type=Path, help="write a markdown sheet of every formula to this path and exit")
+
+
+def validate(args) -> None:
+    """Check the options (a ValueError names the option): sizes in range, given together where they go together."""
+    if args.sheet is not None:
+        writable_file_target(str(args.sheet), "--sheet")  # refused before any folder is made
+        return
+    if args.m is None:
+        if args.edges is not None or args.d_model is not None or args.heads is not None or args.d_k is not None:
+            raise ValueError("m must be given (an integer >= 2) when edges, d_model, heads or d_k are")
+        return
+    m = check_int("--m", args.m, min_value=2)
+    if args.d_model is None:
+        raise ValueError("d_model must be given with --m (an integer >= 1)")
+    if args.edges is not None:
+        check_int("--edges", args.edges, min_value=1, max_value=m * (m - 1))
+    if args.max_degree is not None:
+        check_int("--max-degree", args.max_degree, min_value=1)
+    if (args.heads is None) != (args.d_k is None):
+        raise ValueError("heads and d_k must be given together (integers >= 1)")
 
 
 def _certified(m: int) -> dict:
@@ -95,19 +116,19 @@ def bound_rows(m: int, mp: int, d: int, delta: int | None = None) -> list[tuple[
     return rows
 
 
-def _config_rows(m: int, mp: int, d: int, h: int, dk: int) -> list[tuple[str, str, float | None, str]]:
+def _config_rows(m: int, mp: int, d: int, h: int, d_k: int) -> list[tuple[str, str, float | None, str]]:
     h = check_int("heads", h, min_value=1)
-    dk = check_int("d_k", dk, min_value=1)
-    DK = h * dk
+    d_k = check_int("d_k", d_k, min_value=1)
+    DK = h * d_k
     B = math.ceil(m / h)
-    n3 = F.evaluate(F.noise_n3(B_=B, dk=dk, K_=1), {"m": m, "d_model": d})
+    n3 = F.evaluate(F.noise_n3(B, F.d_model, d_k, K_=1), {"m": m, "d_model": d})  # (B, d_model, d_k)
     lb = F.evaluate(F.lower_bound_rate(), {"m": m, "m'": mp, "d_model": d})
     return [
-        ("configuration D_K = h d_k", "Sec. 3", float(DK), f"h = {h}, d_k = {dk}"),
+        ("configuration D_K = h d_k", "Sec. 3", float(DK), f"h = {h}, d_k = {d_k}"),
         ("D_K / lower-bound rate", "Eq. (24)", DK / lb if lb > 0 else None, "constant-free ratio"),
         ("block size B = ceil(m/h)", "Sec. 5", float(B), "targets per head"),
-        ("N_3(B)/d_k = (B/d) sqrt(ln m / d_k)", "Eq. (1)", n3 / dk, "K = 1; Eq. (2) asks this <= c_1"),
-        ("d_k / (ln m)^2", "Theorem 8.1", dk / math.log(m) ** 2, "Theorem 8.1 asks >= C (C >= 64)"),
+        ("N_3(B)/d_k = (B/d) sqrt(ln m / d_k)", "Eq. (1)", n3 / d_k, "K = 1; Eq. (2) asks this <= c_1"),
+        ("d_k / (ln m)^2", "Theorem 8.1", d_k / math.log(m) ** 2, "Theorem 8.1 asks >= C (C >= 64)"),
     ]
 
 
@@ -120,13 +141,9 @@ def _fmt(v) -> str:
 
 
 def _print_single(args) -> int:
-    m = check_int("m", args.m, min_value=2)
-    if args.d_model is None:
-        raise ValueError("d_model must be given with --m (an integer >= 1)")
+    m = args.m
     mp = m if args.edges is None else args.edges
     rows = bound_rows(m, mp, args.d_model, args.max_degree)
-    if (args.heads is None) != (args.d_k is None):
-        raise ValueError("heads and d_k must be given together (integers >= 1)")
     if args.heads is not None:
         rows += _config_rows(m, mp, args.d_model, args.heads, args.d_k)
     print(f"Bounds at m = {m}, m' = {mp}, d_model = {args.d_model} (natural log unless marked)")
@@ -233,14 +250,15 @@ def write_sheet(path: Path) -> Path:
 
 
 def run(args) -> int:
+    with usage_errors():
+        validate(args)
     if args.sheet is not None:
-        from ._paths import writable_file_target
-
-        out = write_sheet(writable_file_target(str(args.sheet), "--sheet"))  # refused before any folder is made
+        try:
+            out = write_sheet(args.sheet)
+        except ValueError as exc:  # writable when checked, not now ("sheet: cannot write ...")
+            raise UsageError(f"--{exc}") from None
         print(f"wrote {out} ({len(sheet_entries())} formulas)")
         return 0
     if args.m is None:
-        if args.edges is not None or args.d_model is not None or args.heads is not None or args.d_k is not None:
-            raise ValueError("m must be given (an integer >= 2) when edges, d_model, heads or d_k are")
         return _print_paper_sizes()
     return _print_single(args)

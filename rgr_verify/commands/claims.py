@@ -12,6 +12,7 @@ from ..claims import all_claims, read_ledger
 from ..claims.fingerprint import rule_fingerprint
 from ..claims.base import RGR_PAPER
 from ..audit.report import paper_title as _paper_title
+from ._options import add_json_flag, add_only, add_paper, usage_errors
 
 NAME = "claims"
 HELP = "list every claim with its reference and tier"
@@ -19,34 +20,41 @@ ORDER = 20
 
 
 def add_arguments(p):
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json_flag(p)
     p.add_argument("--status", help="only claims whose ledger status is this (e.g. refuted)")
-    p.add_argument("--only", metavar="PATTERN", help="comma-separated globs on claim ids or references")
-    p.add_argument("--paper", metavar="ID", help="only claims concerning this paper (2509.22840, 2502.05076), cross-paper ones included")
+    add_only(p)
+    add_paper(p)
     p.add_argument("--index", action="store_true",
                    help="print the claims index (Markdown: label -> claims -> module and function; docs/claims-index.md)")
 
 
-def run(args) -> int:
+def validate(args) -> list | None:
+    """Check the options (a ValueError names the option); the claims --only and --paper select (None: every one)."""
     from ..claims import Status, select_claims
 
-    if getattr(args, "index", False):
+    if args.index:
         used = [opt for opt, val in (("--json", args.json), ("--status", args.status), ("--only", args.only),
-                                     ("--paper", getattr(args, "paper", None))) if val]
+                                     ("--paper", args.paper)) if val]
         if used:
             raise ValueError(f"--index lists every claim and takes no {', '.join(used)}")
+        return None
+    if args.status is not None and args.status not in [st.value for st in Status if st is not Status.ERROR]:
+        allowed = ", ".join(st.value for st in Status if st is not Status.ERROR)
+        raise ValueError(f"--status must be one of {allowed}, got {args.status!r}")
+    return select_claims(args.only, paper=args.paper) if args.only or args.paper else None
+
+
+def run(args) -> int:
+    with usage_errors():
+        selected = validate(args)
+    if args.index:
         from ..claims.index import render_index
 
         print(render_index(), end="")
         return 0
-
-    if args.status is not None and args.status not in [st.value for st in Status if st is not Status.ERROR]:
-        allowed = ", ".join(st.value for st in Status if st is not Status.ERROR)
-        raise ValueError(f"--status must be one of {allowed}, got {args.status!r}")
     ledger = read_ledger()
     rows = []
-    paper = getattr(args, "paper", None)
-    for c in (select_claims(args.only, paper=paper) if args.only or paper else all_claims()):
+    for c in (selected if selected is not None else all_claims()):
         entry = ledger.get(c.id)
         if args.status is not None and (entry is None or entry.status.value != args.status):
             continue

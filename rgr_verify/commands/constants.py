@@ -10,6 +10,7 @@ import json
 
 from ..basics.checks import check_int
 from ..analysis.minimal_constants import PAPER_SIZES, THEOREMS, measured_constants
+from ._options import add_json_flag, add_m, add_seed, usage_errors
 
 NAME = "constants"
 HELP = "print the measured minimal constants (C, c0) of Theorem 4.1, B.1, B.9 and Construction I"
@@ -22,14 +23,14 @@ _ALIASES = {"4.1": "theorem-4.1", "b.2": "theorem-4.1", "theorem-b2": "theorem-4
 def add_arguments(p) -> None:
     p.add_argument("--theorem", required=True,
                    help=f"one of {', '.join(THEOREMS)} (aliases: 4.1, B.1, B.9, I)")
-    p.add_argument("--m", type=int, nargs="+", default=None,
-                   help="sizes m (default 64 128 256; Theorem 4.1 / B.9 need m >= 512 for a finite c0)")
+    add_m(p, nargs="+", help="sizes m (default 64 128 256; Theorem 4.1 / B.9 need m >= 512 for a finite c0)")
     p.add_argument("--draws", type=int, default=3, help="independent draws per candidate value (default 3)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true")
+    add_seed(p, default=0, help="seed of the draws (default 0)")
+    add_json_flag(p)
 
 
-def run(args) -> int:
+def validate(args) -> tuple[str, int, list[int]]:
+    """Check the options (a ValueError names the option): (theorem id, draws, sizes m)."""
     tid = _ALIASES.get(args.theorem.lower(), args.theorem.lower())
     if tid not in THEOREMS:
         raise ValueError(f"--theorem must be one of {', '.join(THEOREMS)} (aliases: 4.1, B.1, B.9, I), "
@@ -38,7 +39,13 @@ def run(args) -> int:
     ms = args.m or ([512, 768] if tid in ("theorem-4.1", "theorem-b9") else [64, 128, 256])
     for m in ms:
         check_int("--m", m, min_value=4, max_value=8192)
-    res = measured_constants(tid, m_values=tuple(ms), n_draws=draws, seed=check_int("--seed", args.seed, min_value=0))
+    return tid, draws, ms
+
+
+def run(args) -> int:
+    with usage_errors():
+        tid, draws, ms = validate(args)
+    res = measured_constants(tid, m_values=tuple(ms), n_draws=draws, seed=args.seed)
     if args.json:
         print(json.dumps(res, default=float, indent=1))
         return 0

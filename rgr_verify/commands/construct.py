@@ -8,6 +8,7 @@ negative).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -19,6 +20,7 @@ from ..models.constructions import ALGORITHMS, build, default_d_k
 from ..core.embeddings import binary_compressive_embeddings, gaussian_unit_norm_embeddings, one_hot_embeddings
 from ..core.graphs import digraph_from_edges, random_permutation_graph, random_regular_graph
 from ..analysis.measurements import limit_score_matrix, noise_summary, normalised_margin, separation_margins
+from ._options import add_d_k, add_d_model, add_heads, add_json_flag, add_m, add_seed, usage_errors
 
 NAME = "construct"
 HELP = "build an explicit construction (Algorithms 1-5) and print its margins, noise terms and failing pairs"
@@ -29,20 +31,29 @@ def add_arguments(p) -> None:
     p.add_argument("--algorithm", type=int, required=True, choices=ALGORITHMS, help="Algorithm 1-5 of the paper")
     p.add_argument("--graph", nargs="+", default=["permutation"], metavar="KIND",
                    help="permutation | regular | edges FILE (FILE: one 'source target' pair per line)")
-    p.add_argument("--m", type=int, help="number of items (>= 2; taken from FILE for --graph edges if omitted)")
+    add_m(p, help="number of items (>= 2; taken from FILE for --graph edges if omitted)")
     p.add_argument("--degree", type=int, default=2, help="degree r of --graph regular (default 2)")
-    p.add_argument("--d-model", type=int, dest="d_model", help="embedding dimension (ignored by Algorithm 3)")
-    p.add_argument("--heads", type=int, help="heads: sets the block size ceil(m / heads) for Algorithms 1, 2, 4 "
-                                             "and the number of colours for Algorithm 5")
-    p.add_argument("--d-k", type=int, dest="d_k", help="per-head width (default ceil(C ln m))")
+    add_d_model(p, help="embedding dimension (ignored by Algorithm 3)")
+    add_heads(p, help="heads: sets the block size ceil(m / heads) for Algorithms 1, 2, 4 and the number of colours "
+                      "for Algorithm 5")
+    add_d_k(p, help="per-head width (default ceil(C ln m))")
     p.add_argument("--C", type=float, default=40.0, help="constant in the default d_k = ceil(C ln m) (default 40)")
     p.add_argument("--block-size", type=int, dest="block_size", help="block size B (overrides --heads)")
     p.add_argument("--p", type=float, help="Bernoulli signature density (Algorithm 3: 1/4, Algorithm 4: 1/20)")
     p.add_argument("--embeddings", default="gaussian", choices=("gaussian", "binary"),
                    help="Gaussian unit-norm rows, or Bernoulli(ln m / d_model) binary rows (Corollary B.7)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the graph, embeddings and signatures")
+    add_seed(p, default=0, help="seed of the graph, embeddings and signatures")
     p.add_argument("--max-failures", type=int, default=10, dest="max_failures", help="failing pairs to list")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_flag(p, help="print one JSON object")
+
+
+def validate(args) -> None:
+    """Check the options that need no graph (a ValueError names the option); the rest are checked as the
+    construction is built from them (:func:`build_from_args`)."""
+    check_int("--max-failures", args.max_failures, min_value=0)
+    check_real("--C", args.C, low=0.0, low_open=True)
+    if args.block_size is not None:
+        check_int("--block-size", args.block_size, min_value=1)
 
 
 def _read_edges(path: Path, m: int | None) -> np.ndarray:
@@ -76,7 +87,7 @@ def _read_edges(path: Path, m: int | None) -> np.ndarray:
 
 def _graph(args, rng):
     kind = args.graph[0]
-    check_choice("graph", kind, ("permutation", "regular", "edges"))
+    check_choice("--graph", kind, ("permutation", "regular", "edges"))
     if kind == "edges":
         if len(args.graph) != 2:
             raise ValueError("--graph must be 'edges FILE' with one file")
@@ -92,18 +103,19 @@ def _graph(args, rng):
         except ValueError as exc:
             raise ValueError(f"--graph edges FILE {str(path)!r}: {exc}") from None
     if len(args.graph) != 1:
-        raise ValueError(f"graph {kind!r} takes no file")
-    m = check_int("m", args.m, min_value=2) if args.m is not None else None
+        raise ValueError(f"--graph {kind} takes no file")
+    m = check_int("--m", args.m, min_value=2) if args.m is not None else None
     if m is None:
-        raise ValueError("m must be given (an integer >= 2)")
+        raise ValueError("--m must be given (an integer >= 2)")
     if kind == "permutation":
         return random_permutation_graph(m, rng=rng)
-    return random_regular_graph(m, check_int("degree", args.degree, min_value=1, max_value=m - 1), rng=rng)
+    return random_regular_graph(m, check_int("--degree", args.degree, min_value=1, max_value=m - 1), rng=rng)
 
 
 def build_from_args(args):
-    """The graph, embeddings and construction described by the command-line arguments."""
-    rng = np.random.default_rng(check_int("seed", args.seed, min_value=0))
+    """The graph, embeddings and construction described by the command-line arguments; a ValueError names the
+    option (or the construction's parameter) whose value is refused."""
+    rng = np.random.default_rng(check_int("--seed", args.seed, min_value=0))
     g = _graph(args, rng)
     m = g.m
     if args.algorithm == 3:
@@ -111,27 +123,43 @@ def build_from_args(args):
     else:
         if args.d_model is None:
             raise ValueError("d_model must be given (an integer >= 1) for Algorithms 1, 2, 4, 5")
-        d = check_int("d_model", args.d_model, min_value=1)
+        d = check_int("--d-model", args.d_model, min_value=1)
         if args.embeddings == "binary":
             X = binary_compressive_embeddings(m, d, min(0.5, math.log(m) / d), rng=rng)
         else:
             X = gaussian_unit_norm_embeddings(m, d, rng=rng)
-    C = check_real("C", args.C, low=0.0, low_open=True)
-    d_k = check_int("d_k", args.d_k, min_value=1) if args.d_k is not None else default_d_k(m, C)
+    C = check_real("--C", args.C, low=0.0, low_open=True)
+    d_k = check_int("--d-k", args.d_k, min_value=1) if args.d_k is not None else default_d_k(m, C)
     B = args.block_size
     if B is None and args.heads is not None and args.algorithm in (1, 2, 4):
-        B = math.ceil(m / check_int("heads", args.heads, min_value=1, max_value=m))
+        B = math.ceil(m / check_int("--heads", args.heads, min_value=1, max_value=m))
     if args.algorithm == 5 and args.heads is not None and args.block_size is None:
         from ..models.constructions import algorithm5
 
-        return g, X, algorithm5(g, X, d_k=d_k, rng=rng, n_colors=check_int("heads", args.heads,
-                                                                            min_value=max(1, g.max_degree)))
-    return g, X, build(args.algorithm, g, X, d_k=d_k, rng=rng, block_size=B, p=args.p)
+        heads = check_int("--heads", args.heads, min_value=max(1, g.max_degree))
+        with _named_parameters():
+            return g, X, algorithm5(g, X, d_k=d_k, rng=rng, n_colors=heads)
+    with _named_parameters():
+        return g, X, build(args.algorithm, g, X, d_k=d_k, rng=rng, block_size=B, p=args.p)
+
+
+# the construction's parameters that carry an option's value: its ValueError names the option
+_OPTION_OF = {"p": "--p", "block_size": "--block-size", "d_k": "--d-k", "n_colors": "--heads"}
+
+
+@contextlib.contextmanager
+def _named_parameters():
+    try:
+        yield
+    except ValueError as exc:
+        option = _OPTION_OF.get(str(exc).split(" ", 1)[0])
+        raise ValueError(f"{option}: {exc}" if option else str(exc)) from None
 
 
 def run(args) -> int:
-    check_int("max_failures", args.max_failures, min_value=0)
-    g, X, c = build_from_args(args)
+    with usage_errors():  # every value the construction is built from is the user's
+        validate(args)
+        g, X, c = build_from_args(args)
     mg = separation_margins(c, max_failures=args.max_failures)
     out = {"construction": c.summary(), "margins": mg.as_dict(), "normalised": normalised_margin(c, margins=mg)}
     if c.signatures == "rademacher" and c.aggregation == "max":

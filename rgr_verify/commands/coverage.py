@@ -13,13 +13,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ._options import add_paper_text, usage_errors
+
 NAME = "coverage"
 HELP = "map the paper's experimental sentences to the claims that decide them (or why none does)"
 ORDER = 26
 
 
 def add_arguments(p):
-    p.add_argument("--paper-text", metavar="FILE", help="the v3 text of the paper (default: this machine's, if any)")
+    add_paper_text(p)
     p.add_argument("--write", metavar="PATH", help="write the map as Markdown to PATH (docs/coverage.md)")
     p.add_argument("--check", action="store_true", help="exit 1 when a sentence is neither covered nor given a reason")
     p.add_argument("--skeleton", action="store_true", help="print the JSON entries the coverage data lacks")
@@ -49,27 +51,29 @@ def deviations() -> dict:
     return out
 
 
-def run(args) -> int:
-    from ..basics.files import atomic_write_text
-    from ..audit.coverage import (coverage_markdown, coverage_rows, load_coverage, recorded_rows, result_sentences,
-                            uncovered)
+def validate(args) -> str | None:
+    """Check the options (a ValueError names the option); the paper's text (--paper-text, else this machine's v3
+    text, else None)."""
     from ..audit.papertext import default_text_path
 
-    text = None
-    if args.paper_text is not None:
-        p = Path(args.paper_text)
-        if not p.is_file():
-            raise ValueError(f"--paper-text must name the paper's text file, got {args.paper_text!r} (no such file)")
-        text = p.read_text(encoding="utf-8")
-    else:
-        found = default_text_path()
-        text = found.read_text(encoding="utf-8") if found is not None else None
+    path = args.paper_text if args.paper_text is not None else default_text_path()
+    text = path.read_text(encoding="utf-8") if path is not None else None
     if args.write is not None:
         out = Path(args.write)
         if out.is_dir() or not out.parent.is_dir():
             raise ValueError(f"--write must name a file in an existing folder, got {args.write!r}")
     if args.skeleton and text is None:
         raise ValueError("--skeleton needs the paper's text (--paper-text FILE)")
+    return text
+
+
+def run(args) -> int:
+    from ..basics.files import atomic_write_text
+    from ..audit.coverage import (coverage_markdown, coverage_rows, load_coverage, recorded_rows, result_sentences,
+                                  uncovered)
+
+    with usage_errors():
+        text = validate(args)
     data = load_coverage()
     known = statuses()
     if text is not None:

@@ -18,6 +18,8 @@ import json
 import sys
 from pathlib import Path
 
+from ._options import add_evidence_dir, add_json_flag, add_tier, usage_errors, writable_dir_target
+
 NAME = "evidence"
 HELP = "list, verify and add the committed full-tier evidence (evidence/)"
 ORDER = 45
@@ -26,12 +28,12 @@ ORDER = 45
 def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
     ls = sub.add_parser("list", help="list and verify every stored sweep")
-    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    ls.add_argument("--evidence", metavar="DIR", help="evidence folder (default: $RGR_VERIFY_EVIDENCE or evidence/)")
+    add_json_flag(ls)
+    add_evidence_dir(ls)
     add = sub.add_parser("add", help="add a preset's records from a results store to the evidence")
     add.add_argument("results", metavar="DIR", help="results directory holding runs.jsonl")
     add.add_argument("--preset", required=True, help="experiment preset (rgr-verify sweep --help lists them)")
-    add.add_argument("--tier", default="full", help="preset tier (default full)")
+    add_tier(add, choices=None, default="full", help="preset tier (a label with --store)")
     add.add_argument("--store", default=None, metavar="FILE",
                      help="commit every record of another results store in DIR (e.g. facts-runs.jsonl, "
                           "sec73-runs.jsonl); --preset is then a free label of what was swept")
@@ -54,55 +56,71 @@ def add_arguments(parser) -> None:
                      help="copy the runs an adaptive D_K* search (rgr-verify adaptive) trained between the preset's "
                           "rungs instead of the preset's runs (default name PRESET-adaptive-TIER); read by "
                           "rgr-verify adaptive only, never by the claims")
-    add.add_argument("--evidence", metavar="DIR", help="evidence folder (default: $RGR_VERIFY_EVIDENCE or evidence/)")
+    add_evidence_dir(add)
+
+
+def validate(args) -> None:
+    """Check the options (a ValueError names the option) before anything is written."""
+    from ..runs.evidence import EVIDENCE_ENV, default_evidence_dir, manifests
+
+    if args.action is None:
+        raise ValueError("evidence needs an action: list or add")
+    if args.action == "list":
+        folder = Path(args.evidence) if args.evidence is not None else default_evidence_dir()
+        via = "--evidence" if args.evidence is not None else f"${EVIDENCE_ENV}"
+        if not folder.is_dir():
+            raise ValueError(f"{via}: evidence folder {str(folder)!r} does not exist")
+        with usage_errors(via):  # a malformed manifest in the folder named
+            manifests(args.evidence)
+        return
+    from ..runs.kinds import store_of
+    from ..runs.store import validate_store
+
+    src = Path(args.results)
+    if not src.is_dir():
+        raise ValueError(f"DIR must be an existing results directory, got {args.results!r}")
+    with usage_errors("DIR"):  # a malformed line of any store in DIR, naming the file and the line
+        validate_store(src)
+    if args.evidence is not None:
+        writable_dir_target(args.evidence, "--evidence")
+    _provenance(args)
+    if args.store is None or args.store == store_of("engine"):
+        if args.plan:
+            raise ValueError(f"--plan names the sweep of a store other than {store_of('engine')}; it needs --store")
+        return
+    if args.adaptive:
+        raise ValueError("--adaptive copies engine runs (runs.jsonl); it cannot be combined with --store")
+    if args.plan:
+        from ..runs.sec73_sweep import STORE_NAME, planned_runs
+
+        if args.store != STORE_NAME:
+            raise ValueError(f"--plan names a Sec. 7.3 sweep: it needs --store {STORE_NAME}, got {args.store!r}")
+        with usage_errors("--plan"):
+            planned_runs(args.plan)
 
 
 def run(args) -> int:
     from ..runs.kinds import store_of
-    from ..runs.evidence import (EVIDENCE_ENV, add_evidence, add_store_evidence, default_evidence_dir, manifests,
-                            verify_evidence)
+    from ..runs.evidence import add_evidence, add_store_evidence, manifests, verify_evidence
 
-    if args.action is None:
-        raise ValueError("evidence needs an action: list or add")
+    with usage_errors():
+        validate(args)
     if args.action == "add":
-        src = Path(args.results)
-        if not src.is_dir():
-            raise ValueError(f"DIR must be an existing results directory, got {args.results!r}")
-        from ..runs.store import validate_store
-
-        try:  # a malformed line of any store in DIR: refused, naming the file and the line, before anything is written
-            validate_store(src)
-        except ValueError as exc:
-            raise ValueError(f"DIR: {exc}") from None
-        if args.evidence is not None:
-            from ._paths import writable_dir_target
-
-            writable_dir_target(args.evidence, "--evidence")
         from ..claims.preregistration import with_rules  # the rules of the claims it feeds, recorded with it
-        provenance = _provenance(args)
 
-        if args.store is None or args.store == store_of("engine"):
-            if args.plan:
-                raise ValueError(f"--plan names the sweep of a store other than {store_of('engine')}; it needs --store")
-            man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
-                               commands=args.commands, notes=args.notes, replace=args.replace,
-                               adaptive=args.adaptive, rules=with_rules, provenance=provenance)
-        else:
-            if args.adaptive:
-                raise ValueError("--adaptive copies engine runs (runs.jsonl); it cannot be combined with --store")
-            if args.plan:
-                from ..runs.sec73_sweep import STORE_NAME, planned_runs
-
-                if args.store != STORE_NAME:
-                    raise ValueError(f"--plan names a Sec. 7.3 sweep: it needs --store {STORE_NAME}, got {args.store!r}")
-                try:
-                    planned_runs(args.plan)
-                except ValueError as exc:
-                    raise ValueError(f"--plan: {exc}") from None
-            man = add_store_evidence(src, args.store, name=args.name or f"{args.preset}-{args.tier}",
-                                     label=args.preset, tier=args.tier, directory=args.evidence,
-                                     commands=args.commands, notes=args.notes, replace=args.replace,
-                                     rules=with_rules, plan=args.plan, provenance=provenance)
+        src, provenance = Path(args.results), _provenance(args)
+        # what add refuses (an unknown preset or tier, a DIR without the preset's runs, a --name in use without
+        # --replace, a bad --name or --command) is the user's: the library checks the values passed through
+        with usage_errors():
+            if args.store is None or args.store == store_of("engine"):
+                man = add_evidence(src, args.preset, tier=args.tier, directory=args.evidence, name=args.name,
+                                   commands=args.commands, notes=args.notes, replace=args.replace,
+                                   adaptive=args.adaptive, rules=with_rules, provenance=provenance)
+            else:
+                man = add_store_evidence(src, args.store, name=args.name or f"{args.preset}-{args.tier}",
+                                         label=args.preset, tier=args.tier, directory=args.evidence,
+                                         commands=args.commands, notes=args.notes, replace=args.replace,
+                                         rules=with_rules, plan=args.plan, provenance=provenance)
         state = ("adaptive-search runs between the rungs" if man.adaptive else
                  "complete" if man.complete else f"partial: {man.preset_runs - man.runs} runs missing")
         print(f"evidence {man.name}: {man.runs} of {man.preset_runs} runs of {man.preset} [{man.tier}] ({state}), "
@@ -110,10 +128,6 @@ def run(args) -> int:
         if not args.commands:
             print("note: no --command recorded; the manifest cannot say how the runs were made", file=sys.stderr)
         return 0
-    folder = Path(args.evidence) if args.evidence is not None else default_evidence_dir()
-    if not folder.is_dir():
-        via = "--evidence" if args.evidence is not None else f"${EVIDENCE_ENV}"
-        raise ValueError(f"{via}: evidence folder {str(folder)!r} does not exist")
     rows = verify_evidence(args.evidence)
     by_name = {m.name: m for m in manifests(args.evidence)}
     missing = {r["name"]: _missing_cells(by_name[r["name"]], args.evidence) for r in rows

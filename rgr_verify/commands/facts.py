@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+from ._options import add_results, add_threads, add_tier, results_given, usage_errors, writable_dir_target
+
 NAME = "facts"
 HELP = "train a 2502.05076 facts-model preset (facts-fig4, facts-fig3, facts-rank80) and summarise it"
 ORDER = 45
@@ -12,24 +14,34 @@ ORDER = 45
 
 def add_arguments(p):
     p.add_argument("preset", help="facts-fig4, facts-fig3 or facts-rank80")
-    p.add_argument("--tier", default="quick", help="quick (default, CPU minutes) or full (the paper's 10 seeds, 2000 epochs)")
-    p.add_argument("--results", metavar="DIR", help="results store (default: $RGR_VERIFY_RESULTS or ~/.cache/rgr-verify/results)")
-    p.add_argument("--threads", metavar="N", type=int, default=1, help="torch threads (default 1)")
+    add_tier(p, help="quick (CPU minutes) or full (the paper's 10 seeds, 2000 epochs)")
+    add_results(p, help="results store")
+    add_threads(p, help="torch threads (default 1)")
+
+
+def validate(args) -> list:
+    """Check the options (a ValueError names the option); the preset's (config, seed) runs."""
+    from ..runs.facts import facts_preset_runs
+    from ..runs.store import validate_store
+
+    runs = facts_preset_runs(args.preset, args.tier)  # validates the preset
+    if results_given(args):
+        writable_dir_target(args.results, "--results")
+    with usage_errors("--results"):  # a store with a bad line: refused before anything is trained (file and line)
+        validate_store(args.results)
+    return runs
 
 
 def run(args) -> int:
     import numpy as np
     import torch
 
-    from ..basics.checks import check_int
     from ..runs.facts import FACTS_STORE, ensure_facts_runs
-    from ..runs.facts import facts_preset_runs as preset_runs
-    from ..runs.store import default_results_dir
-    from ._paths import writable_dir_target
 
-    runs = preset_runs(args.preset, args.tier)  # validates preset and tier
-    torch.set_num_threads(check_int("--threads", args.threads, min_value=1))
-    results = writable_dir_target(args.results, "--results") if args.results else default_results_dir()
+    with usage_errors():
+        runs = validate(args)
+    torch.set_num_threads(args.threads)
+    results = args.results
     start = time.perf_counter()
     recs = ensure_facts_runs(runs, results_dir=results, lock_name=f"{args.preset}-{args.tier}")
     seconds = time.perf_counter() - start

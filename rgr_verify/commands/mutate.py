@@ -18,9 +18,9 @@ import os
 import sys
 import time
 
-from ..basics.checks import check_int
 from ..claims import TIERS, root_seed_from_env, select_claims
-from ._paths import writable_dir_target, writable_file_target
+from ._options import (add_device, add_jobs, add_json_path, add_only, add_paper, add_results, add_seed, add_tier,
+                       results_given, usage_errors, writable_dir_target)
 
 NAME = "mutate"
 HELP = "mutation score: re-run claims with wrong stated values and count the mutants each one kills"
@@ -28,41 +28,30 @@ ORDER = 15
 
 
 def add_arguments(p):
-    p.add_argument("--only", metavar="PATTERN", help="comma-separated globs on claim ids or references, e.g. 'sec3-*,App. C'")
-    p.add_argument("--paper", metavar="ID", help="only claims concerning this paper (2509.22840, 2502.05076), cross-paper ones included")
-    p.add_argument("--tier", default="quick", help="quick (CPU, default), full or gpu")
-    p.add_argument("--json", metavar="PATH", help="write the JSON record here")
-    p.add_argument("--jobs", metavar="N", type=int, default=None,
-                   help="worker processes (default: the number of CPU cores; 1 runs in this process)")
-    p.add_argument("--seed", metavar="N", help="root seed (default: $RGR_VERIFY_SEED or the built-in one)")
-    p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
-    p.add_argument("--results", metavar="DIR", help="results store for empirical claims (replayed when present)")
+    add_only(p, help="comma-separated globs on claim ids or references, e.g. 'sec3-*,App. C'")
+    add_paper(p)
+    add_tier(p, choices=TIERS, help="quick (CPU), full or gpu")
+    add_json_path(p, dest="json", help="write the JSON record here")
+    add_jobs(p)
+    add_seed(p)
+    add_device(p)
+    add_results(p, help="results store for empirical claims (replayed when present)")
 
 
-def _options(args) -> dict:
-    if args.tier not in TIERS:
-        raise ValueError(f"--tier must be one of {', '.join(TIERS)}, got {args.tier!r}")
-    if args.seed is not None:
-        try:
-            seed = int(args.seed)
-        except ValueError:
-            raise ValueError(f"--seed must be an integer in [0, 4294967295], got {args.seed!r}") from None
-        seed = check_int("--seed", seed, min_value=0, max_value=2**32 - 1)
-    else:
-        seed = root_seed_from_env()
-    jobs = check_int("--jobs", args.jobs if args.jobs is not None else (os.cpu_count() or 1), min_value=1, max_value=256)
-    if args.device is not None and args.device not in ("cpu", "cuda"):
-        raise ValueError(f"--device must be 'cpu' or 'cuda', got {args.device!r}")
+def validate(args) -> dict:
+    """Check the options (a ValueError names the option); the keywords of the mutation run."""
+    seed = args.seed if args.seed is not None else root_seed_from_env()
+    jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, 256)
     if args.device == "cuda":
         import torch
 
         if not torch.cuda.is_available():
             raise ValueError("--device cuda: no CUDA device is available on this machine")
-    json_path = writable_file_target(args.json, "--json") if args.json else None
-    results = writable_dir_target(args.results, "--results") if args.results else None
+    if results_given(args):
+        writable_dir_target(args.results, "--results")
     claims = select_claims(args.only, tier="gpu", paper=args.paper)  # above --tier: skipped as not run
-    return dict(claims=claims, tier=args.tier, root_seed=seed, jobs=jobs, device=args.device, results_dir=results,
-                json_path=json_path)
+    return dict(claims=claims, tier=args.tier, root_seed=seed, jobs=jobs, device=args.device,
+                results_dir=args.results)
 
 
 def _value(v) -> str:
@@ -109,8 +98,9 @@ def run(args) -> int:
     from ..audit.mutate import run_mutation
 
     register_profiles()  # $HYPOTHESIS_PROFILE scales property checks exactly as under pytest and audit
-    opts = _options(args)
-    json_path = opts.pop("json_path")
+    with usage_errors():
+        opts = validate(args)
+    json_path = args.json
     from tqdm import tqdm
 
     # on a terminal a bar over the checks; off one (CI logs, where tqdm would print nothing) a line a finished claim

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ._options import add_json_path, usage_errors
+
 NAME = "paper-diff"
 HELP = "list the paper's numbered labels a text change touches and the claims resting on them"
 ORDER = 25
@@ -21,7 +23,7 @@ ORDER = 25
 def add_arguments(p):
     p.add_argument("old", metavar="OLD", help="the earlier plain text of the paper (UTF-8)")
     p.add_argument("new", metavar="NEW", help="the later plain text of the paper (UTF-8)")
-    p.add_argument("--json", metavar="PATH", help="also write the touched labels as JSON to PATH")
+    add_json_path(p, dest="json", help="also write the touched labels as JSON to PATH")
     p.add_argument("--labels", metavar="FILE", help="the label file of NEW's version (rgr_verify/data/"
                    "labels-2509.22840-<version>.json format): its aliases map labels renumbered in NEW to the "
                    "claims' labels")
@@ -43,23 +45,24 @@ def _span(lines) -> str:
     return "-" if lines is None else f"{lines[0]}-{lines[1]}"
 
 
-def run(args) -> int:
-    from ..claims import all_claims
-    from ..audit.papertext import paper_diff
-
+def validate(args) -> tuple[str, str, dict]:
+    """Check the arguments (a ValueError names the argument): the texts OLD and NEW and the aliases of --labels."""
     old, new = _read(args.old, "OLD"), _read(args.new, "NEW")
-    if args.json is not None:
-        out = Path(args.json)
-        if out.is_dir() or not out.parent.is_dir():
-            raise ValueError(f"--json must name a file in an existing folder, got {args.json!r}")
     aliases = {}
     if args.labels is not None:
         from ..core.paper_versions import load_label_set
 
-        try:
+        with usage_errors("--labels"):
             aliases = load_label_set(args.labels).aliases
-        except ValueError as exc:
-            raise ValueError(f"--labels: {exc}") from None
+    return old, new, aliases
+
+
+def run(args) -> int:
+    from ..claims import all_claims
+    from ..audit.papertext import paper_diff
+
+    with usage_errors():
+        old, new, aliases = validate(args)
     rows = paper_diff(old, new, all_claims(), aliases=aliases)
     for r in rows:
         readers = r.get("readers") or []
@@ -87,5 +90,5 @@ def run(args) -> int:
     if added:
         print(f"{len(added)} new result sentences uncovered (rgr-verify coverage --paper-text NEW --skeleton)")
     if args.json is not None:
-        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 from ..models.embedding_sources import SOURCE_NAMES
+from ._options import (UsageError, add_device, add_out, add_replay_only, add_results, add_seed, add_stop_after,
+                       add_tier, results_given, usage_errors, writable_dir_target)
 
 NAME = "sec73"
 HELP = "Sec. 7.3 sweep: pre-LN block with frozen pretrained embeddings (quick CPU tier or full GPU tier)"
@@ -20,19 +22,17 @@ ORDER = 60
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tier", default="quick", choices=("quick", "full"), help="preset tier (default quick)")
+    add_tier(parser, help="preset tier")
     parser.add_argument("--source", default=None, choices=SOURCE_NAMES,
                         help="embedding source (default: minilm; full tier: gpt2 if $RGR_VERIFY_GPT2_DIR is set)")
     parser.add_argument("--gpt2-dir", default=None, help="local Hugging Face GPT-2 snapshot dir (model.safetensors)")
-    parser.add_argument("--results", default=None, help="result store directory (default: the cache dir)")
-    parser.add_argument("--out", default=None, help="directory for the Figure 7 plot")
-    parser.add_argument("--device", default=None, choices=("cpu", "cuda"),
-                        help="training device (default: cuda when available, else cpu)")
-    parser.add_argument("--seed", type=int, default=None, help="root seed (default: $RGR_VERIFY_SEED or 20250926)")
-    parser.add_argument("--replay-only", action="store_true", help="fail instead of training missing runs")
-    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
-                        help="stop training after SECONDS: finished batches are stored, the batch in training at "
-                             "the first evaluation past it is dropped; the same command resumes")
+    add_results(parser, help="result store directory")
+    add_out(parser, help="directory for the Figure 7 plot")
+    add_device(parser, help="training device (default: cuda when available, else cpu)")
+    add_seed(parser, help="root seed (default: $RGR_VERIFY_SEED or 20250926)")
+    add_replay_only(parser, help="fail instead of training missing runs")
+    add_stop_after(parser, help="stop training after SECONDS: finished batches are stored, the batch in training at "
+                                "the first evaluation past it is dropped; the same command resumes")
     parser.add_argument("--engine", default="v1", choices=("v1", "v3"),
                         help="trainer: v1 (default; today's block, runs of one h a batch) or v3 (the keyless block, "
                              "runs of any (D_K, h) in mixed batches; its records have their own keys and plan, "
@@ -71,19 +71,18 @@ def _check_gpt2_dir(gpt2_dir) -> None:
 
 
 def _check_paths(args) -> None:
-    """--gpt2-dir (when given), --results and --out, checked before anything is created."""
-    from ._paths import writable_dir_target
+    """--gpt2-dir (when given) and --results, checked before anything is created (--out is, as it is parsed)."""
+    from ..runs.store import validate_store
 
     if args.gpt2_dir is not None:
         _check_gpt2_dir(args.gpt2_dir)
-    if args.results is not None:
-        if args.replay_only:
-            if Path(args.results).exists() and not Path(args.results).is_dir():
-                raise ValueError(f"--results: {args.results!r} exists and is not a directory")
-        else:
+    if results_given(args):
+        if not args.replay_only:
             writable_dir_target(args.results, "--results")
-    if args.out is not None:
-        writable_dir_target(args.out, "--out")
+        elif args.results.exists() and not args.results.is_dir():
+            raise ValueError(f"--results: {str(args.results)!r} exists and is not a directory")
+    with usage_errors("--results"):  # a store with a bad line: refused before anything runs (file and line)
+        validate_store(args.results)
 
 
 def _check_engine_options(args) -> None:
@@ -170,15 +169,13 @@ def _plan_only(args, preset, device, root_seed) -> int:
     return 0
 
 
-def run(args) -> int:
+def validate(args) -> tuple:
+    """Check the options (a ValueError names the option) before anything is created: (preset, device, root seed)."""
     import torch
 
     from ..claims.runner import root_seed_from_env
-    from ..analysis.plots import plot_fig7
     from ..runs.sec73_presets import sec73_preset
     from ..basics.settings import GPT2_DIR_ENV, env
-    from ..runs.sec73_sweep import run_sec73
-    from ..core.stats import t_interval
 
     _check_engine_options(args)
     _check_paths(args)  # before anything is created: no results folder, no lock file
@@ -190,12 +187,34 @@ def run(args) -> int:
     if device == "cuda" and not torch.cuda.is_available() and not (args.plan_only and args.probe_steps is None):
         raise ValueError("--device must be cpu on a machine without CUDA, got cuda")
     root_seed = args.seed if args.seed is not None else root_seed_from_env()
-    if args.stop_after is not None:
-        from ..basics.checks import check_real
+    if args.stop_after is not None and args.replay_only:
+        raise ValueError("--stop-after bounds training; it takes no --replay-only")
+    if preset.source == "minilm" and _builds_table(args, preset, device, root_seed):
+        from ..models.embedding_sources import minilm_model_dir, wordfreq_ranks
 
-        check_real("--stop-after", args.stop_after, low=0.0, low_open=True)
-        if args.replay_only:
-            raise ValueError("--stop-after bounds training; it takes no --replay-only")
+        minilm_model_dir()  # a missing package is the user's to install: the message gives the command
+        wordfreq_ranks()
+    return preset, device, root_seed
+
+
+def _builds_table(args, preset, device, root_seed) -> bool:
+    """Whether the run builds the embedding table: a probe of the step, or a sweep with runs to train (a replay
+    needs no embedding files)."""
+    from ..runs.sec73_sweep import stored_runs
+
+    if args.plan_only or args.replay_only:
+        return args.plan_only and args.probe_steps is not None
+    done = stored_runs(preset, root_seed=root_seed, results_dir=args.results, device=device)
+    return len(done) < preset.seeds * len(preset.cells())
+
+
+def run(args) -> int:
+    from ..analysis.plots import plot_fig7
+    from ..runs.sec73_sweep import run_sec73
+    from ..core.stats import t_interval
+
+    with usage_errors():
+        preset, device, root_seed = validate(args)
     if args.plan_only:
         return _plan_only(args, preset, device, root_seed)
     t0 = time.perf_counter()
@@ -218,7 +237,7 @@ def run(args) -> int:
               f"({time.perf_counter() - t0:.0f} s); finished batches are stored, the same command resumes")
         return 0
     if res is None:
-        raise ValueError("--replay-only was given but the result store lacks runs of this preset")
+        raise UsageError("--replay-only was given but the result store lacks runs of this preset")
     p = res.preset
     print(f"sec73 {p.name} tier on {device}: {res.source_description}")
     print(f"m={p.task.m} l={p.task.ell} seeds={p.seeds} steps<={p.train.steps}; mean test acc [95% CI] (collapsed)")

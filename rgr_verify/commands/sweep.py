@@ -11,6 +11,9 @@ import argparse
 import sys
 import time
 
+from ._options import (add_device, add_max_waste, add_results, add_stop_after, add_threads, add_tier,
+                       add_unit_max_batch, add_workers, usage_errors)
+
 NAME = "sweep"
 HELP = ("train an experiment preset (sec6-grid, sec6-diagonal, a3-regular, sec71-softmax, sec72-value; ours: "
         "sec6-grid-protected, sec6-grid-init-variance, sec6-grid-uniform, table2-cap2x; micro) into the store, on one process, many "
@@ -25,25 +28,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..runs.sweeps import EXECUTORS
 
     parser.add_argument("preset", choices=sorted(PRESETS), help="experiment preset")
-    parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="quick (CPU) or full (paper grid)")
-    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda where the worker finds one)")
-    parser.add_argument("--results", default=None,
-                        help="results directory (default: $RGR_VERIFY_RESULTS or ~/.cache/rgr-verify/results)")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch CPU threads per worker (default 1: the engine's many small ops gain nothing from "
+    add_tier(parser, help="quick (CPU) or full (paper grid)")
+    add_device(parser, indexed=True, help="cpu or cuda (default: cuda where the worker finds one)")
+    add_results(parser)
+    add_threads(parser, help="torch CPU threads per worker (default 1: the engine's many small ops gain nothing from "
                              "more)")
     parser.add_argument("--max-batch", type=int, default=256, help="most runs trained together in one batch")
-    parser.add_argument("--max-waste", type=float, default=4.0,
-                        help="largest padded cost of a batch over its runs' own cost (>= 1; larger: fewer, wider "
-                             "batches, for a launch-bound GPU)")
-    parser.add_argument("--unit-max-batch", type=int, default=None,
-                        help="most runs in a unit, the work one worker takes at a time (default: --max-batch); "
-                             "keep it the same across resumes, unit ids depend on it")
+    add_max_waste(parser, help="largest padded cost of a batch over its runs' own cost (>= 1; larger: fewer, wider "
+                               "batches, for a launch-bound GPU)")
+    add_unit_max_batch(parser, help="most runs in a unit, the work one worker takes at a time (default: --max-batch); "
+                                    "keep it the same across resumes, unit ids depend on it")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
-                        help="inline or --worker: start no new unit after this many seconds; the unit in training "
-                             "finishes and is stored, the rest is left for the same command run again (for a job's "
-                             "time limit; nothing is lost)")
+    add_stop_after(parser, help="inline or --worker: start no new unit after this many seconds; the unit in training "
+                                "finishes and is stored, the rest is left for the same command run again (for a job's "
+                                "time limit; nothing is lost)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true",
                       help="list the units (id, runs, capped cost, shape); train nothing")
@@ -59,8 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ex.add_argument("--executor", choices=EXECUTORS, default="inline",
                     help="inline (this process, the default), local (worker processes here), slurm (submitit job "
                          "array), ray (Ray tasks)")
-    ex.add_argument("--workers", type=int, default=None,
-                    help="local: CPU-slot worker processes; slurm: array tasks; ray: tasks (default 1)")
+    add_workers(ex, help="local: CPU-slot worker processes; slurm: array tasks; ray: tasks (default 1)")
     ex.add_argument("--devices", default=None, help="local: GPU ids, one worker each, e.g. 0,1,2,3")
     ex.add_argument("--retries", type=int, default=3,
                     help="restarts of a dead worker (local), resubmissions of a failed task (slurm), Ray task "
@@ -75,19 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ex.add_argument("--ray-address", default=None, help="ray: cluster address (default: start a local Ray)")
 
 
-def _check(args) -> None:
-    if args.threads < 1:
-        raise ValueError(f"--threads must be >= 1, got {args.threads}")
+def validate(args) -> None:
+    """Check the options (a ValueError names the option): values in range, and only where they apply."""
     if args.max_batch < 1:
         raise ValueError(f"--max-batch must be >= 1, got {args.max_batch}")
-    if not args.max_waste >= 1.0:
-        raise ValueError(f"--max-waste must be >= 1, got {args.max_waste}")
-    if args.unit_max_batch is not None and args.unit_max_batch < 1:
-        raise ValueError(f"--unit-max-batch must be >= 1, got {args.unit_max_batch}")
-    if args.device not in (None, "cpu") and not str(args.device).startswith("cuda"):
-        raise ValueError(f"--device must be cpu or cuda, got {args.device!r}")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be >= 1, got {args.workers}")
     if args.retries < 0:
         raise ValueError(f"--retries must be >= 0, got {args.retries}")
     if args.time is not None and args.time < 1:
@@ -114,41 +102,33 @@ def _check(args) -> None:
         raise ValueError(f"{given[0]} is for --executor slurm")
     if args.ray_address is not None and executor != "ray":
         raise ValueError("--ray-address is for --executor ray")
-    if args.stop_after is not None:
-        from ..basics.checks import check_real
-
-        check_real("--stop-after", args.stop_after, low=0.0, low_open=True)
-        if executor != "inline" or args.dry_run or args.status or args.adaptive:
-            raise ValueError("--stop-after is for an inline sweep or --worker (not --executor local/slurm/ray, "
-                             "--dry-run, --status or --adaptive)")
+    if args.stop_after is not None and (executor != "inline" or args.dry_run or args.status or args.adaptive):
+        raise ValueError("--stop-after is for an inline sweep or --worker (not --executor local/slurm/ray, "
+                         "--dry-run, --status or --adaptive)")
     if (args.dry_run or args.status) and executor != "inline":
         raise ValueError("--dry-run and --status read the plan and the store; they take no --executor")
+    if args.adaptive and executor != "inline":
+        raise ValueError(f"--adaptive trains inline; --executor must be inline, got {executor!r}")
     if args.tier == "full" and args.device is None and executor in ("inline", "local") and not args.dry_run \
             and not args.status and args.devices is None:
         import torch
 
         if not torch.cuda.is_available():
             raise ValueError("--tier full is sized for a GPU (days on a CPU); pass --device cpu to force it")
+    if not args.dry_run and not args.adaptive:  # (--adaptive: the search checks the store itself)
+        from ..runs.store import validate_store
 
-
-def _check_store(results_dir) -> None:
-    """Refuse (ValueError naming --results) a results store with a malformed line before anything runs."""
-    from ..runs.store import validate_store
-
-    try:
-        validate_store(results_dir)
-    except ValueError as exc:
-        raise ValueError(f"--results: {exc}") from None
+        with usage_errors("--results"):  # a store with a malformed line: refused before anything runs
+            validate_store(args.results)
 
 
 def run(args) -> int:
     from ..runs.store import ResultStore
     from ..runs.sweeps import SweepSpec, format_status, format_units, run_sweep, run_worker, unit_status
 
-    _check(args)
+    with usage_errors():
+        validate(args)
     if args.adaptive:
-        if args.executor != "inline":
-            raise ValueError(f"--adaptive trains inline; --executor must be inline, got {args.executor!r}")
         from argparse import Namespace
 
         from .adaptive import run as run_adaptive
@@ -162,7 +142,6 @@ def run(args) -> int:
     if args.dry_run:
         print(format_units(spec.units()))
         return 0
-    _check_store(spec.results_dir)
     if args.status:  # reads only: a results folder that does not exist holds nothing and is not created
         print(format_status(unit_status(spec.units(), ResultStore(spec.results_dir, create=False).records())))
         return 0

@@ -11,6 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ._options import add_json_path, add_tier, add_unit_max_batch, add_workers, usage_errors, writable_dir_target
+
 NAME = "sweep-bench"
 HELP = "time a preset's sweep inline (1 thread) against --executor local --workers N (1 thread each) on the CPU"
 ORDER = 43
@@ -20,13 +22,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..runs.presets import PRESETS
 
     parser.add_argument("preset", choices=sorted(PRESETS), help="experiment preset")
-    parser.add_argument("--tier", choices=("quick", "full"), default="quick", help="preset tier (default quick)")
-    parser.add_argument("--workers", type=int, default=2, help="local executor's worker processes (default 2)")
-    parser.add_argument("--unit-max-batch", type=int, default=256, help="most runs in a unit (both sides)")
+    add_tier(parser, help="preset tier")
+    add_workers(parser, default=2, help="local executor's worker processes (default 2)")
+    add_unit_max_batch(parser, default=256, help="most runs in a unit (both sides)")
     parser.add_argument("--keep", default=None,
                         help="keep the two results stores under this directory (inline/, local/); default: a "
                              "temporary directory, deleted after")
-    parser.add_argument("--json", dest="json_path", default=None, help="also write the result as JSON here")
+    add_json_path(parser)
 
 
 def _cpus() -> int:
@@ -45,19 +47,21 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(args) -> int:
-    from ..runs.store import ResultStore
-    from ..runs.sweeps import SweepSpec, run_inline, run_local
-    from ._paths import writable_dir_target, writable_file_target
-
-    if args.workers < 1:
-        raise ValueError(f"--workers must be >= 1, got {args.workers}")
-    if args.unit_max_batch < 1:
-        raise ValueError(f"--unit-max-batch must be >= 1, got {args.unit_max_batch}")
-    json_path = writable_file_target(args.json_path, "--json") if args.json_path else None
+def validate(args) -> Path | None:
+    """Check the options (a ValueError names the option); the folder --keep names (None: a temporary one)."""
     keep = writable_dir_target(args.keep, "--keep") if args.keep else None
     if keep is not None and any((keep / side).exists() for side in ("inline", "local")):
         raise ValueError(f"--keep: {str(keep)!r} already holds inline/ or local/ (the bench needs empty stores)")
+    return keep
+
+
+def run(args) -> int:
+    from ..runs.store import ResultStore
+    from ..runs.sweeps import SweepSpec, run_inline, run_local
+
+    with usage_errors():
+        keep = validate(args)
+    json_path = args.json_path
     with tempfile.TemporaryDirectory(prefix="rgr-sweep-bench-") as tmp:
         root = keep if keep is not None else Path(tmp)
         specs = {side: SweepSpec(args.preset, args.tier, results_dir=str(root / side), device="cpu", threads=1,
