@@ -154,7 +154,7 @@ def lipschitz_verdict(name: str, ctx: CheckContext, *, paper_value: str) -> Verd
         witness=w["witness"] if status is Status.REFUTED else None,
         params={"stated_constant": L, "tightness_bar": TIGHT, "relative_tolerance": 1e-6, **uv["search"]},
         evidence="worst case by search: L-BFGS-B over both settings, the perturbation direction and the embeddings "
-                 "inside the ball (26); witness re-evaluated with rgr_verify.lower_bound",
+                 "inside the ball (26); witness re-evaluated with rgr_verify.analysis.lower_bound",
         evidence_level="witness" if status is Status.REFUTED else "searched",
         details=("verified: no ratio above the stated constant, and the search reached at least "
                  f"{TIGHT} of it (so it would have found a violation of a constant half as large; the bound is "
