@@ -84,7 +84,7 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
         if from_store:
             note += f", {from_store} from {store.directory}"
         if todo:
-            ensure_runs(todo, results_dir=results_dir, device=ctx.device)
+            ensure_runs(todo, results_dir=ctx.results_dir, device=ctx.device)
             have.update(store.records())
             note += f", {len(todo)} missing runs trained now on {ctx.device}"
         recs = [have[k] for k in keys]
@@ -93,6 +93,6 @@ def claim_records(preset: str, tier: str, ctx) -> tuple[list[dict] | None, str]:
             note += f"; {swapped}"
         ctx.provenance.append(note)
         return ctx.keep_records(recs, first_batch(preset, tier)), note
-    recs, _ = ensure_runs(runs, results_dir=results_dir, device=ctx.device,
+    recs, _ = ensure_runs(runs, results_dir=ctx.results_dir, device=ctx.device,
                           threads=1 if ctx.device == "cpu" else None)  # restores the thread count after
     return ctx.keep_records(recs), ""
