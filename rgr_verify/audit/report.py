@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import platform
 import shlex
-import subprocess
 import sys
 from collections import Counter
 from datetime import datetime, timezone
@@ -29,6 +28,7 @@ from ..claims.base import PAPERS, PROVENANCES, RGR_PAPER, SEVERITIES, Status, js
 from ..claims.levels import LEVELS
 from ..claims.runner import ClaimResult
 from ..claims.structure import annotate, ranked_findings, rollup
+from ..claims.verdict_store import git_commit  # the commit a stored verdict records too
 
 __all__ = ["SCHEMA", "NOT_RUN", "SCALES", "shown_status", "paper_title", "group_by_paper", "result_record",
            "audit_document", "render_table", "short_text", "findings_by_scope", "scale_of", "atomic_write_text", "run_meta", "git_commit",
@@ -97,21 +97,6 @@ def result_record(result: ClaimResult) -> dict:
         "standard": c.standard.as_record() if c.standard else None,
         "robustness": jsonable((v.params or {}).get("robustness")) if isinstance(v.params, dict) else None,
     }
-
-
-def git_commit(root: Path | None = None) -> str:
-    """``git rev-parse HEAD`` of the project checkout (the folder above the package, or ``root``), or "unknown"
-    where that is no git checkout or git is absent."""
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
-    if not (root / ".git").exists():
-        return "unknown"
-    try:
-        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              timeout=20, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    commit = proc.stdout.strip()
-    return commit if proc.returncode == 0 and commit else "unknown"
 
 
 def command_line(name: str, args=None, argv: list[str] | None = None) -> str:

@@ -31,6 +31,8 @@ class ClaimResult:
         expected: the ledger's status, or None if the ledger has no entry.
         stated: the stated values the check read (name -> value): the claim's declared ones, or those a caller
             passed instead (a mutant); the report renders the statement with them.
+        reused: with a verdict store, {"commit", "date"} of the run whose stored verdict this is (its check did not
+            run now; ``seconds`` is that run's); None when the check ran.
     """
 
     claim: Claim
@@ -40,6 +42,7 @@ class ClaimResult:
     seconds: float
     expected: Status | None
     stated: dict | None = None  # the stated values the check read (the declared ones, or a mutant's)
+    reused: dict | None = None  # {commit, date} of the stored verdict reused (a verdict store), None when it ran
 
     @property
     def ran(self) -> bool:
@@ -84,6 +87,7 @@ def run_claim(
     ledger: dict[str, LedgerEntry] | None = None,
     evidence_dir: Path | None = None,
     expects: dict | None = None,
+    store=None,
 ) -> ClaimResult:
     """Run one claim's check at ``tier`` and return its result; exceptions become ``error`` verdicts.
 
@@ -93,12 +97,38 @@ def run_claim(
     A full-tier claim that :func:`replayable` finds complete in the committed evidence runs below its tier too: its
     check replays the evidence on the CPU and trains nothing (``ctx.replay_only``); so does a GPU-tier claim fed by
     the complete committed store of a planned sweep (:attr:`~rgr_verify.runs.evidence.Manifest.plan`, e.g. Sec. 7.3)
-    drawn from ``root_seed``; a partial one is named, with its count of runs, in the not-run verdict."""
+    drawn from ``root_seed``; a partial one is named, with its count of runs, in the not-run verdict.
+
+    ``store`` (a :class:`~rgr_verify.claims.verdict_store.VerdictStore`, or None): a claim whose key and dependencies
+    are unchanged since its verdict was stored is not run; its result carries the stored verdict and ``reused``
+    ({commit, date}). Otherwise the check runs under :func:`~rgr_verify.claims.verdict_store.traced_files` and its
+    verdict is recorded (not an error, nor one that could not run here). Without a store nothing is traced."""
+    ctx = _context(claim, tier=tier, root_seed=root_seed, device=device, out_dir=out_dir, results_dir=results_dir,
+                   evidence_dir=evidence_dir, expects=expects)
+    entry = (ledger or {}).get(claim.id)
+    expected = entry.status if entry is not None else None
+    if store is None:
+        verdict, seconds, _ = _verdict(claim, ctx, tier, evidence_dir)
+        return ClaimResult(claim, verdict, ctx.seed, ctx.root_seed, seconds, expected, stated=ctx.expects)
+    key = _key(claim, ctx, evidence_dir)
+    hit = store.lookup(key, out_dir=out_dir)
+    if hit is not None:
+        return ClaimResult(claim, hit.verdict, ctx.seed, ctx.root_seed, hit.seconds, expected, stated=ctx.expects,
+                           reused=hit.reused)
+    verdict, seconds, deps = _traced(claim, ctx, tier, evidence_dir, store.root)
+    store.record(key, claim, deps, verdict, seconds, out_dir=out_dir)
+    return ClaimResult(claim, verdict, ctx.seed, ctx.root_seed, seconds, expected, stated=ctx.expects)
+
+
+def _context(claim: Claim, *, tier: str = "quick", root_seed: int = DEFAULT_SEED, device: str | None = None,
+             out_dir: Path | None = None, results_dir: Path | None = None, evidence_dir: Path | None = None,
+             expects: dict | None = None) -> CheckContext:
+    """The checked arguments of :func:`run_claim` as the context its check runs under (its ``expects``: the stated
+    values the check reads)."""
     check_choice("tier", tier, TIERS)
     root_seed = check_int("root_seed", root_seed, min_value=0, max_value=2**32 - 1)
     device = device if device is not None else default_device()
     check_choice("device", device, ("cpu", "cuda"))
-    seed = claim_seed(root_seed, claim.id)
     stated = claim.stated_values()
     if expects is not None:
         unknown = sorted(set(expects) - set(stated))
@@ -106,9 +136,37 @@ def run_claim(
             raise ValueError(f"expects names stated values of claim {claim.id} ({sorted(stated) or 'none'}), "
                              f"got {unknown}")
         stated.update(expects)
-    ctx = CheckContext(seed=seed, root_seed=root_seed, tier=tier, device=device, out_dir=out_dir,
-                       results_dir=results_dir, evidence_dir=evidence_dir, expects=stated)
-    start = time.perf_counter()
+    return CheckContext(seed=claim_seed(root_seed, claim.id), root_seed=root_seed, tier=tier, device=device,
+                        out_dir=out_dir, results_dir=results_dir, evidence_dir=evidence_dir, expects=stated)
+
+
+def _key(claim: Claim, ctx: CheckContext, evidence_dir: Path | None) -> str:
+    """The verdict store's key of running ``claim`` under ``ctx``
+    (:func:`~rgr_verify.claims.verdict_store.verdict_key`)."""
+    from .verdict_store import verdict_key
+
+    return verdict_key(claim, tier=ctx.tier, root_seed=ctx.root_seed, device=ctx.device, expects=ctx.expects,
+                       out_dir=ctx.out_dir, results_dir=ctx.results_dir, evidence_dir=evidence_dir)
+
+
+def _traced(claim: Claim, ctx: CheckContext, tier: str, evidence_dir: Path | None, root: Path) -> tuple:
+    """(verdict, seconds, dependencies) of :func:`_verdict` run under
+    :func:`~rgr_verify.claims.verdict_store.traced_files` (the files under ``root``; dependencies None when one
+    changed while it ran, :func:`~rgr_verify.claims.verdict_store.dependencies`)."""
+    from .verdict_store import dependencies, note_files, traced_files
+
+    started = note_files(root, evidence_dir)
+    with traced_files(root) as files:
+        verdict, seconds, ran = _verdict(claim, ctx, tier, evidence_dir)
+    deps = dependencies(files, root=root, evidence_dir=evidence_dir, results_dir=ctx.results_dir,
+                        stores=ran.tier != "quick", since_ns=started)
+    return verdict, seconds, deps
+
+
+def _verdict(claim: Claim, ctx: CheckContext, tier: str, evidence_dir: Path | None) -> tuple:
+    """(verdict, seconds, the context the check ran under) of :func:`run_claim`: tier gating, replay below the
+    claim's tier, the multiverse, provenance, and exceptions as ``error`` verdicts."""
+    start, root_seed = time.perf_counter(), ctx.root_seed
     swept = _swept(claim, root_seed, evidence_dir) if claim.tier is Tier.GPU else []  # partial: how far it got
     how_far = "".join(f"; committed evidence {m.name} holds {m.runs} of the {m.preset_runs} runs of its sweep "
                       f"({m.plan}), which resumes on a CUDA GPU" for m in swept if not m.complete)
@@ -136,10 +194,7 @@ def run_claim(
         except Exception as exc:  # the check broke: report it, never count it as evidence
             tb = traceback.format_exc(limit=6)
             verdict = Verdict(status=Status.ERROR, details=f"{type(exc).__name__}: {exc}", witness=tb)
-    seconds = time.perf_counter() - start
-    entry = (ledger or {}).get(claim.id)
-    return ClaimResult(claim, verdict, seed, root_seed, seconds, entry.status if entry is not None else None,
-                       stated=stated)
+    return verdict, time.perf_counter() - start, ctx
 
 
 def _swept(claim: Claim, root_seed: int, evidence_dir: Path | None = None) -> list:
@@ -219,12 +274,18 @@ def spawn_pool(workers: int):
                 os.environ[var] = value
 
 
-def _run_by_id(claim_id: str, kwargs: dict) -> tuple:
+def _run_by_id(claim_id: str, kwargs: dict, trace_root: str | None = None) -> tuple:
+    """(verdict, seed, root seed, seconds, dependencies) of a claim run in a worker; with
+    ``trace_root`` the check runs traced and its dependencies are returned for the parent to record (else None)."""
     from .registry import all_claims
 
     claim = next(c for c in all_claims() if c.id == claim_id)
-    res = run_claim(claim, **kwargs)
-    return res.verdict, res.seed, res.root_seed, res.seconds
+    if trace_root is None:
+        res = run_claim(claim, **kwargs)
+        return res.verdict, res.seed, res.root_seed, res.seconds, None
+    ctx = _context(claim, **kwargs)
+    verdict, seconds, deps = _traced(claim, ctx, ctx.tier, kwargs.get("evidence_dir"), Path(trace_root))
+    return verdict, ctx.seed, ctx.root_seed, seconds, deps
 
 
 def _schedule(claims: list[Claim]) -> list[Claim]:
@@ -253,30 +314,49 @@ def run_claims_parallel(
     progress: Callable[[Claim], None] | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
     ledger: dict[str, LedgerEntry] | None = None,
+    store=None,
     **kwargs,
 ) -> list[ClaimResult]:
     """:func:`run_claims` over ``jobs`` worker processes (spawned, one torch/BLAS thread each), results in input
     order; ``progress(claim)`` and ``on_result(result)`` are called as each one finishes (in finishing order). A verdict depends only on the root seed and the claim id, so it is the same as in one process (tested);
-    concurrent training of a preset is serialised by the results store's locks. ``jobs=1`` runs in this process."""
+    concurrent training of a preset is serialised by the results store's locks. ``jobs=1`` runs in this process.
+    ``store``: as in :func:`run_claim`; this process looks each claim up (a reused one is reported at once), the
+    workers run the others traced and this process records their verdicts."""
     jobs = check_int("jobs", jobs, min_value=1, max_value=256)
     claims = list(claims)
     if jobs == 1 or len(claims) <= 1:
-        return run_claims(claims, progress=progress, on_result=on_result, ledger=ledger, **kwargs)
+        return run_claims(claims, progress=progress, on_result=on_result, ledger=ledger, store=store, **kwargs)
     from concurrent.futures import as_completed
 
-    pool = spawn_pool(min(jobs, len(claims)))
     out: dict[str, ClaimResult] = {}
+
+    def done(result: ClaimResult) -> None:
+        out[result.claim.id] = result
+        if progress is not None:
+            progress(result.claim)
+        if on_result is not None:
+            on_result(result)
+
+    pool = spawn_pool(min(jobs, len(claims)))
     with pool:
-        order = _schedule(claims)
-        futures = {pool.submit(_run_by_id, claim.id, kwargs): claim for claim in order}
-        for fut in as_completed(futures):
-            claim = futures[fut]
-            verdict, seed, root_seed, seconds = fut.result()
+        futures, keys = {}, {}
+        trace_root = str(store.root) if store is not None else None
+        for claim in _schedule(claims):
             entry = (ledger or {}).get(claim.id)
-            out[claim.id] = ClaimResult(claim, verdict, seed, root_seed, seconds,
-                                        entry.status if entry is not None else None)
-            if progress is not None:
-                progress(claim)
-            if on_result is not None:
-                on_result(out[claim.id])
+            expected = entry.status if entry is not None else None
+            if store is not None:
+                ctx = _context(claim, **kwargs)
+                keys[claim.id] = _key(claim, ctx, kwargs.get("evidence_dir"))
+                hit = store.lookup(keys[claim.id], out_dir=ctx.out_dir)
+                if hit is not None:
+                    done(ClaimResult(claim, hit.verdict, ctx.seed, ctx.root_seed, hit.seconds, expected,
+                                     stated=ctx.expects, reused=hit.reused))
+                    continue
+            futures[pool.submit(_run_by_id, claim.id, kwargs, trace_root)] = (claim, expected)
+        for fut in as_completed(futures):
+            claim, expected = futures[fut]
+            verdict, seed, root_seed, seconds, deps = fut.result()
+            if store is not None:
+                store.record(keys[claim.id], claim, deps, verdict, seconds, out_dir=kwargs.get("out_dir"))
+            done(ClaimResult(claim, verdict, seed, root_seed, seconds, expected))
     return [out[claim.id] for claim in claims]

@@ -3,21 +3,22 @@ results store, or trained here when the tier allows it (:func:`claim_records`)."
 
 from __future__ import annotations
 
-from .store import ResultStore, default_results_dir
+from .store import JsonlStore, ResultStore, default_results_dir
 from .sweeps.worker import ensure_runs
 # The rest of what a claim reads of the stored runs: the claims import rgr_verify.runs through this module only (and
 # the presets, which are configuration), so this is the one door between the checks and the stores
 # (properties/test_layers.py).
 from .adaptive import adaptive_thresholds, records_probe
 from .batches import seed_counts, seed_range
-from .evidence import PACKAGE_EVIDENCE, evidence_complete, evidence_records, manifests
+from .evidence import PACKAGE_EVIDENCE, default_evidence_dir, evidence_complete, evidence_records, manifests
 from .facts import ensure_facts_runs, facts_preset_runs
 from .ladder import cells_of
 from .sec73_sweep import run_sec73, stored_sec73
 
 __all__ = ["claim_records", "NEEDS_GPU", "SEED_BATCHES", "first_batch", "default_results_dir", "adaptive_thresholds",
            "records_probe", "PACKAGE_EVIDENCE", "evidence_complete", "evidence_records", "manifests",
-           "ensure_facts_runs", "facts_preset_runs", "cells_of", "run_sec73", "stored_sec73", "seed_counts", "seed_range"]
+           "ensure_facts_runs", "facts_preset_runs", "cells_of", "run_sec73", "stored_sec73", "seed_counts", "seed_range",
+           "JsonlStore", "default_evidence_dir"]  # the last two: the verdict store's (rgr_verify.claims.verdict_store)
 
 NEEDS_GPU = "needs a CUDA GPU or stored full-tier results (committed evidence/ or --results DIR)"
 

