@@ -6,7 +6,8 @@ import re
 
 from rgr_verify.claims import Claim, Kind, Status, Tier, Verdict, run_claim
 from rgr_verify.cli import main
-from rgr_verify.audit.report import NOT_RUN, audit_document, command_line, git_commit, run_meta
+from rgr_verify.audit.report import NOT_RUN, audit_document, command_line, run_meta
+from rgr_verify.claims.verdict_store import git_commit
 from rgr_verify.audit.report_md import anchor, render_markdown, value_in_words
 
 

@@ -31,7 +31,7 @@ from ..claims.structure import annotate, ranked_findings, rollup
 from ..claims.verdict_store import git_commit  # the commit a stored verdict records too
 
 __all__ = ["SCHEMA", "NOT_RUN", "SCALES", "shown_status", "paper_title", "group_by_paper", "result_record",
-           "audit_document", "render_table", "short_text", "findings_by_scope", "scale_of", "atomic_write_text", "run_meta", "git_commit",
+           "audit_document", "render_table", "short_text", "findings_by_scope", "scale_of", "run_meta",
            "command_line"]
 
 # How a claim that could not run here (no GPU, tier not selected) is shown: its status is inconclusive.

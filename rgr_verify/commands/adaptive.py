@@ -89,7 +89,7 @@ def validate(args) -> None:
 
 def _searched_cells(args) -> list[tuple]:
     """The preset's max and softmax cells, those --cells names when given (UsageError naming --cells otherwise)."""
-    from ..runs.adaptive import cells_of
+    from ..runs.ladder import cells_of
     from ..runs.presets import get_preset
 
     cells = [t for t in cells_of(get_preset(args.preset, args.tier).runs) if t[0].variant in ("max", "softmax")]

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, select_claims, write_ledger
 from ..claims.runner import default_device, run_claims_parallel
-from ..audit.report import atomic_write_text, audit_document, command_line, render_table, run_meta, shown_status
+from ..audit.report import audit_document, command_line, render_table, run_meta, shown_status
+from ..basics.files import atomic_write_text
 from ..audit.report_md import render_markdown, value_in_words
 from ..audit.site import write_site
 from ..audit.site.stamp import stamp_plots

@@ -91,7 +91,7 @@ def validate(args) -> None:
     if args.adaptive:
         raise ValueError("--adaptive copies engine runs (runs.jsonl); it cannot be combined with --store")
     if args.plan:
-        from ..runs.sec73_sweep import STORE_NAME, planned_runs
+        from ..runs.sec73_keys import STORE_NAME, planned_runs
 
         if args.store != STORE_NAME:
             raise ValueError(f"--plan names a Sec. 7.3 sweep: it needs --store {STORE_NAME}, got {args.store!r}")
@@ -174,6 +174,6 @@ def _provenance(args) -> dict:
 def _missing_cells(man, directory) -> list:
     """The cells of a planned store's sweep that lack runs, with how many (rgr_verify.runs.sec73_sweep)."""
     from ..runs.evidence import read_evidence
-    from ..runs.sec73_sweep import missing_cells
+    from ..runs.sec73_keys import missing_cells
 
     return missing_cells(man.plan, read_evidence(man, directory))

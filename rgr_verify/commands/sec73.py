@@ -120,7 +120,8 @@ def _plan_only(args, preset, device, root_seed) -> int:
     import dataclasses
 
     from ..runs.sec73_plan import CALL_SECONDS, call_plan, format_call_plan, measure_step_ms, model_step_ms
-    from ..runs.sec73_sweep import plan_name, stored_runs
+    from ..runs.sec73_keys import plan_name
+    from ..runs.sec73_sweep import stored_runs
 
     if args.max_batch_runs is not None:
         preset = dataclasses.replace(preset, max_batch_runs=args.max_batch_runs)
