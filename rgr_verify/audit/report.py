@@ -15,7 +15,6 @@ Files are written to a temporary name and renamed into place, so a report is eit
 from __future__ import annotations
 
 import json
-import platform
 import shlex
 import sys
 from collections import Counter
@@ -23,12 +22,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
-from ..basics.files import atomic_write_text
 from ..claims.base import PAPERS, PROVENANCES, RGR_PAPER, SEVERITIES, Status, jsonable, paper_parts
 from ..claims.levels import LEVELS
 from ..claims.runner import ClaimResult
 from ..claims.structure import annotate, ranked_findings, rollup
-from ..claims.verdict_store import git_commit  # the commit a stored verdict records too
+from ..claims.verdict_store import git_commit, library_versions  # what a stored verdict records and is keyed by
 
 __all__ = ["SCHEMA", "NOT_RUN", "SCALES", "shown_status", "paper_title", "group_by_paper", "result_record",
            "audit_document", "render_table", "short_text", "findings_by_scope", "scale_of", "run_meta",
@@ -124,10 +122,6 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
                    meta: dict | None = None) -> dict:
     """The whole JSON document of an audit. ``meta`` (:func:`run_meta`): {command, commit, date} of the run, kept
     in the header as ``run``."""
-    import numpy
-    import sympy
-    import torch
-
     from ..basics.version import VERSION as __version__
 
     results = list(results)
@@ -142,8 +136,7 @@ def audit_document(results: Iterable[ClaimResult], *, tier: str, root_seed: int,
         "root_seed": root_seed,
         "device": device,
         **({"run": {k: meta.get(k) for k in ("command", "commit", "date")}} if meta is not None else {}),
-        "versions": {"rgr_verify": __version__, "python": platform.python_version(), "torch": torch.__version__,
-                     "numpy": numpy.__version__, "sympy": sympy.__version__},
+        "versions": {"rgr_verify": __version__, **library_versions()},  # the ones a stored verdict is keyed by
         "summary": {
             "claims": len(records),
             "by_status": dict(sorted(counts.items())),

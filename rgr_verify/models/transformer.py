@@ -75,6 +75,7 @@ __all__ = [
     "block_logits",
     "head_layout",
     "train_block_runs",
+    "block_run_args",
     "DeadlineReached",
     "BatchDeadline",
 ]
@@ -393,6 +394,42 @@ def _train_group(E, specs, task, cfg, device, progress, deadline=None, cuda_grap
                       float(final_test[r]), step, seconds) for r, s in enumerate(specs)]
 
 
+def block_run_args(E, specs, task, cfg, *, device, max_batch_runs, deadline, cuda_graph, progress=None,
+                   on_batch=None) -> tuple:
+    """The checked arguments of a Sec. 7.3 trainer (:func:`train_block_runs`, and
+    :func:`rgr_verify.models.transformer_v3.train_block_runs_v3`): ``(E on the device as float32, specs as a list,
+    deadline as a BatchDeadline or None, cuda_graph as a bool, max_batch_runs, the torch device)``. ValueError naming
+    the argument for a bad one; ``cuda_graph`` None reads ``RGR_VERIFY_CUDA_GRAPHS`` (on CUDA only)."""
+    if cuda_graph is None:  # the setting is read only where it matters
+        cuda_graph = device == "cuda" and cuda_graphs_enabled()
+    if not isinstance(cuda_graph, bool):
+        raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
+    check_choice("device", device, ("cpu", "cuda"))
+    deadline = deadline if deadline is None or isinstance(deadline, BatchDeadline) else BatchDeadline(deadline)
+    specs = list(specs) if not isinstance(specs, RunSpec) else [specs]
+    if not specs:
+        raise ValueError("specs must hold at least one RunSpec")
+    for s in specs:
+        if not isinstance(s, RunSpec):
+            raise ValueError(f"specs must hold RunSpec objects, got {type(s).__name__}")
+    if not isinstance(task, TaskConfig) or not isinstance(cfg, TrainConfig):
+        raise ValueError("task must be a TaskConfig and cfg a TrainConfig")
+    max_batch_runs = check_int("max_batch_runs", max_batch_runs, min_value=1)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {type(progress).__name__}")
+    if on_batch is not None and not callable(on_batch):
+        raise ValueError(f"on_batch must be callable or None, got {type(on_batch).__name__}")
+    E = torch.as_tensor(np.asarray(E, dtype=np.float32) if not isinstance(E, torch.Tensor) else E, dtype=torch.float32)
+    if E.ndim != 2 or E.shape[0] != task.m + 1:
+        raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
+    if not torch.isfinite(E).all():
+        raise ValueError("E must contain only finite values")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device must be 'cpu' when CUDA is not available, got 'cuda'")
+    return E.to(dev), specs, deadline, cuda_graph, max_batch_runs, dev
+
+
 def train_block_runs(
     E,
     specs: Sequence[RunSpec],
@@ -418,30 +455,9 @@ def train_block_runs(
     numbers, measured on an H200, docs/engine.md); default ``RGR_VERIFY_CUDA_GRAPHS``; ignored on a CPU.
     Returns one :class:`BlockRunResult` per spec, in the order of ``specs``.
     """
-    if cuda_graph is None:  # the setting is read only where it matters
-        cuda_graph = device == "cuda" and cuda_graphs_enabled()
-    if not isinstance(cuda_graph, bool):
-        raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
-    deadline = deadline if deadline is None or isinstance(deadline, BatchDeadline) else BatchDeadline(deadline)
-    specs = list(specs)
-    if not specs:
-        raise ValueError("specs must hold at least one RunSpec")
-    for s in specs:
-        if not isinstance(s, RunSpec):
-            raise ValueError(f"specs must hold RunSpec objects, got {type(s).__name__}")
-    if not isinstance(task, TaskConfig) or not isinstance(cfg, TrainConfig):
-        raise ValueError("task must be a TaskConfig and cfg a TrainConfig")
-    check_choice("device", device, ("cpu", "cuda"))
-    max_batch_runs = check_int("max_batch_runs", max_batch_runs, min_value=1)
-    E = torch.as_tensor(np.asarray(E, dtype=np.float32) if not isinstance(E, torch.Tensor) else E, dtype=torch.float32)
-    if E.ndim != 2 or E.shape[0] != task.m + 1:
-        raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
-    if not torch.isfinite(E).all():
-        raise ValueError("E must contain only finite values")
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device must be 'cpu' when CUDA is not available, got 'cuda'")
-    E = E.to(dev)
+    E, specs, deadline, cuda_graph, max_batch_runs, dev = block_run_args(
+        E, specs, task, cfg, device=device, max_batch_runs=max_batch_runs, deadline=deadline, cuda_graph=cuda_graph,
+        progress=progress, on_batch=on_batch)
     results: dict[int, BlockRunResult] = {}
     # Training is chaotic: a different summation order (another CPU thread count) changes every run's numbers.
     # One thread on the CPU makes a run's result the same under pytest-xdist, plain pytest and the CLI.

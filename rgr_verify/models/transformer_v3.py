@@ -80,7 +80,8 @@ import torch.nn.functional as F
 from ..basics.checks import check_choice, check_int, check_real
 from ..engine.capture import cuda_graphs_enabled, graphed_step
 from ..basics.settings import COMPILE_ENV, env
-from .transformer import BatchDeadline, BlockRunResult, DeadlineReached, RunSpec, TaskConfig, TrainConfig
+from .transformer import (BatchDeadline, BlockRunResult, DeadlineReached, RunSpec, TaskConfig, TrainConfig,
+                          block_run_args)
 from .transformer_task import moved_items, pack_runs, run_generator, sample_permutation, stack_examples
 
 __all__ = [
@@ -682,39 +683,13 @@ def train_block_runs_v3(
 
     Returns one BlockRunResult per spec, in the order of ``specs``.
     """
-    if cuda_graph is None:  # the setting is read only where it matters
-        cuda_graph = device == "cuda" and cuda_graphs_enabled()
-    if not isinstance(cuda_graph, bool):
-        raise ValueError(f"cuda_graph must be a bool or None, got {cuda_graph!r}")
-    check_choice("device", device, ("cpu", "cuda"))
+    E, specs, deadline, cuda_graph, max_batch_runs, dev = block_run_args(
+        E, specs, task, cfg, device=device, max_batch_runs=max_batch_runs, deadline=deadline, cuda_graph=cuda_graph,
+        progress=progress, on_batch=on_batch)
     backend = _compile_backend(compile, device)
-    deadline = deadline if deadline is None or isinstance(deadline, BatchDeadline) else BatchDeadline(deadline)
-    specs = list(specs) if not isinstance(specs, RunSpec) else [specs]
-    if not specs:
-        raise ValueError("specs must hold at least one RunSpec")
-    for s in specs:
-        if not isinstance(s, RunSpec):
-            raise ValueError(f"specs must hold RunSpec objects, got {type(s).__name__}")
-    if not isinstance(task, TaskConfig) or not isinstance(cfg, TrainConfig):
-        raise ValueError("task must be a TaskConfig and cfg a TrainConfig")
-    check_choice("device", device, ("cpu", "cuda"))
-    max_batch_runs = check_int("max_batch_runs", max_batch_runs, min_value=1)
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be callable or None, got {type(progress).__name__}")
-    if on_batch is not None and not callable(on_batch):
-        raise ValueError(f"on_batch must be callable or None, got {type(on_batch).__name__}")
-    E = torch.as_tensor(np.asarray(E, dtype=np.float32) if not isinstance(E, torch.Tensor) else E, dtype=torch.float32)
-    if E.ndim != 2 or E.shape[0] != task.m + 1:
-        raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
-    if not torch.isfinite(E).all():
-        raise ValueError("E must contain only finite values")
     bad = sorted({s.n_heads for s in specs if E.shape[1] % s.n_heads})
     if bad:  # checked before any batch trains
         raise ValueError(f"every run's n_heads must divide d_model = {E.shape[1]} (d_v = d_model / h), got {bad}")
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device must be 'cpu' when CUDA is not available, got 'cuda'")
-    E = E.to(dev)
     results: dict[int, BlockRunResult] = {}
     threads = torch.get_num_threads()
     if dev.type == "cpu":  # as today's trainer: one thread, so a run's numbers do not depend on the caller's
