@@ -15,8 +15,10 @@ COMMANDS = Path(__file__).resolve().parents[1] / "rgr_verify" / "commands"
 # Each command's flags as its --help listed them before the shared options were declared once (recorded then).
 FLAGS_BEFORE = {
     "adaptive": ["--bracket", "--cells", "--device", "--json", "--replay-only", "--results", "--threads", "--tier"],
-    "audit": ["--allow-missing-evidence", "--device", "--jobs", "--json", "--only", "--out", "--paper", "--paper-text",
-              "--quiet", "--replace", "--results", "--screenshots", "--seed", "--tier", "--update-ledger"],
+    # (audit: --changed-since, --fresh and --no-store came later, with the verdict store)
+    "audit": ["--allow-missing-evidence", "--changed-since", "--device", "--fresh", "--jobs", "--json", "--no-store",
+              "--only", "--out", "--paper", "--paper-text", "--quiet", "--replace", "--results", "--screenshots",
+              "--seed", "--tier", "--update-ledger"],
     "bench": ["--compile", "--device", "--floor", "--fused", "--json", "--max-waste", "--naive-runs", "--no-torchfunc",
               "--preset", "--profile", "--profile-steps", "--steps", "--threads", "--tier"],
     "bounds": ["--d-k", "--d-model", "--edges", "--heads", "--m", "--max-degree", "--sheet"],

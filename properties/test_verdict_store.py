@@ -40,7 +40,8 @@ CALLS = {"check": 0, "const": 0, "runs": 0, "plot": 0, "profile": []}
 
 def check(ctx):
     CALLS["check"] += 1
-    CALLS["profile"].append(sys.getprofile())
+    from rgr_verify.claims.verdict_store import tracing
+    CALLS["profile"].append(tracing())
     from ..helpers import mid  # imported inside the body; mid calls deep: the helper two calls deep
     value = mid.compute(ctx.expect("x"))
     return Verdict(status=Status.VERIFIED if value > 0 else Status.REFUTED, paper_value=ctx.expect("x"),
@@ -71,6 +72,54 @@ def check_plot(ctx):
                    evidence="sampled", details="d", artefacts=arts, evidence_level="sampled")
 '''
 
+# A claims module: two claims declared in one CLAIMS tuple, their stated values inline; a helper beside them.
+DECL = '''
+from rgr_verify.claims.base import Claim, Kind, Status, Tier, Verdict
+
+CALLS = {"one": 0, "two": 0}
+
+
+def _check(name):
+    def check(ctx):
+        CALLS[name] += 1
+        return Verdict(status=Status.VERIFIED if _positive(ctx.expect("x")) else Status.REFUTED, evidence_level="proved")
+    return check
+
+
+def _positive(x):
+    return x > 0
+
+
+CLAIMS = (
+    Claim(id="planted-one", ref="Sec. 3", statement="one", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check("one"),
+          expects={"x": 1.0}, role="detail"),
+    Claim(id="planted-two", ref="Sec. 3", statement="two", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_check("two"),
+          expects={"x": 2.0}, role="detail"),
+)
+'''
+
+# A claims module whose check reads CLAIMS (it may look at another claim's declaration): whole files count.
+XREF = '''
+from rgr_verify.claims.base import Claim, Kind, Status, Tier, Verdict
+
+CALLS = {"reader": 0}
+
+
+def _reader(ctx):
+    CALLS["reader"] += 1
+    other = CLAIMS[1].expects["x"].value
+    return Verdict(status=Status.VERIFIED, measured_value=other, evidence_level="proved")
+
+
+CLAIMS = (
+    Claim(id="planted-reader", ref="Sec. 3", statement="r", kind=Kind.SYMBOLIC, tier=Tier.QUICK, check=_reader,
+          role="detail"),
+    Claim(id="planted-read", ref="Sec. 3", statement="d", kind=Kind.SYMBOLIC, tier=Tier.QUICK,
+          check=lambda ctx: Verdict(status=Status.VERIFIED, evidence_level="proved"), expects={"x": 3.0},
+          role="detail"),
+)
+'''
+
 FILES = {
     "__init__.py": "",
     "claims/__init__.py": "",
@@ -82,6 +131,8 @@ FILES = {
     "other.py": "def unused():\n    return 1\n",
     "runs/__init__.py": "",
     "runs/feed.py": "def records():\n    return 7\n",
+    "claims/decl.py": DECL,
+    "claims/xref.py": XREF,
     "data/table.json": '{"a": 1}\n',
     "data/evidence/sweep-full.json": '{"sha256": "aa"}\n',
 }
@@ -189,6 +240,57 @@ def test_a_changed_constant_of_a_module_whose_code_never_ran_reruns(plant):
     assert plant.calls("const") == 2 and again.verdict.measured_value == 0.5
 
 
+def _declared(plant, module="decl"):
+    return {c.id: c for c in sys.modules[f"{plant.name}.claims.{module}"].CLAIMS}
+
+
+def test_a_stated_value_edited_in_a_claims_module_reruns_that_claim_only(plant, monkeypatch):
+    monkeypatch.setattr(vs, "registered_ids", lambda: frozenset({"planted-one", "planted-two", "planted-reader",
+                                                                  "planted-read"}))
+    calls = sys.modules[f"{plant.name}.claims.decl"].CALLS
+    for c in _declared(plant).values():
+        plant.run(c)
+    assert calls == {"one": 1, "two": 1}
+    deps = json.loads(plant.store.path.read_text().splitlines()[0])["deps"]
+    assert deps[f"{plant.name}/claims/decl.py"].startswith(vs.SLICE)  # one claim's slice of its module
+    plant.edit("claims/decl.py", 'expects={"x": 2.0}', 'expects={"x": -2.0}')  # the author corrects claim two
+    calls = sys.modules[f"{plant.name}.claims.decl"].CALLS  # the module was reloaded: counts start again
+    results = {cid: plant.run(c) for cid, c in _declared(plant).items()}
+    assert results["planted-one"].reused is not None and calls == {"one": 0, "two": 1}
+    assert results["planted-two"].reused is None and results["planted-two"].verdict.status is Status.REFUTED
+    plant.edit("claims/decl.py", "return x > 0", "return x >= 0")  # code beside the declarations: both rerun
+    calls = sys.modules[f"{plant.name}.claims.decl"].CALLS
+    assert all(plant.run(c).reused is None for c in _declared(plant).values()) and calls == {"one": 1, "two": 1}
+
+
+def test_a_check_that_reads_claims_depends_on_every_declaration_of_the_file(plant, monkeypatch):
+    monkeypatch.setattr(vs, "registered_ids", lambda: frozenset({"planted-reader", "planted-read"}))
+    reader = _declared(plant, "xref")["planted-reader"]
+    assert plant.run(reader).verdict.measured_value == 3.0
+    plant.edit("claims/xref.py", 'expects={"x": 3.0}', 'expects={"x": 4.0}')  # the other claim's declaration
+    reader = _declared(plant, "xref")["planted-reader"]
+    again = plant.run(reader)
+    assert again.reused is None and again.verdict.measured_value == 4.0
+
+
+def test_slice_digest_cuts_other_claims_declarations_only(tmp_path):
+    path = tmp_path / "mod.py"
+    text = ('X = 1\nCLAIMS = (\n    make("a", 1),\n    make("b", 2),  # b\n    make("c", ref="a"),\n    OTHER,\n)\n')
+    path.write_text(text)
+    ids = {"a", "b", "c"}
+    a, b, c = (vs.slice_digest(path, i, ids) for i in "abc")
+    assert len({a, b, c}) == 3 and all(d.startswith(vs.SLICE) for d in (a, b, c))
+    path.write_text(text.replace('"b", 2', '"b", 3'))
+    assert vs.slice_digest(path, "a", ids) == a and vs.slice_digest(path, "b", ids) != b
+    path.write_text(text.replace('"c", ref="a"', '"c", ref="a", x=1'))  # c's element names a too: a's slice keeps it
+    assert vs.slice_digest(path, "a", ids) != a and vs.slice_digest(path, "b", ids) == b
+    path.write_text(text.replace("X = 1", "X = 2"))
+    assert all(vs.slice_digest(path, i, ids) != d for i, d in zip("abc", (a, b, c)))
+    (tmp_path / "plain.py").write_text("Y = 1\n")
+    assert vs.slice_digest(tmp_path / "plain.py", "a", ids) is None
+    assert vs.slice_digest(tmp_path / "missing.py", "a", ids) is None
+
+
 def test_a_changed_library_version_reruns(plant, monkeypatch):
     c = plant.claim()
     plant.run(c)
@@ -223,11 +325,23 @@ def test_the_verdict_round_trip_gives_the_same_report_entry(plant, tmp_path):
     fresh = plant.run(c, out_dir=out)
     reused = plant.run(c, out_dir=out)
     assert plant.calls("plot") == 1 and reused.reused is not None
-    assert json.dumps(result_record(reused)) == json.dumps(result_record(fresh))  # equal, keys in the same order
+    rec_fresh, rec_reused = result_record(fresh), result_record(reused)
+    assert rec_fresh.pop("reused") is None and rec_reused.pop("reused") == reused.reused
+    assert json.dumps(rec_reused) == json.dumps(rec_fresh)  # equal, keys in the same order
     assert reused.verdict.artefacts == ("plot.txt",) and reused.verdict.evidence_level == "sampled"
-    (out / "plot.txt").write_text("another plot")  # the plot it names is not the one it wrote
+    (out / "plot.txt").write_text("another plot")  # the report folder is rewritten: the store keeps the plot
+    again = tmp_path / "again"
+    assert plant.run(c, out_dir=again).reused is not None and (again / "plot.txt").read_text() == "a plot"
+    assert plant.calls("plot") == 1
+    for blob in plant.store.artefact_dir.iterdir():  # a plot lost from the store: the check runs again
+        blob.unlink()
     assert plant.run(c, out_dir=out).reused is None and plant.calls("plot") == 2
+    assert (out / "plot.txt").read_text() == "a plot"
     assert plant.run(c).reused is None  # no plots wanted: another key
+    fresh_store = VerdictStore(plant.results, root=plant.root, reuse=False)  # --fresh: runs, and records
+    assert plant.run(c, out_dir=out, store=fresh_store).reused is None and plant.calls("plot") == 4
+    with pytest.raises(ValueError, match="reuse"):
+        VerdictStore(plant.results, root=plant.root, reuse="no")
     # the conversion itself, on a verdict with tuples, numpy scalars, nested dicts and a non-finite float
     v = fresh.verdict
     back = verdict_from_json(json.loads(json.dumps(verdict_to_json(v))))
@@ -241,11 +355,11 @@ def test_the_verdict_round_trip_gives_the_same_report_entry(plant, tmp_path):
 def test_without_a_store_nothing_is_traced(plant):
     c = plant.claim()
     plant.run(c, store=None)
-    assert plant.checks.CALLS["profile"][-1] is None
+    assert plant.checks.CALLS["profile"][-1] is False
     plant.run(c, store=None)
     assert plant.calls() == 2 and not plant.store.path.exists()
     plant.run(c)
-    assert plant.checks.CALLS["profile"][-1] is not None  # with a store the check runs traced
+    assert plant.checks.CALLS["profile"][-1] is True  # with a store the check runs traced
 
 
 def test_an_error_or_a_verdict_that_could_not_run_is_not_recorded(plant):
@@ -295,8 +409,8 @@ def test_a_file_changed_after_it_was_loaded_or_while_the_check_ran_is_not_record
     assert len(late_calls) == 2
 
 
-def test_traced_files_restores_the_profilers_and_nests(tmp_path):
-    before = sys.getprofile()
+def test_traced_files_restores_the_tracers_and_nests(tmp_path):
+    before = sys.gettrace(), sys.getprofile()
     with traced_files(vs.PACKAGE_ROOT) as outer:
         with traced_files(vs.PACKAGE_ROOT) as inner:
             vs.library_versions()
@@ -304,7 +418,7 @@ def test_traced_files_restores_the_profilers_and_nests(tmp_path):
         from rgr_verify.basics.settings import env
 
         env(COMPILE_ENV)
-    assert sys.getprofile() is before
+    assert (sys.gettrace(), sys.getprofile()) == before and not vs.tracing()
     assert any(f.endswith("settings.py") for f in outer)
     with pytest.raises(ValueError, match="root"):
         with traced_files(3):
@@ -330,3 +444,28 @@ def test_real_symbolic_claims_are_reused_with_equal_verdicts(tmp_path):
     assert all(r.reused is not None for r in second)
     assert [verdict_to_json(r.verdict) for r in second] == [verdict_to_json(r.verdict) for r in first]
     assert [np.isclose(r.seconds, f.seconds) for r, f in zip(second, first)] == [True] * 3
+
+
+def test_a_tracer_already_in_force_keeps_its_events_while_files_are_traced():
+    events = []
+
+    def tracer(frame, event, arg):  # a debugger or coverage.py: wants the line events of what it traces
+        if frame.f_code.co_name == "_traced_target":
+            events.append(event)
+            return tracer
+        return None
+
+    from rgr_verify.basics.settings import env
+
+    def _traced_target():
+        env(COMPILE_ENV)
+        return 1
+
+    sys.settrace(tracer)
+    try:
+        with traced_files(vs.PACKAGE_ROOT) as files:
+            _traced_target()
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(None)
+    assert "line" in events and any(f.endswith("settings.py") for f in files)

@@ -5,6 +5,8 @@ summary.
 - markers: ``symbolic``, ``property``, ``empirical``, ``gpu``, ``slow``;
 - ``--tier quick|full|gpu`` (default quick, or ``$RGR_VERIFY_TIER``): ``slow`` tests run from tier full on,
   ``gpu`` tests at tier gpu and only where CUDA is available (otherwise they are skipped, with the reason);
+- the verdict store (:func:`verdict_store`): a claim test reuses its claim's stored verdict while everything the
+  verdict depends on is unchanged, else runs the check and records it; ``--fresh`` runs every check;
 - the root seed (``$RGR_VERIFY_SEED``) is printed in the header and available as ``config.rgr_root_seed``;
 - a terminal summary counts claim verdicts by status (and by paper, when claims of several papers ran) and lists
   mismatches with the ledger.
@@ -43,6 +45,10 @@ def pytest_addoption(parser):
                     help="report claims whose committed evidence is missing as skipped (default: they fail)")
     group.addoption("--tier", action="store", default=env(TIER_ENV, "quick"), choices=TIERS,
                     help="cost tier to run: quick (default CPU run), full (adds slow tests), gpu (adds GPU tests)")
+    group.addoption("--fresh", action="store_true", default=False,
+                    help="run every claim's check, reusing no verdict of the verdict store (default: a claim test "
+                         "whose claim's rule, stated values, settings, library versions and every file its check "
+                         "read are unchanged since its verdict was stored reuses that verdict)")
 
 
 def pytest_configure(config):
@@ -81,6 +87,17 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason="gpu test: no CUDA device here (claim is inconclusive)"))
         elif "slow" in item.keywords and rank < 1:
             item.add_marker(pytest.mark.skip(reason="slow test: run with --tier full"))
+
+
+def verdict_store(config):
+    """The session's verdict store (:class:`~rgr_verify.claims.verdict_store.VerdictStore` of the results folder,
+    one per process), ``reuse=False`` under ``--fresh``."""
+    store = getattr(config, "rgr_verdict_store", None)
+    if store is None:
+        from .claims.verdict_store import VerdictStore
+
+        store = config.rgr_verdict_store = VerdictStore(reuse=not config.getoption("--fresh", default=False))
+    return store
 
 
 @pytest.fixture(scope="session")
@@ -133,6 +150,10 @@ class _VerdictCollector:
             key = shown_status(rec)
             counts[key] = counts.get(key, 0) + 1
         tr.write_line(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f"  ({len(self.records)} claims)")
+        reused = sum(bool(rec.get("reused")) for rec in self.records.values())
+        if reused:
+            tr.write_line(f"  {reused} of these verdicts reused from the verdict store (what they depend on is "
+                          "unchanged); --fresh reruns every check")
         by_paper = records_by_paper(self.records.values())
         if len(by_paper) > 1:
             for paper, recs in by_paper.items():

@@ -52,14 +52,16 @@ def check_claim_against_ledger(claim: Claim, request) -> None:
     tier = config.getoption("--tier", default="quick")
     root_seed = config.rgr_root_seed
     ledger = read_ledger()
-    result = run_claim(claim, tier=tier, root_seed=root_seed, ledger=ledger)
+    from .pytest_plugin import verdict_store
+
+    result = run_claim(claim, tier=tier, root_seed=root_seed, ledger=ledger, store=verdict_store(config))
     verdict = result.verdict
     request.node.user_properties.append(
         ("rgr_verdict", json.dumps({"id": claim.id, "ref": claim.ref, "status": verdict.status.value,
                                     "expected": result.expected.value if result.expected else None,
                                     "ran": result.ran, "evidence_level": verdict.evidence_level,
                                     "provenance": claim.provenance, "tier": claim.tier.value,
-                                    "kind": claim.kind.value}))
+                                    "kind": claim.kind.value, "reused": result.reused}))
     )
     if not result.ran:
         pytest.skip(f"{claim.id}: {verdict.unavailable}")

@@ -94,6 +94,7 @@ def result_record(result: ClaimResult) -> dict:
         "slip": c.slip.as_record() if c.slip else None,
         "standard": c.standard.as_record() if c.standard else None,
         "robustness": jsonable((v.params or {}).get("robustness")) if isinstance(v.params, dict) else None,
+        "reused": dict(result.reused) if result.reused else None,  # {commit, date}: a stored verdict, not run now
     }
 
 

