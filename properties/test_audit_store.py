@@ -65,3 +65,16 @@ def test_changed_since_usage_errors(tmp_path, capsys):
     with pytest.raises(ValueError, match="rev"):
         vs.changed_files("--all")
     assert isinstance(vs.changed_files("HEAD"), set)
+
+
+def test_the_overhead_measurement_runs_each_claim_three_ways(capsys):
+    from rgr_verify.audit.trace_overhead import main, trace_overhead
+    from rgr_verify.claims import get_claim
+
+    out = trace_overhead([get_claim(IDS[0])])
+    assert out["claims"] == 1 and out["ratio"] > 0 and set(out["rows"][0]) == {"claim", "plain", "traced",
+                                                                                "plain again"}
+    with pytest.raises(ValueError, match="tier"):
+        trace_overhead([get_claim(IDS[0])], tier="medium")
+    assert main(["--only", "no-such-claim-*"]) == 2
+    assert "trace_overhead: error" in capsys.readouterr().err

@@ -7,6 +7,7 @@ counting the calls of the check: a reused verdict is one whose check was not cal
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import itertools
 import json
@@ -57,6 +58,20 @@ def check_runs(ctx):
     CALLS["runs"] += 1
     from ..runs import feed
     return Verdict(status=Status.VERIFIED, measured_value=feed.records(), evidence_level="proved")
+
+
+def check_lru(ctx):
+    CALLS.setdefault("lru", 0)
+    CALLS["lru"] += 1
+    from ..helpers import cached
+    return Verdict(status=Status.VERIFIED, measured_value=cached.lru(ctx.expect("x")), evidence_level="proved")
+
+
+def check_memo(ctx):
+    CALLS.setdefault("memo", 0)
+    CALLS["memo"] += 1
+    from ..helpers import cached
+    return Verdict(status=Status.VERIFIED, measured_value=cached.memo(ctx.expect("x")), evidence_level="proved")
 
 
 def check_plot(ctx):
@@ -120,6 +135,27 @@ CLAIMS = (
 )
 '''
 
+# Two per-process caches of a value computed by a helper two imports away (cached -> mid -> deep): a functools
+# cache (a hit runs no Python code) and a memo dict.
+CACHED = '''
+import functools
+
+from . import mid
+
+_MEMO = {}
+
+
+@functools.lru_cache(maxsize=4)
+def lru(x):
+    return mid.compute(x)
+
+
+def memo(x):
+    if x not in _MEMO:
+        _MEMO[x] = mid.compute(x)
+    return _MEMO[x]
+'''
+
 FILES = {
     "__init__.py": "",
     "claims/__init__.py": "",
@@ -128,6 +164,7 @@ FILES = {
     "helpers/mid.py": "from . import deep\n\n\ndef compute(x):\n    return deep.scale(x) + 1\n",
     "helpers/deep.py": "FACTOR = 3\n\n\ndef scale(x):\n    return x * FACTOR\n",
     "consts.py": "LIMIT = 0.25\n\n\ndef never_called():\n    return LIMIT * 2\n",
+    "helpers/cached.py": CACHED,
     "other.py": "def unused():\n    return 1\n",
     "runs/__init__.py": "",
     "runs/feed.py": "def records():\n    return 7\n",
@@ -289,6 +326,40 @@ def test_slice_digest_cuts_other_claims_declarations_only(tmp_path):
     (tmp_path / "plain.py").write_text("Y = 1\n")
     assert vs.slice_digest(tmp_path / "plain.py", "a", ids) is None
     assert vs.slice_digest(tmp_path / "missing.py", "a", ids) is None
+
+
+@pytest.mark.parametrize("inherit", [True, False])
+@pytest.mark.parametrize("kind", ["lru", "memo"])
+def test_a_value_served_from_a_cache_filled_by_another_claim_depends_on_what_filled_it(plant, kind, inherit,
+                                                                                       monkeypatch):
+    if not inherit:  # the planted alternative: no inheritance through caches, and the edit goes unseen
+        monkeypatch.setattr(vs, "with_cache_fills", lambda traced, root=None: set(traced))
+    filler = plant.claim(f"check_{kind}")
+    served = dataclasses.replace(filler, id=f"planted-{kind}-served", statement="served from the cache")
+    assert plant.run(filler).verdict.measured_value == 7.0  # computes mid.compute(2.0) and caches it
+    assert plant.run(served).verdict.measured_value == 7.0  # served from the cache: mid's and deep's code never ran
+    rec = json.loads(plant.store.path.read_text().splitlines()[-1])
+    assert rec["claim"] == served.id
+    assert (f"{plant.name}/helpers/deep.py" in rec["deps"]) is inherit  # inherited from the filler
+    plant.edit("helpers/deep.py", "FACTOR = 3", "FACTOR = 4")
+    vs.clear_caches(plant.root)  # a new process: nothing cached
+    again = plant.run(served)
+    assert (again.reused is None) is inherit
+    if inherit:
+        assert again.verdict.measured_value == 9.0
+
+
+def test_a_cache_filled_untraced_is_emptied_before_a_traced_run(plant):
+    vs.clear_caches(plant.root)
+    c = plant.claim("check_memo")
+    plant.run(c, store=None)  # fills the memo untraced (another test, a run without a store)
+    assert sys.modules[f"{plant.name}.helpers.cached"]._MEMO
+    served = dataclasses.replace(c, id="planted-memo-after-untraced")
+    plant.run(served)
+    rec = json.loads(plant.store.path.read_text().splitlines()[-1])
+    assert f"{plant.name}/helpers/deep.py" in rec["deps"]  # it computed the value again, traced
+    assert vs.cache_kinds(plant.root / "helpers" / "cached.py") == (True, True)
+    assert vs.cache_kinds(plant.root / "helpers" / "deep.py") == (False, False)
 
 
 def test_a_changed_library_version_reruns(plant, monkeypatch):

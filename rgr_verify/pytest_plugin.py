@@ -100,6 +100,16 @@ def verdict_store(config):
     return store
 
 
+def pytest_runtest_setup(item):
+    from .claims.base import Claim
+    from .claims.verdict_store import mark_untraced
+
+    claim = getattr(getattr(item, "callspec", None), "params", {}).get("claim")
+    if not isinstance(claim, Claim):  # another test: what it leaves in caches was computed untraced
+
+        mark_untraced()
+
+
 @pytest.fixture(scope="session")
 def rgr_root_seed(request) -> int:
     """The session's root seed (``$RGR_VERIFY_SEED`` or the default)."""

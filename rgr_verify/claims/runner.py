@@ -108,6 +108,9 @@ def run_claim(
     entry = (ledger or {}).get(claim.id)
     expected = entry.status if entry is not None else None
     if store is None:
+        from .verdict_store import mark_untraced
+
+        mark_untraced()  # what it leaves in the caches was computed untraced
         verdict, seconds, _ = _verdict(claim, ctx, tier, evidence_dir)
         return ClaimResult(claim, verdict, ctx.seed, ctx.root_seed, seconds, expected, stated=ctx.expects)
     key = _key(claim, ctx, evidence_dir)
@@ -153,12 +156,13 @@ def _traced(claim: Claim, ctx: CheckContext, tier: str, evidence_dir: Path | Non
     """(verdict, seconds, dependencies) of :func:`_verdict` run under
     :func:`~rgr_verify.claims.verdict_store.traced_files` (the files under ``root``; dependencies None when one
     changed while it ran, :func:`~rgr_verify.claims.verdict_store.dependencies`)."""
-    from .verdict_store import dependencies, note_files, traced_files
+    from .verdict_store import before_traced_run, dependencies, note_files, traced_files, with_cache_fills
 
+    before_traced_run(root)
     started = note_files(root, evidence_dir)
     with traced_files(root) as files:
         verdict, seconds, ran = _verdict(claim, ctx, tier, evidence_dir)
-    deps = dependencies(files, root=root, evidence_dir=evidence_dir, results_dir=ctx.results_dir,
+    deps = dependencies(with_cache_fills(files, root), root=root, evidence_dir=evidence_dir, results_dir=ctx.results_dir,
                         stores=ran.tier != "quick", since_ns=started, claim_id=claim.id)
     return verdict, seconds, deps
 

@@ -19,10 +19,15 @@ looks a verdict up before running a check and records it after. Without a store 
 during which a dependency changed, or that depends on a module changed after this process loaded it (its old code
 ran), is not recorded (:func:`note_files`); neither are errors and verdicts that could not run here.
 
-Not seen (known limits of this first slice): code run in other processes a check starts, or in threads that existed
-before it began (``threading.setprofile`` reaches only threads started meanwhile); libraries other than
-:data:`LIBRARIES`; what a per-process cache filled by an earlier claim hides, beyond the modules the traced files
-import; the contents of the results stores at the quick tier (a cache of deterministic runs).
+A value served from a per-process cache (a ``functools`` cache, a module-level memo dict) was computed while another
+claim ran: a run inherits the traced files of the earlier runs in its process that ran code of a cache holder it
+reaches (:func:`with_cache_fills`); a process that ran code untraced before (its imports, a claim run without a
+store, other tests under pytest) empties the caches first (:func:`before_traced_run`).
+
+Not seen (known limits): code run in other processes a check starts, or, before Python 3.12, in threads that existed
+before it began (``threading.settrace`` reaches only threads started meanwhile); libraries other than
+:data:`LIBRARIES`; caches of other shapes than those :func:`cache_kinds` finds (an attribute of an object, a closure);
+the contents of the results stores at the quick tier (a cache of deterministic runs).
 """
 
 from __future__ import annotations
@@ -49,7 +54,8 @@ from .fingerprint import rule_fingerprint
 __all__ = ["VerdictStore", "StoredVerdict", "traced_files", "tracing", "slice_digest", "registered_ids", "SLICE",
            "note_files", "dependencies", "imported_files", "file_digest", "verdict_key", "library_versions",
            "verdict_to_json", "verdict_from_json", "recordable", "git_commit", "changed_files", "PACKAGE_ROOT",
-           "FILENAME", "ARTEFACT_DIR", "LIBRARIES", "VERDICT_FIELDS"]
+           "FILENAME", "ARTEFACT_DIR", "LIBRARIES", "VERDICT_FIELDS", "cache_kinds", "with_cache_fills",
+           "clear_caches", "mark_untraced", "before_traced_run"]
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the rgr_verify folder: the code a verdict may depend on
 FILENAME = "verdicts.jsonl"  # in the results folder, beside the stores of trained runs
@@ -333,6 +339,103 @@ def _imports(path: str, root: Path) -> tuple:
     return out
 
 
+# --- per-process caches --------------------------------------------------------------------------------------------
+
+_HOLDS: dict = {}  # (real path, sha256) -> (holds a functools cache, holds a memo dict or set): read from its syntax
+_FILLERS: dict = {}  # real path of a cache holder -> the traced files of the runs in this process that ran its code
+_CACHE_NAME = ("memo", "cache")
+
+
+def _cached_decorator(node) -> bool:
+    name = node.func if isinstance(node, ast.Call) else node
+    name = name.attr if isinstance(name, ast.Attribute) else getattr(name, "id", "")
+    return name in ("lru_cache", "cache")
+
+
+def cache_kinds(path: str | os.PathLike) -> tuple[bool, bool]:
+    """(whether the source file defines a ``functools.lru_cache``/``cache`` function, whether it binds a module-level
+    dict or set named like a cache, ``*memo*`` or ``*cache*``): where a value computed while one claim ran may be
+    served to another in the same process."""
+    path = os.path.realpath(path)
+    digest = file_digest(path)
+    if (path, digest) not in _HOLDS:
+        lru = memo = False
+        try:
+            with open(path, "rb") as fh:
+                tree = ast.parse(fh.read(), filename=path)
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        for node in (tree.body if tree is not None else ()):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lru = lru or any(_cached_decorator(d) for d in node.decorator_list)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = node.value
+                container = isinstance(value, (ast.Dict, ast.Set)) or (
+                    isinstance(value, ast.Call) and getattr(value.func, "id", getattr(value.func, "attr", ""))
+                    in ("dict", "set", "OrderedDict", "defaultdict"))
+                memo = memo or (container and any(isinstance(t, ast.Name) and any(
+                    w in t.id.lower() for w in _CACHE_NAME) for t in targets))
+        _HOLDS[(path, digest)] = (lru, memo)
+    return _HOLDS[(path, digest)]
+
+
+def with_cache_fills(traced: Iterable[str], root: str | os.PathLike = PACKAGE_ROOT) -> set:
+    """The traced files of a run, plus those of every earlier run in this process that ran code of a cache holder
+    this run reaches (a holder of a memo dict among its traced files; a holder of a ``functools`` cache among them or
+    the modules they import, since a hit on such a cache runs no Python code): a value one of those runs computed may
+    have been served to this one from the cache. This run is then counted among the holders' fillers."""
+    root = Path(os.path.realpath(root))
+    traced = set(traced)
+    reached = {f for f in traced if any(cache_kinds(f))}
+    reached |= {f for t in traced for f in _imports(t, root) if cache_kinds(f)[0]}
+    out = set(traced)
+    for holder in reached:
+        out |= _FILLERS.get(holder, set())
+    for holder in {f for f in traced if any(cache_kinds(f))}:
+        _FILLERS.setdefault(holder, set()).update(out)
+    return out
+
+
+_UNTRACED = [True]  # whether code may have run in this process, untraced, since the caches were last emptied
+
+
+def mark_untraced() -> None:
+    """Say that code ran in this process without its files being traced (a claim run without a store, another
+    test): the next traced run empties the caches first (:func:`before_traced_run`)."""
+    _UNTRACED[0] = True
+
+
+def before_traced_run(root: str | os.PathLike = PACKAGE_ROOT) -> None:
+    """Empty the caches (:func:`clear_caches`) when code may have run untraced since they were last emptied (always
+    in a process's first traced run: imports and collection ran untraced), so that every value a traced run is served
+    from a cache was computed by a traced run."""
+    if _UNTRACED[0]:
+        clear_caches(root)
+        _UNTRACED[0] = False
+
+
+def clear_caches(root: str | os.PathLike = PACKAGE_ROOT) -> int:
+    """Empty every cache of the loaded modules under ``root`` that :func:`cache_kinds` finds (``cache_clear()`` of
+    each ``functools`` cache, ``clear()`` of each memo dict or set) and forget their fillers: for a process that ran
+    code untraced (other tests) before a run whose dependencies are recorded. Returns how many were emptied."""
+    top = os.path.realpath(root).rstrip(os.sep) + os.sep
+    n = 0
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if not isinstance(f, str) or not os.path.realpath(f).startswith(top) or not any(cache_kinds(f)):
+            continue
+        for name, obj in list(vars(mod).items()):
+            if callable(getattr(obj, "cache_clear", None)) and getattr(obj, "__module__", None) == mod.__name__:
+                obj.cache_clear()
+                n += 1
+            elif isinstance(obj, (dict, set)) and any(w in name.lower() for w in _CACHE_NAME):
+                obj.clear()
+                n += 1
+    _FILLERS.clear()
+    return n
+
+
 # --- claims modules, one claim at a time -------------------------------------------------------------------------
 
 _SLICES: dict = {}  # (real path, sha256) -> (text, [(start, end, ids)]) of a claims module's CLAIMS elements, or None
@@ -442,8 +545,9 @@ def dependencies(traced: Iterable[str], *, root: str | os.PathLike = PACKAGE_ROO
     """The dependency set of a run whose traced files (:func:`traced_files`) are ``traced``, each file by its sha256
     (None when missing), keyed by its path relative to the folder above ``root`` (an absolute path outside it): the
     traced files, the package modules each imports (:func:`imported_files`), every file of ``root/data`` that is not
-    evidence, and, when a traced file lies under ``root/runs``, the evidence manifests (``*.json`` of ``evidence_dir``,
-    default :func:`rgr_verify.runs.replay.default_evidence_dir`) and, with ``stores`` (a check that ran at the full or
+    evidence, and, when a traced file lies under ``root/runs`` (but ``runs/store.py``, which here only names the
+    results folder), the evidence manifests (``*.json`` of ``evidence_dir``, default
+    :func:`rgr_verify.runs.replay.default_evidence_dir`) and, with ``stores`` (a check that ran at the full or
     GPU tier, where a results store's records win over the evidence), the store files of ``results_dir``.
 
     ``claim_id``: the claim that ran; each claims module among the files then counts by that claim's slice
@@ -457,8 +561,9 @@ def dependencies(traced: Iterable[str], *, root: str | os.PathLike = PACKAGE_ROO
     for f in traced:
         files.update(_imports(f, root))
     files.update(_data_files(root))
-    runs = str(root / "runs") + os.sep
-    if any(f.startswith(runs) for f in traced):
+    runs, paths_only = str(root / "runs") + os.sep, str(root / "runs" / "store.py")
+    # (every check context resolves the results folder through runs/store.py; reading runs goes through the others)
+    if any(f.startswith(runs) and f != paths_only for f in traced):
         files.update(_manifests(evidence_dir))
         if stores and results_dir is not None and Path(results_dir).is_dir():
             res = Path(results_dir)
