@@ -26,6 +26,10 @@ def test_the_audit_reuses_reruns_fresh_and_runs_without_a_store(tmp_path, capsys
     err = capsys.readouterr().err
     assert rc == 0 and all(set(r["reused"]) == {"commit", "date"} for r in second.values())
     assert "0 run, 2 verdicts reused" in err and "(reused: " in err
+    page = (tmp_path / "out" / "claims" / f"{IDS[0]}.html").read_text()
+    assert "this verdict was reused from the audit of commit" in page
+    report_md = (tmp_path / "out" / "report.md").read_text()
+    assert "2 of the 2 verdicts were reused from the verdict store" in report_md and " · reused from `" in report_md
     for cid in IDS:  # the report holds the same verdicts
         assert {k: v for k, v in second[cid].items() if k not in ("reused", "seconds")} == \
                {k: v for k, v in first[cid].items() if k not in ("reused", "seconds")}

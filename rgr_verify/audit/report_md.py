@@ -174,6 +174,12 @@ def render_markdown(doc: dict, ledger: dict | None = None) -> str:
     by_id = {r["id"]: r for r in doc["claims"]}
     groups = group_by_paper(doc["claims"])
     out = _header(doc)
+    reused = [r for r in doc["claims"] if r.get("reused")]
+    if reused:
+        commits = sorted({r["reused"]["commit"][:12] for r in reused})
+        out += [f"{len(reused)} of the {len(doc['claims'])} verdicts were reused from the verdict store (nothing "
+                f"they depend on changed since the audit of {', '.join(f'`{c}`' for c in commits)}); "
+                "`rgr-verify audit --fresh` runs every claim.", ""]
     toc: list[tuple[int, str]] = []
 
     def section(level: int, title: str) -> list[str]:
@@ -303,7 +309,9 @@ def _claim_section(r: dict, ledger: dict | None) -> list[str]:
     paper = f" ({r['paper']})" if r.get("paper") not in (None, RGR_PAPER) else ""
     out = [f"### {r['id']}", "",
            f"*{r['ref']}*{paper} · {r['kind']}, {r['tier']} tier · **{_status_words(r, ledger)}**{weight}{role} · "
-           f"seed {r['seed']} · {_num(float(r['seconds']))} s", "", " ".join(r["statement"].split()), ""]
+           f"seed {r['seed']} · {_num(float(r['seconds']))} s"
+           + (f" · reused from `{r['reused']['commit'][:12]}` ({r['reused']['date']})" if r.get("reused") else ""),
+           "", " ".join(r["statement"].split()), ""]
     holds = r["ran"] and r["status"] in HOLDING_STATUSES
     limits = _LIMITS_HOLDS if holds else _LIMITS
     if holds:  # one line: the paper's value, ours and the evidence

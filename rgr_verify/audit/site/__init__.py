@@ -399,7 +399,7 @@ def _claim_view(doc: dict, r: dict, claim, ledger: dict) -> dict:
         "stores": stores, "rule": r.get("rule_fingerprint") or "", "check": _check_name(claim) if claim else "?",
         "post_hoc": _post_hoc(r), "batches": _batches(r), "command": _command(doc, r), "notes": clean_text(r.get("notes") or ""),
         "tier": r.get("tier") or "", "quick_analogue": quick,
-        "seed": r.get("seed"), "seconds": r.get("seconds"), "labels": labels,
+        "seed": r.get("seed"), "seconds": r.get("seconds"), "reused": r.get("reused"), "labels": labels,
         "stated": [{"name": n, "value": value_html(st.get("value")), "note": clean_text(st.get("note") or ""),
                     "unmutated": clean_text(st.get("unmutated") or ""), "bound": st.get("bound") or ""}
                    for n, st in stated.items()],
