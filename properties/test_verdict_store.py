@@ -60,6 +60,13 @@ def check_runs(ctx):
     return Verdict(status=Status.VERIFIED, measured_value=feed.records(), evidence_level="proved")
 
 
+def check_train(ctx):
+    CALLS.setdefault("train", 0)
+    CALLS["train"] += 1
+    from ..engine import loop
+    return Verdict(status=Status.HOLDS_EMPIRICALLY, measured_value=loop.train(3), evidence_level="sampled")
+
+
 def check_lru(ctx):
     CALLS.setdefault("lru", 0)
     CALLS["lru"] += 1
@@ -165,6 +172,8 @@ FILES = {
     "helpers/deep.py": "FACTOR = 3\n\n\ndef scale(x):\n    return x * FACTOR\n",
     "consts.py": "LIMIT = 0.25\n\n\ndef never_called():\n    return LIMIT * 2\n",
     "helpers/cached.py": CACHED,
+    "engine/__init__.py": "",
+    "engine/loop.py": "def train(steps):\n    loss = 1.0\n    for _ in range(steps):\n        loss *= 0.5\n    return loss\n",
     "other.py": "def unused():\n    return 1\n",
     "runs/__init__.py": "",
     "runs/feed.py": "def records():\n    return 7\n",
@@ -259,6 +268,16 @@ def test_an_edit_two_calls_deep_inside_a_helper_imported_in_the_body_reruns(plan
     assert rule_fingerprint(c) == rule  # the rule cannot see it: only the traced dependencies can
     again = plant.run(c)
     assert plant.calls() == 2 and again.reused is None and again.verdict.measured_value == 9.0
+
+
+def test_an_engine_edit_reruns_the_training_check_and_reuses_the_symbolic_one(plant):
+    train, symbolic = plant.claim("check_train"), plant.claim("check_const")
+    assert plant.run(train).verdict.measured_value == 0.125
+    plant.run(symbolic)
+    plant.edit("engine/loop.py", "loss *= 0.5", "loss *= 0.25")
+    again = plant.run(train)
+    assert again.reused is None and again.verdict.measured_value == 1 / 64
+    assert plant.run(symbolic).reused is not None and plant.calls("const") == 1
 
 
 def test_an_edit_to_a_module_the_check_never_touches_is_reused(plant):

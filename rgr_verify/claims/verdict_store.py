@@ -51,7 +51,7 @@ from ..basics.settings import ENV_VARS, env
 from .base import Claim, Status, Verdict, jsonable
 from .fingerprint import rule_fingerprint
 
-__all__ = ["VerdictStore", "StoredVerdict", "traced_files", "tracing", "slice_digest", "registered_ids", "SLICE",
+__all__ = ["VerdictStore", "StoredVerdict", "traced_files", "Traced", "tracing", "slice_digest", "registered_ids", "SLICE",
            "note_files", "dependencies", "imported_files", "file_digest", "verdict_key", "library_versions",
            "verdict_to_json", "verdict_from_json", "recordable", "git_commit", "changed_files", "PACKAGE_ROOT",
            "FILENAME", "ARTEFACT_DIR", "LIBRARIES", "VERDICT_FIELDS", "cache_kinds", "with_cache_fills",
@@ -96,8 +96,8 @@ def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
     if not isinstance(root, (str, os.PathLike)):
         raise ValueError(f"root must be a path, got {type(root).__name__}")
     top = os.path.realpath(root)
-    seen: set = set()
-    files: set = set()
+    seen: set = set()  # code objects
+    files = Traced()
     _ACTIVE.append(seen)
     try:
         with (_monitored(seen) if _monitoring() is not None else _settraced(seen)):
@@ -106,7 +106,18 @@ def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
         _ACTIVE.pop()
         if _ACTIVE:
             _ACTIVE[-1].update(seen)
-        files.update(_under(top, seen))
+        for path, first in _under(top, seen).items():
+            files.add(path)
+            files.lines[path] = first
+
+
+class Traced(set):
+    """The files a :func:`traced_files` block saw (real paths), and ``lines``: {file: the first lines
+    (``co_firstlineno``) of its functions that started}."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.lines: dict = {}
 
 
 def tracing() -> bool:
@@ -145,7 +156,7 @@ def _monitored(seen: set) -> Iterator[None]:
     disable = mon.DISABLE
 
     def start(code, offset):
-        _MONITOR["seen"].add(code.co_filename)
+        _MONITOR["seen"].add(code)
         return disable
 
     try:
@@ -167,11 +178,11 @@ def _settraced(seen: set) -> Iterator[None]:
 
     if prev_sys is None:
         def trace(frame, event, arg):
-            add(frame.f_code.co_filename)  # settrace's global function sees 'call' events only
+            add(frame.f_code)  # settrace's global function sees 'call' events only
             return None
     else:
         def trace(frame, event, arg):
-            add(frame.f_code.co_filename)
+            add(frame.f_code)
             return prev_sys(frame, event, arg)
 
     sys.settrace(trace)
@@ -186,17 +197,18 @@ def _settraced(seen: set) -> Iterator[None]:
 _REAL: dict = {}  # code filename -> its real path (None: not a file), per process
 
 
-def _under(top: str, names: Iterable[str]) -> set:
-    """The real paths of the source files ``names`` (code filenames) that lie under the folder ``top``."""
-    out = set()
+def _under(top: str, codes: Iterable) -> dict:
+    """{real path: first lines} of the code objects ``codes`` whose source files lie under the folder ``top``."""
+    out: dict = {}
     prefix = top.rstrip(os.sep) + os.sep
-    for name in names:
+    for code in codes:
+        name = code.co_filename
         if name not in _REAL:
             real = None if not name or name.startswith("<") else os.path.realpath(name)
             _REAL[name] = real if real is not None and os.path.isfile(real) else None
         path = _REAL[name]
         if path is not None and path.startswith(prefix) and path != _OWN_FILE:
-            out.add(path)
+            out.setdefault(path, set()).add(code.co_firstlineno)
     return out
 
 
@@ -298,17 +310,33 @@ def _module_files(name: str, root: Path) -> list[str]:
     return []
 
 
-def imported_files(path: str | os.PathLike, root: str | os.PathLike = PACKAGE_ROOT) -> tuple:
-    """The files of the package modules that the source file ``path`` imports, at its top level or inside functions
-    (read from its syntax tree, not run; cached per file content). ``from M import n`` counts M and, when n is a
-    submodule, M.n."""
-    return _imports(os.path.realpath(path), Path(os.path.realpath(root)))
+def imported_files(path: str | os.PathLike, root: str | os.PathLike = PACKAGE_ROOT, lines=None) -> tuple:
+    """The files of the package modules that the source file ``path`` imports (read from its syntax tree, not run;
+    cached per file content): at its top level (class bodies included) and inside its functions, or, with ``lines``
+    (the first lines of the functions of the file that ran, :attr:`Traced.lines`), inside those functions only: an
+    import in a function that did not run bound nothing. ``from M import n`` counts M and, when n is a submodule,
+    M.n."""
+    return _imports(os.path.realpath(path), Path(os.path.realpath(root)), lines)
 
 
-def _imports(path: str, root: Path) -> tuple:
+def _import_names(node, package: list) -> set:
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names}
+    if node.level:
+        if node.level - 1 > len(package):
+            return set()
+        mod = ".".join(package[: len(package) - (node.level - 1)] + ([node.module] if node.module else []))
+    else:
+        mod = node.module or ""
+    return {mod} | {f"{mod}.{a.name}" for a in node.names if a.name != "*"}
+
+
+def _import_table(path: str, root: Path) -> tuple:
+    """(files imported at the top level, {a function's first line: files imported in its own body}) of ``path``;
+    a function is keyed by its ``def`` line and by its first decorator's (a code object's ``co_firstlineno``)."""
     digest = file_digest(path)
     if digest is None:
-        return ()
+        return (), {}
     cached = _IMPORTS.get((path, digest, str(root)))
     if cached is not None:
         return cached
@@ -316,27 +344,42 @@ def _imports(path: str, root: Path) -> tuple:
         with open(path, "rb") as fh:
             tree = ast.parse(fh.read(), filename=path)
     except (OSError, SyntaxError, ValueError):
-        _IMPORTS[(path, digest, str(root))] = ()
-        return ()
+        _IMPORTS[(path, digest, str(root))] = ((), {})
+        return (), {}
     me = _module_name(path, root) or ""
     package = me.split(".") if os.path.basename(path) == "__init__.py" else me.split(".")[:-1]
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if node.level - 1 > len(package):
-                    continue
-                base = package[: len(package) - (node.level - 1)] + ([node.module] if node.module else [])
-                mod = ".".join(base)
+
+    def files(names) -> tuple:
+        return tuple(sorted({f for n in names if n for f in _module_files(n, root)} - {path}))
+
+    top: set = set()
+    per_function: dict = {}
+
+    def visit(node, into: set) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                own: set = set()
+                visit(child, own)
+                if not isinstance(child, ast.Lambda):
+                    firsts = {child.lineno} | {d.lineno for d in child.decorator_list[:1]}
+                    for line in firsts:
+                        per_function.setdefault(line, set()).update(own)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                into.update(_import_names(child, package))
             else:
-                mod = node.module or ""
-            names.add(mod)
-            names.update(f"{mod}.{a.name}" for a in node.names if a.name != "*")
-    out = tuple(sorted({f for n in names if n for f in _module_files(n, root)} - {path}))
+                visit(child, into)
+
+    visit(tree, top)
+    out = (files(top), {line: files(names) for line, names in per_function.items() if names})
     _IMPORTS[(path, digest, str(root))] = out
     return out
+
+
+def _imports(path: str, root: Path, lines=None) -> tuple:
+    top, per_function = _import_table(path, root)
+    if lines is None:
+        return tuple(sorted(set(top).union(*per_function.values())))
+    return tuple(sorted(set(top).union(*(per_function.get(line, ()) for line in lines))))
 
 
 # --- per-process caches --------------------------------------------------------------------------------------------
@@ -386,12 +429,15 @@ def with_cache_fills(traced: Iterable[str], root: str | os.PathLike = PACKAGE_RO
     the modules they import, since a hit on such a cache runs no Python code): a value one of those runs computed may
     have been served to this one from the cache. This run is then counted among the holders' fillers."""
     root = Path(os.path.realpath(root))
-    traced = set(traced)
     reached = {f for f in traced if any(cache_kinds(f))}
-    reached |= {f for t in traced for f in _imports(t, root) if cache_kinds(f)[0]}
-    out = set(traced)
+    lines = getattr(traced, "lines", {})
+    reached |= {f for t in traced for f in _imports(t, root, lines.get(t)) if cache_kinds(f)[0]}
+    out = Traced(traced)
+    out.lines = {f: set(v) for f, v in lines.items()}
     for holder in reached:
-        out |= _FILLERS.get(holder, set())
+        for f in _FILLERS.get(holder, ()):
+            out.add(f)
+            out.lines.pop(f, None)  # a file a filler ran counts with every import it has
     for holder in {f for f in traced if any(cache_kinds(f))}:
         _FILLERS.setdefault(holder, set()).update(out)
     return out
@@ -556,10 +602,11 @@ def dependencies(traced: Iterable[str], *, root: str | os.PathLike = PACKAGE_ROO
     ``since_ns`` (the run's start, :func:`note_files`): None is returned when a dependency changed after this process
     noted it or, not noted, after the run began: what ran may not be what the files hold."""
     root = Path(os.path.realpath(root))
+    lines = getattr(traced, "lines", {})
     traced = sorted(set(traced))
     files = set(traced)
     for f in traced:
-        files.update(_imports(f, root))
+        files.update(_imports(f, root, lines.get(f)))
     files.update(_data_files(root))
     runs, paths_only = str(root / "runs") + os.sep, str(root / "runs" / "store.py")
     # (every check context resolves the results folder through runs/store.py; reading runs goes through the others)
