@@ -8,10 +8,11 @@ A verdict is reused only when two things are unchanged since it was computed:
   and of the libraries that compute (:func:`library_versions`);
 - its **dependencies** (:func:`dependencies`), recorded per claim as it runs: the package's source files of every
   Python function called while its check ran (:func:`traced_files`), the package modules each of those files imports
-  (statically, so a constant read from a module whose code did not run still counts), every data file of the package
-  that is not evidence, and, when the check went through ``runs/``, the evidence manifests (which carry the sha256
-  of their stores) and, at the full and GPU tiers, the results stores layered over them; each file by the sha256 of
-  its content, and the plots the verdict names by theirs.
+  at its top level or in a function that ran (read from its syntax, so a constant read from a module whose code did
+  not run still counts), every data file of the package that is not evidence, and, when the check went through
+  ``runs/``, the evidence manifests (which carry the sha256 of their stores) and, at the full and GPU tiers, the
+  results stores layered over them; each file by the sha256 of its content (a claims module by the claim's own
+  slice of it, :func:`slice_digest`), and the plots the verdict names by theirs.
 
 :class:`VerdictStore` keeps them in ``verdicts.jsonl`` of a results folder (an append-only
 :class:`~rgr_verify.runs.store.JsonlStore`); the runner (:func:`rgr_verify.claims.runner.run_claim`, ``store=``)
@@ -27,7 +28,8 @@ store, other tests under pytest) empties the caches first (:func:`before_traced_
 Not seen (known limits): code run in other processes a check starts, or, before Python 3.12, in threads that existed
 before it began (``threading.settrace`` reaches only threads started meanwhile); libraries other than
 :data:`LIBRARIES`; caches of other shapes than those :func:`cache_kinds` finds (an attribute of an object, a closure);
-the contents of the results stores at the quick tier (a cache of deterministic runs).
+a module-level value computed at import by code two imports away from every file the check ran; the contents of the
+results stores at the quick tier (a cache of deterministic runs, keyed by the engine's declared version).
 """
 
 from __future__ import annotations
