@@ -19,7 +19,9 @@ def _cli(tmp_path, *argv) -> tuple[int, list[str]]:
 
 def test_audit_prints_a_line_per_claim_off_a_terminal(tmp_path):
     out = tmp_path / "report"
-    rc, lines = _cli(tmp_path, "audit", "--only", "thm41-sym-*", "--jobs", "1", "--out", str(out), "--quiet")
+    argv = ("audit", "--only", "thm41-sym-*", "--jobs", "1", "--out", str(out), "--quiet", "--results",
+            str(tmp_path / "results"))
+    rc, lines = _cli(tmp_path, *argv)
     assert rc == 0, lines
     statuses = {c["id"]: c["status"] for c in json.loads((out / "report.json").read_text())["claims"]}
     assert len(statuses) >= 2
@@ -29,7 +31,15 @@ def test_audit_prints_a_line_per_claim_off_a_terminal(tmp_path):
     for line in per_claim:
         cid, status, seconds = line.split()
         assert status == statuses[cid] and re.fullmatch(_SECONDS, seconds), line
-    assert re.fullmatch(rf"audit: {len(statuses)} claims in \d+\.\d+ s", lines[-1]), lines
+    n = len(statuses)
+    assert re.fullmatch(rf"audit: {n} claims in \d+\.\d+ s \({n} run, 0 verdicts reused from the verdict store "
+                        r".+verdicts\.jsonl\)", lines[-1]), lines
+    rc, lines = _cli(tmp_path, *argv)  # again: every verdict reused from the verdict store, and each line says so
+    assert rc == 0, lines
+    for line in lines[:-1]:
+        assert re.fullmatch(rf"\S+ \S+ {_SECONDS} \(reused: \S+, \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", line), line
+    assert re.fullmatch(rf"audit: {n} claims in \d+\.\d+ s \(0 run, {n} verdicts reused from the verdict store "
+                        r".+verdicts\.jsonl; --fresh reruns them\)", lines[-1]), lines
 
 
 def test_sweep_prints_a_line_per_unit_off_a_terminal(tmp_path):
