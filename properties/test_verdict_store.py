@@ -342,6 +342,11 @@ def test_slice_digest_cuts_other_claims_declarations_only(tmp_path):
     assert vs.slice_digest(path, "a", ids) != a and vs.slice_digest(path, "b", ids) == b
     path.write_text(text.replace("X = 1", "X = 2"))
     assert all(vs.slice_digest(path, i, ids) != d for i, d in zip("abc", (a, b, c)))
+    # a form feed in a line before CLAIMS (splitlines would count it as a line end, the parser does not)
+    path.write_text("X = 1  # page\x0c break\n" + text[text.index("CLAIMS"):])
+    fed = {i: vs.slice_digest(path, i, ids) for i in "abc"}
+    path.write_text("X = 1  # page\x0c break\n" + text[text.index("CLAIMS"):].replace('"b", 2', '"b", 3'))
+    assert vs.slice_digest(path, "a", ids) == fed["a"] and vs.slice_digest(path, "b", ids) != fed["b"]
     (tmp_path / "plain.py").write_text("Y = 1\n")
     assert vs.slice_digest(tmp_path / "plain.py", "a", ids) is None
     assert vs.slice_digest(tmp_path / "missing.py", "a", ids) is None

@@ -60,10 +60,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..claims.verdict_store import PACKAGE_ROOT, claims_elements, source_lines, source_offsets
+
 __all__ = ["SAMPLE", "KINDS", "PLAN", "FOLDERS", "COMPARED", "Edit", "copy_package", "draw_edits", "apply_edit",
            "revert_edit", "compare", "run_soundness", "main"]
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the rgr_verify folder that is copied
 
 # The default subset: quick-tier checks (and full-tier ones that replay the committed evidence at tier quick) that
 # train nothing, each under about 3 s on one core after the registry is loaded (run_claim with a verdict store in a
@@ -154,27 +155,6 @@ def revert_edit(copy: str | os.PathLike, edit: Edit) -> None:
     _write(Path(copy) / edit.path, edit.before)
 
 
-def _lines(text: str) -> list[str]:
-    """The lines of ``text`` with their ends, split at newlines only, as the parser counts them (``splitlines``
-    also splits at form feeds and other separators a source may hold)."""
-    lines = [line + "\n" for line in text.split("\n")]
-    lines[-1] = lines[-1][:-1]
-    return lines if lines[-1] else lines[:-1]
-
-
-def _offsets(text: str) -> Callable[[int, int], int]:
-    """(line, ast column) -> index into ``text`` (ast columns count UTF-8 bytes)."""
-    lines = _lines(text)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def at(line: int, col: int) -> int:
-        return starts[line - 1] + len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", "replace"))
-
-    return at
-
-
 def _bumped(value) -> str | None:
     """The new literal of a numeric ``value``: an int + 1, a float x 1.5 (0.0 -> 0.5); None for another value."""
     if type(value) is int:
@@ -222,16 +202,6 @@ def _scan(tree: ast.AST) -> tuple[list, list, list]:
 
     visit(tree, None, False)
     return literals, functions, statements
-
-
-def _claims_elements(tree: ast.AST) -> list[tuple]:
-    """(element, the string constants in it) of a module's top-level ``CLAIMS = (...)``."""
-    for node in getattr(tree, "body", ()):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == "CLAIMS" and isinstance(node.value, (ast.Tuple, ast.List))):
-            return [(elt, {n.value for n in ast.walk(elt) if isinstance(n, ast.Constant) and isinstance(n.value, str)})
-                    for elt in node.value.elts]
-    return []
 
 
 def _stated_literals(element: ast.AST) -> list:
@@ -299,7 +269,7 @@ class _Turns:
 
 
 def _insert_line(text: str, line: int, content: str) -> str:
-    lines = _lines(text)
+    lines = source_lines(text)
     if line > len(lines):
         return text + ("" if text.endswith("\n") or not text else "\n") + content + "\n"
     lines.insert(line - 1, content + "\n")
@@ -345,7 +315,7 @@ def draw_edits(copy: str | os.PathLike, n: int, seed: int, *, sample: Iterable[s
     ran_files = {path for path, _ in ran}
     for rel, tree in src.trees.items():
         folder = _folder(rel)
-        lines = _lines(src.texts[rel])
+        lines = source_lines(src.texts[rel])
         literals, functions, statements = _scan(tree)
         for node, key in literals:
             (lits_ran if (rel, key) in ran else lits_else).setdefault(folder, []).append((rel, node))
@@ -368,7 +338,7 @@ def draw_edits(copy: str | os.PathLike, n: int, seed: int, *, sample: Iterable[s
                   if rel in src.trees and not rel.endswith("__init__.py") and rel not in loaded)
     stated_sample, stated_other, stated_beside = [], [], []
     for rel, tree in src.trees.items():
-        elements = _claims_elements(tree)
+        elements = claims_elements(tree)
         here = {cid for _, strings in elements for cid in strings & sample}
         for elt, strings in elements:
             for value in _stated_literals(elt):
@@ -396,7 +366,7 @@ def draw_edits(copy: str | os.PathLike, n: int, seed: int, *, sample: Iterable[s
 
 
 def _replace(text: str, node: ast.AST, new: str) -> str:
-    at = _offsets(text)
+    at = source_offsets(text)
     return text[:at(node.lineno, node.col_offset)] + new + text[at(node.end_lineno, node.end_col_offset):]
 
 
@@ -424,7 +394,7 @@ def _draw(kind, k, rng, src, turns, lits_ran, lits_else, funcs_ran, stmts, stmts
             return None
         rel, node = got
         text = src.texts[rel]
-        line = _lines(text)[node.lineno - 1].rstrip("\r\n")
+        line = source_lines(text)[node.lineno - 1].rstrip("\r\n")
         indent = line[: len(line) - len(line.lstrip())]
         return Edit(kind, rel, node.lineno, text, _insert_line(text, node.lineno, f"{indent}# {MARK} {k}: a comment"),
                     "a comment line")
@@ -452,7 +422,7 @@ def _draw(kind, k, rng, src, turns, lits_ran, lits_else, funcs_ran, stmts, stmts
         if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
                 and len(fn.body) > 1):
             first = fn.body[1]  # after the docstring
-        line = _lines(text)[first.lineno - 1].rstrip("\r\n")
+        line = source_lines(text)[first.lineno - 1].rstrip("\r\n")
         indent = line[: len(line) - len(line.lstrip())]
         return Edit("raise", rel, first.lineno, text,
                     _insert_line(text, first.lineno, f'{indent}raise RuntimeError("{MARK} {k}: the check breaks")'),

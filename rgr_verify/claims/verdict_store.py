@@ -54,6 +54,7 @@ from .base import Claim, Status, Verdict, jsonable
 from .fingerprint import rule_fingerprint
 
 __all__ = ["VerdictStore", "StoredVerdict", "traced_files", "Traced", "tracing", "slice_digest", "registered_ids", "SLICE",
+           "claims_elements", "source_lines", "source_offsets",
            "note_files", "dependencies", "imported_files", "file_digest", "verdict_key", "library_versions",
            "verdict_to_json", "verdict_from_json", "recordable", "git_commit", "changed_files", "PACKAGE_ROOT",
            "FILENAME", "ARTEFACT_DIR", "LIBRARIES", "VERDICT_FIELDS", "cache_kinds", "with_cache_fills",
@@ -491,9 +492,42 @@ _READS_CLAIMS: dict = {}  # (real path, sha256) -> whether the file loads a name
 SLICE = "slice:"  # prefix of a dependency digest taken of one claim's slice of a claims module
 
 
+def source_lines(text: str) -> list[str]:
+    """The lines of ``text`` with their ends, split at newlines only, as the parser counts them (``splitlines``
+    also splits at form feeds and other separators a source may hold)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+def source_offsets(text: str):
+    """A function (line, ast column) -> index into ``text`` (ast columns count UTF-8 bytes)."""
+    lines = source_lines(text)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def at(line: int, col: int) -> int:
+        return starts[line - 1] + len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", "replace"))
+
+    return at
+
+
+def claims_elements(tree: ast.AST) -> list[tuple]:
+    """(element, the string constants in it) of each element of a module's top-level ``CLAIMS = (...)`` (a tuple or
+    list display); [] for a module without one."""
+    for node in getattr(tree, "body", ()):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "CLAIMS" and isinstance(node.value, (ast.Tuple, ast.List))):
+            return [(elt, frozenset(n.value for n in ast.walk(elt)
+                                    if isinstance(n, ast.Constant) and isinstance(n.value, str)))
+                    for elt in node.value.elts]
+    return []
+
+
 def _claims_elements(path: str) -> tuple | None:
     """(text, [(start, end, ids)]) of a claims module: the character spans of the elements of its top-level
-    ``CLAIMS = (...)`` (a tuple or list display) and the string constants in each; None for any other file."""
+    ``CLAIMS`` (:func:`claims_elements`) and the string constants in each; None for any other file."""
     digest = file_digest(path)
     if digest is None:
         return None
@@ -503,25 +537,13 @@ def _claims_elements(path: str) -> tuple | None:
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
-        tree = ast.parse(text, filename=path)
+        elements = claims_elements(ast.parse(text, filename=path))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        tree = None
-    for node in (tree.body if tree is not None else ()):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == "CLAIMS" and isinstance(node.value, (ast.Tuple, ast.List))):
-            offsets = [0]
-            for line in text.splitlines(keepends=True):
-                offsets.append(offsets[-1] + len(line))
-
-            def at(line, col, lines=text.splitlines(keepends=True)):
-                # ast columns count UTF-8 bytes
-                return offsets[line - 1] + len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", "replace"))
-
-            spans = []
-            for elt in node.value.elts:
-                ids = frozenset(n.value for n in ast.walk(elt) if isinstance(n, ast.Constant) and isinstance(n.value, str))
-                spans.append((at(elt.lineno, elt.col_offset), at(elt.end_lineno, elt.end_col_offset), ids))
-            out = (text, spans)
+        elements = []
+    if elements:
+        at = source_offsets(text)
+        out = (text, [(at(elt.lineno, elt.col_offset), at(elt.end_lineno, elt.end_col_offset), ids)
+                      for elt, ids in elements])
     _SLICES[(path, digest)] = out
     return out
 
