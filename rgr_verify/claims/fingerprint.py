@@ -49,7 +49,7 @@ import re
 import textwrap
 import types
 
-from .probes import PROBE
+from .probes import GUARD, PROBE
 
 __all__ = ["rule_fingerprint", "rule_reach", "RULE_MODULES", "FINGERPRINT_SCHEME", "ACTIVE_SCHEME", "SCHEMES"]
 
@@ -148,7 +148,7 @@ def _normalised_source(code: types.CodeType) -> str:
 
 
 def _names(code: types.CodeType):
-    yield from (name for name in code.co_names if name != PROBE)  # the verdict store's probe (probes.py) is no rule
+    yield from (name for name in code.co_names if name not in (PROBE, GUARD))  # the verdict store's (probes.py)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             yield from _names(const)

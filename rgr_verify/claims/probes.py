@@ -11,7 +11,10 @@ measured on sympy-heavy code, 2.8x the plain time with ``sys.settrace`` (3.7 s a
 - each ``def`` of a module under a probed folder begins (after its docstring) with one statement,
   ``__rgr_verify_probe__[k] = 1``, a store into a list held in the module's globals, ``k`` the function's number:
   a few nanoseconds a call, nothing in the libraries' code. A module global, not a builtin: ``torch.compile``
-  traces a store into a module's list without a graph break (tested), not a builtin's lookup;
+  traces a store into a module's list without a graph break, not a builtin's lookup. In a module that imports
+  torch the store is guarded, ``if not __rgr_verify_probe_compiling__(): ...`` (``torch.compiler.is_compiling``,
+  70 ns): inside the forward of an ``autograd.Function`` torch.compile refuses any store to an outer variable (a
+  graph break, an error under ``fullgraph=True``), and while compiling the guard is a constant that drops it;
 - modules loaded before :func:`install` are compiled again from their source with the probes, and every function
   object of theirs (found by :func:`gc.get_objects`) whose code equals the plain compilation of that source gets
   the probed code (``__code__``); modules imported afterwards are compiled with the probes by an import finder;
@@ -19,6 +22,9 @@ measured on sympy-heavy code, 2.8x the plain time with ``sys.settrace`` (3.7 s a
   rewrote it, like pytest's assertion rewriting of its plugins), and a file with a frame on the stack at
   :func:`install` whose code defines functions (a closure it makes later has the old code), is *unprobed*:
   :func:`drain` reports it every time, as if all its functions had started (so it always counts).
+
+Code that ``torch.compile`` compiled runs without the frames of the functions it traced: the function that calls the
+compiled one is seen, and the files it imports count, as under ``sys.monitoring``.
 
 Lambdas carry no probe (a lambda's body is one expression, and the rule fingerprint compares a lambda's bytecode):
 one runs only where its file is reached otherwise (imported by a file whose code ran, made by a function that ran,
@@ -40,9 +46,10 @@ import threading
 import types
 from typing import NamedTuple
 
-__all__ = ["PROBE", "Site", "install", "installed_roots", "drain", "probed_source", "unprobed_files", "leave_out"]
+__all__ = ["PROBE", "GUARD", "Site", "install", "installed_roots", "drain", "probed_source", "unprobed_files", "leave_out"]
 
 PROBE = "__rgr_verify_probe__"  # the name of the list in each probed module's globals
+GUARD = "__rgr_verify_probe_compiling__"  # in a module that imports torch: torch.compiler.is_compiling
 
 
 class Site(NamedTuple):
@@ -63,10 +70,11 @@ _SEEN_MODULES = [0]  # len(sys.modules) at the last look for modules loaded arou
 
 
 class _Probes(ast.NodeTransformer):
-    """Puts ``PROBE[k] = 1`` first in every ``def`` body (after a docstring), numbering from ``first``."""
+    """Puts ``PROBE[k] = 1`` first in every ``def`` body (after a docstring), numbering from ``first``; with
+    ``guarded``, ``if not GUARD(): PROBE[k] = 1``."""
 
-    def __init__(self, filename: str, first: int):
-        self.filename, self.first, self.sites = filename, first, []
+    def __init__(self, filename: str, first: int, guarded: bool):
+        self.filename, self.first, self.guarded, self.sites = filename, first, guarded, []
 
     def _probe(self, node):
         self.generic_visit(node)
@@ -75,6 +83,10 @@ class _Probes(ast.NodeTransformer):
         self.sites.append(Site(self.filename, firstline))
         stmt = ast.Assign(targets=[ast.Subscript(value=ast.Name(id=PROBE, ctx=ast.Load()), slice=ast.Constant(k),
                                                  ctx=ast.Store())], value=ast.Constant(1))
+        if self.guarded:
+            stmt = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=ast.Call(func=ast.Name(id=GUARD, ctx=ast.Load()),
+                                                                          args=[], keywords=[])),
+                          body=[stmt], orelse=[])
         for n in ast.walk(stmt):  # on the def's line: no line of the body moves
             n.lineno = n.end_lineno = node.lineno
             n.col_offset = n.end_col_offset = node.col_offset
@@ -87,11 +99,30 @@ class _Probes(ast.NodeTransformer):
     visit_FunctionDef = visit_AsyncFunctionDef = _probe
 
 
+def _imports_torch(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "torch" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "torch":
+            return True
+    return False
+
+
+def _globals(namespace: dict, code: types.CodeType) -> None:
+    """Give a namespace whose functions carry probes (of ``code``) the names they read."""
+    namespace.setdefault(PROBE, _HITS)
+    if GUARD not in namespace and any(GUARD in c.co_names for c in _codes(code)):
+        import torch  # the module imports it: only its own import is earlier
+
+        namespace[GUARD] = torch.compiler.is_compiling
+
+
 def probed_source(source: str | bytes, filename: str) -> types.CodeType:
-    """The module code of ``source`` with a probe in every ``def`` (registered here: :func:`drain` reports them)."""
+    """The module code of ``source`` with a probe in every ``def`` (registered here: :func:`drain` reports them);
+    guarded (see above) in a module that imports torch."""
     tree = ast.parse(source, filename=filename)
     with _LOCK:
-        probes = _Probes(filename, len(_SITES))
+        probes = _Probes(filename, len(_SITES), _imports_torch(tree))
         tree = probes.visit(tree)
         code = compile(tree, filename, "exec", dont_inherit=True)
         _SITES.extend(probes.sites)
@@ -123,9 +154,10 @@ class _Loader(importlib.machinery.SourceFileLoader):
         return probed_source(self.get_data(path), path)
 
     def exec_module(self, module):
-        module.__dict__[PROBE] = _HITS
+        code = self.get_code(module.__name__)
+        _globals(module.__dict__, code)
         _DONE[id(module)] = module
-        super().exec_module(module)
+        exec(code, module.__dict__)
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -181,6 +213,7 @@ def _sync() -> None:
             _UNPROBED.add(real)
             continue
         swap.update(zip(a, b))
+        _globals(mod.__dict__, probed)
     probed_codes = set(swap.values())
     for obj in gc.get_objects():
         if type(obj) is not types.FunctionType:
@@ -188,14 +221,16 @@ def _sync() -> None:
         code = obj.__code__
         new = swap.get(code)
         if new is not None:
-            obj.__globals__.setdefault(PROBE, _HITS)
-            obj.__code__ = new
+            _globals(obj.__globals__, new)
+            try:
+                obj.__code__ = new
+            except ValueError:  # a closure of another size: not this code's function after all
+                _UNPROBED.update(f for f in (_under(code.co_filename),) if f is not None)
         elif code not in probed_codes and code.co_name != "<lambda>":
             real = _under(code.co_filename)
             if real is not None and real in pending and not _has_probe(code):
                 _UNPROBED.add(real)  # its code is not the file's (changed since, or rewritten): it runs unseen
     for real, mod in pending.items():
-        mod.__dict__.setdefault(PROBE, _HITS)
         _DONE[id(mod)] = mod
 
 
