@@ -112,7 +112,7 @@ def _globals(namespace: dict, code: types.CodeType) -> None:
     """Give a namespace whose functions carry probes (of ``code``) the names they read."""
     namespace.setdefault(PROBE, _HITS)
     if GUARD not in namespace and any(GUARD in c.co_names for c in _codes(code)):
-        import torch  # the module imports it: only its own import is earlier
+        import torch  # the module imports it (at its top, or in a function: then torch is loaded a little earlier)
 
         namespace[GUARD] = torch.compiler.is_compiling
 
