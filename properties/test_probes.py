@@ -222,7 +222,7 @@ def test_torch_compile_with_fullgraph_traces_probed_functions_and_an_autograd_fu
     compiled = torch.compile(step.loss, fullgraph=True, backend="eager")
     x = torch.linspace(0, 1, 5, requires_grad=True)
     probes.drain()
-    compiled(x).backward()  # compiled code runs no frame of the functions it traced (as under sys.monitoring)
+    compiled(x).backward()  # compiled code runs no frame of the functions it traced
     assert started(root) == {}
     eager = step.loss(x)
     eager.backward()

@@ -24,15 +24,15 @@ measured on sympy-heavy code, 2.8x the plain time with ``sys.settrace`` (3.7 s a
   :func:`drain` reports it every time, as if all its functions had started (so it always counts).
 
 Code that ``torch.compile`` compiled runs without the frames of the functions it traced: the function that calls the
-compiled one is seen, and the files it imports count, as under ``sys.monitoring``.
+compiled one is seen, and the files it imports count.
 
 Lambdas carry no probe (a lambda's body is one expression, and the rule fingerprint compares a lambda's bytecode):
-one runs only where its file is reached otherwise (imported by a file whose code ran, made by a function that ran,
-or read from a cache, whose fillers count). Code compiled from strings, and modules executed without the import
+a lambda's file counts only when it is reached otherwise (imported by a file whose code ran, or the file of a
+function that ran, or of a cache's fillers). Code compiled from strings, and modules executed without the import
 system (``exec`` of a spec's loader by hand without ``sys.modules``), are not seen.
 
 What runs is the same code plus those stores: line numbers, ``co_firstlineno``, docstrings, signatures and sources
-are unchanged, and the rule fingerprints do not read the probe's name (:data:`PROBE`)."""
+are unchanged, and the rule fingerprints do not read the probes' names (:data:`PROBE`, :data:`GUARD`)."""
 
 from __future__ import annotations
 
