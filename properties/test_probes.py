@@ -107,7 +107,7 @@ def line_of(text: str, needle: str) -> int:
 
 def test_every_kind_of_function_loaded_before_the_probes_reports_its_start(pkg):
     name, root, mod, made_before = pkg
-    assert probes.install(root)
+    probes.install(root)
     probes.drain()
     assert started(root) == {}
     mod.plain(1), mod.cached(4), made_before(3), mod.Box().method(), mod.Box.static(), mod.Box().prop

@@ -46,7 +46,7 @@ import threading
 import types
 from typing import NamedTuple
 
-__all__ = ["PROBE", "GUARD", "Site", "install", "installed_roots", "drain", "probed_source", "unprobed_files", "leave_out"]
+__all__ = ["PROBE", "GUARD", "Site", "install", "drain", "probed_source", "unprobed_files", "leave_out"]
 
 PROBE = "__rgr_verify_probe__"  # the name of the list in each probed module's globals
 GUARD = "__rgr_verify_probe_compiling__"  # in a module that imports torch: torch.compiler.is_compiling
@@ -254,9 +254,9 @@ def _stack_files() -> None:
             frame = frame.f_back
 
 
-def install(root: str | os.PathLike) -> bool:
-    """Probe the functions of the Python files under the folder ``root`` (loaded or loaded later) in this process;
-    True when they are probed (repeated calls cost a look at ``sys.modules``)."""
+def install(root: str | os.PathLike) -> None:
+    """Probe the functions of the Python files under the folder ``root`` (loaded or loaded later) in this process
+    (repeated calls cost a look at ``sys.modules``)."""
     real = os.path.realpath(root).rstrip(os.sep) + os.sep
     with _LOCK:
         if real not in _ROOTS:
@@ -269,17 +269,11 @@ def install(root: str | os.PathLike) -> bool:
         elif len(sys.modules) != _SEEN_MODULES[0]:
             _sync()
             _SEEN_MODULES[0] = len(sys.modules)
-    return True
 
 
 def leave_out(path: str | os.PathLike) -> None:
     """Never probe the file ``path`` (bookkeeping: the verdict store's own code)."""
     _OWN.add(os.path.realpath(path))
-
-
-def installed_roots() -> tuple:
-    """The probed folders (real paths, each ending in a separator)."""
-    return tuple(_ROOTS)
 
 
 def unprobed_files() -> frozenset:

@@ -26,7 +26,7 @@ reaches (:func:`with_cache_fills`); a process that ran code untraced before (its
 store, other tests under pytest) empties the caches first (:func:`before_traced_run`).
 
 Not seen (known limits): code run in other processes a check starts; before Python 3.12, a lambda that runs where
-no file that reached it ran (see :mod:`rgr_verify.claims.probes`), and, where the probes cannot be installed (the
+no file that reached it ran (see :mod:`rgr_verify.claims.probes`); on 3.12+ with every monitoring tool id taken (the
 ``sys.settrace`` fallback), code in threads that existed before the check began; libraries other than
 :data:`LIBRARIES`; caches of other shapes than those :func:`cache_kinds` finds (an attribute of an object, a closure);
 a module-level value computed at import by code two imports away from every file the check ran; the contents of the
@@ -98,9 +98,10 @@ def traced_files(root: str | os.PathLike = PACKAGE_ROOT) -> Iterator[set]:
       thread;
     - earlier: function-entry probes (:mod:`rgr_verify.claims.probes`): the functions of the files under ``root``
       carry a store into a list, read and re-armed as a block begins and ends, in every thread (a trace function
-      would put every frame, the libraries' too, into the interpreter's tracing mode: 1.3x to 2.8x); where they
-      cannot be installed, ``sys.settrace`` in this thread and ``threading.settrace`` for threads started meanwhile,
-      'call' events only (a tracer already in force, a debugger or coverage.py, is called on as before)."""
+      would put every frame, the libraries' too, into the interpreter's tracing mode: 1.3x to 2.8x);
+    - on 3.12+ with every monitoring tool id taken (profilers, debuggers, coverage): ``sys.settrace`` in this thread
+      and ``threading.settrace`` for threads started meanwhile, 'call' events only (a tracer already in force is
+      called on as before)."""
     if not isinstance(root, (str, os.PathLike)):
         raise ValueError(f"root must be a path, got {type(root).__name__}")
     top = os.path.realpath(root)
@@ -186,12 +187,7 @@ _PROBED: dict = {}  # the raw set of the innermost probed block in force
 
 @contextmanager
 def _probed(seen: set, top: str) -> Iterator[None]:
-    try:
-        probes.install(top)
-    except (OSError, ValueError, RuntimeError):  # no probes here: a trace function, as slow as it is
-        with _settraced(seen):
-            yield
-        return
+    probes.install(top)
     outer = _PROBED.get("seen")
     started = probes.drain()  # what started since the last block: the outer block's, or no block's
     if outer is not None:
