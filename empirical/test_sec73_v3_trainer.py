@@ -117,15 +117,23 @@ def test_sec73_mixed_patience_is_per_run(monkeypatch):
         assert _strip(train_block_runs(_table(), [s], TASK, cfg))[0].steps == alone[MIXED.index(s)].steps
 
 
-def _fake_clock(monkeypatch, jumps=()):
-    """time.monotonic replaced by a clock that advances at each evaluation (progress callback): by ``jumps[k]``
-    seconds at the k-th evaluation of the call, one second once they run out."""
-    now, k = [0.0], [0]
+def _fake_clock(monkeypatch, jumps=(), first=0.0):
+    """time.monotonic replaced by a clock that advances 0.5 s at each training step (``first`` s more at the
+    first, as a compile would) and by ``jumps[k]`` s at the k-th evaluation of the call (progress callback)."""
+    now, k, steps, step = [0.0], [0], [0], V3.train_step_v3
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
 
-    def progress(step, specs, val, test):
-        now[0] += jumps[k[0]] if k[0] < len(jumps) else 1.0
+    def timed_step(*args, **kwargs):
+        now[0] += 0.5 + (first if steps[0] == 0 else 0.0)
+        steps[0] += 1
+        return step(*args, **kwargs)
+
+    monkeypatch.setattr(V3, "train_step_v3", timed_step)
+
+    def progress(at, specs, val, test):
+        now[0] += jumps[k[0]] if k[0] < len(jumps) else 0.0
         k[0] += 1
+    progress.now = now
     return progress
 
 
@@ -140,7 +148,7 @@ def test_sec73_mixed_deadline_and_on_batch(monkeypatch):
     # the deadline passes in a batch's middle (a slow evaluation): the batch is dropped at that evaluation, no
     # on_batch; DeadlineReached says so
     with monkeypatch.context() as mp:
-        progress, seen = _fake_clock(mp, jumps=(1.0, 10.0)), []
+        progress, seen = _fake_clock(mp, jumps=(0.0, 9.0)), []
         with pytest.raises(DeadlineReached, match="deadline reached at step 4 .* batch dropped") as info:
             train_block_runs_v3(_table(), specs, TASK, cfg, max_batch_runs=3, progress=progress, deadline=10.0,
                                 on_batch=lambda idx, out: seen.append(idx))
@@ -169,6 +177,28 @@ def test_sec73_mixed_deadline_and_on_batch(monkeypatch):
     # a deadline far ahead changes nothing
     far = train_block_runs_v3(_table(), specs, TASK, cfg, max_batch_runs=3, deadline=time.monotonic() + 1e6)
     assert _strip(far) == _strip(res)
+
+
+def test_sec73_mixed_first_step_compile_is_not_a_slow_step(monkeypatch):
+    # The first step of a batch carries one-time costs (torch.compile of the loss, tens of seconds on a device; the
+    # graph's capture): the rate that may drop a batch is measured from the end of that step on. Here the first
+    # step takes 50 s more than the others (0.5 s each): 6 steps end at 53 s, inside a deadline at 54 s, so the
+    # batch trains. Planted alternative: the rate measured from the loop's start (51 s over 2 steps at the first
+    # evaluation) projects about 153 s and drops the batch (BatchOverrun).
+    cfg = dataclasses.replace(CFG, steps=6, eval_every=2)
+    specs = MIXED[:3]
+    plain = train_block_runs_v3(_table(), specs, TASK, cfg)
+    with monkeypatch.context() as mp:
+        progress = _fake_clock(mp, first=50.0)
+        out = train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=54.0)
+        assert progress.now[0] == 53.0 and _strip(out) == _strip(plain)
+    # a batch whose steady rate does overrun (deadline 52.5 s; it would end at 53 s) is still dropped at its first
+    # evaluation, projected from the steady rate (0.5 s a step after the first), not from the compile
+    with monkeypatch.context() as mp:
+        progress = _fake_clock(mp, first=50.0)
+        with pytest.raises(V3.BatchOverrun, match=r"\(500\.00 ms a step at step 2\)") as info:
+            train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=52.5)
+        assert info.value.projected_s < 60
 
 
 def test_sec73_mixed_trainer_rejects_bad_input(monkeypatch):

@@ -490,8 +490,11 @@ class GraphCaptureFailed(RuntimeError):
     :func:`train_block_runs_v3` then retrains the batch from its start eagerly, so its runs are the eager loop's."""
 
 
+_WARMUP = 3  # eager steps before the capture (graphed_step's warm-up)
+
+
 def _stepper_v3(params, opt, E, layout, packed, batch_size, ell, gens, *, autocast, graph: bool,
-                warmup: int = 3, loss: CompiledLoss | None = None) -> Callable[[], None]:
+                warmup: int = _WARMUP, loss: CompiledLoss | None = None) -> Callable[[], None]:
     """One training step per call (the batched sampler, then :func:`train_step_v3`). With ``graph`` (CUDA):
     ``warmup`` eager calls on the capture stream, then the whole step captured by the engine's
     ``ChunkGraphs.record`` with the runs' generators registered (so each replay draws what the next eager step
@@ -598,11 +601,20 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph,
     final_test = torch.zeros(R)
     stale = torch.zeros(R, dtype=torch.long)  # evaluations since the run last improved
     stopped = torch.zeros(R, dtype=torch.bool)  # runs whose record is final (patience reached)
+    graph = cuda_graph and device.type == "cuda"
     one_step = _stepper_v3(params, b.opt, E, layout, b.packed, cfg.batch_size, task.ell, b.gens, autocast=autocast,
-                           graph=cuda_graph and device.type == "cuda", loss=b.loss)
-    mark = (0, time.monotonic())  # (step, time) of the last evaluation (of the loop's start at first)
+                           graph=graph, loss=b.loss)
+    # The step rate that may drop the batch is measured from the end of the steps that compile and capture (the
+    # first step; with a graph, the warm-up steps and the capture) on: a one-time cost of tens of seconds must not
+    # read as a slow step (it would project a 100 000-step batch far past any deadline and drop every batch).
+    settled = min(cfg.steps, _WARMUP + 1 if graph else 1)
+    mark = None  # (step, time) of the last evaluation, or of the settled step at first
     for step in range(1, cfg.steps + 1):
         one_step()
+        if step == settled:
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)  # once a batch: the clock starts when the device has caught up
+            mark = (step, time.monotonic())
         if step % cfg.eval_every == 0 or step == cfg.steps:  # the only point where the loop waits for the device
             v_acc, _ = evaluate_v3(params, E, layout, val, autocast=autocast)
             t_acc, t_null = evaluate_v3(params, E, layout, test, autocast=autocast)
@@ -628,8 +640,9 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph,
                                       f"h <= {Hmax}) after {time.perf_counter() - t0:.1f} s; batch dropped")
             # The step rate since the last evaluation (evaluations included) says when the batch would end: past
             # the deadline, it is dropped now rather than at the deadline (its time left goes to smaller batches).
-            rate = (now - mark[1]) / (step - mark[0])
-            if deadline is not None and step < cfg.steps and now + rate * (cfg.steps - step) > deadline:
+            rate = (now - mark[1]) / (step - mark[0]) if mark is not None and step > mark[0] else None
+            if (deadline is not None and rate is not None and step < cfg.steps
+                    and now + rate * (cfg.steps - step) > deadline):
                 projected = time.perf_counter() - t0 + rate * (cfg.steps - step)
                 raise BatchOverrun(f"a mixed batch of {R} runs (D_K <= {Dmax}, h <= {Hmax}) would take about "
                                    f"{projected:.0f} s ({1000 * rate:.2f} ms a step at step {step}) and end "
@@ -750,7 +763,7 @@ def time_steps_v3(E, specs: Sequence[RunSpec], task: TaskConfig, cfg: TrainConfi
     one_step = _stepper_v3(b.params, b.opt, E, b.layout, b.packed, cfg.batch_size, task.ell, b.gens,
                            autocast=b.autocast, graph=graph, loss=b.loss)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    for _ in range(5):  # 3 warm-up steps, the capture, one replay
+    for _ in range(_WARMUP + 2):  # the warm-up steps (the compile in the first), the capture, one replay
         one_step()
     sync()
     t = time.perf_counter()
