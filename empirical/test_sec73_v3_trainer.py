@@ -249,11 +249,36 @@ def test_sec73_mixed_trainer_keeps_the_callers_thread_count():
     assert torch.get_num_threads() == before
 
 
-# GPU tests: small shapes, each a few seconds; run first in a device call (docs/device-sec73.sh, ENGINE=v3).
+# GPU tests: small shapes, each a few seconds; run first in a device call (docs/device-sec73.sh, ENGINE=v3). Those
+# about the step the sweep trains compile its loss as the sweep does (compile=True) at one shape, GPU_SPECS, so that
+# one compile serves them all (Dynamo's cache); the others run eagerly (compile=False): the first minute of a call
+# compiles the loss at a few shapes only (tens of seconds each on a device; Dynamo refuses a 9th shape of one function
+# under fullgraph, and the fallback's warning would fail the test), whatever RGR_VERIFY_COMPILE says.
 
 GPU_SPECS = [RunSpec(8, 1, 1), RunSpec(32, 4, 2), RunSpec(16, 8, 3), RunSpec(64, 2, 4), RunSpec(32, 1, 5)]
 GPU_TASK = TaskConfig(200, 4, d_ff=16)
 GPU_CFG = TrainConfig(steps=40, batch_size=32, lr=3e-3, eval_every=10, n_val=128, n_test=128, mixed_precision=True)
+
+
+def test_sec73_mixed_gpu_tests_say_whether_they_compile():
+    # Every trainer call of a gpu test names compile= (checked on the source, where no GPU is needed): a call that
+    # left it to RGR_VERIFY_COMPILE (set to 1 by the device script) would compile at its own shape, and a CPU run
+    # inside a gpu test would compile C++ on the device machine. Not vacuous: the gpu tests make such calls.
+    import ast
+    import inspect
+    import sys
+
+    tree = ast.parse(inspect.getsource(sys.modules[__name__]))
+    calls = 0
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef) or not any("gpu" in ast.unparse(d) for d in fn.decorator_list):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in (
+                    "_recorded", "train_block_runs_v3", "time_steps_v3"):
+                calls += 1
+                assert "compile" in {k.arg for k in node.keywords}, (fn.name, ast.unparse(node)[:80])
+    assert calls >= 8
 
 
 def _gpu_table():
@@ -266,9 +291,9 @@ def test_sec73_mixed_cuda_graph_replays_the_eager_loop_bit_for_bit(monkeypatch):
     # a mixed batch with bf16 autocast: every parameter at every evaluation and every result equal to the eager
     # loop's, to the last bit. Planted alternative: unregistered generators replay one batch's draws every step.
     eager, _, w_eager = _recorded(monkeypatch, GPU_SPECS, GPU_TASK, GPU_CFG, _gpu_table(), device="cuda",
-                                  cuda_graph=False)
+                                  cuda_graph=False, compile=True)
     graph, _, w_graph = _recorded(monkeypatch, GPU_SPECS, GPU_TASK, GPU_CFG, _gpu_table(), device="cuda",
-                                  cuda_graph=True)
+                                  cuda_graph=True, compile=True)
     assert len(w_eager) == len(w_graph) == 2 * GPU_CFG.steps // GPU_CFG.eval_every
     assert all(torch.equal(a[k], b[k]) for a, b in zip(w_eager, w_graph) for k in a)
     assert _strip(eager) == _strip(graph)
@@ -277,7 +302,7 @@ def test_sec73_mixed_cuda_graph_replays_the_eager_loop_bit_for_bit(monkeypatch):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             _, _, w_frozen = _recorded(mp, GPU_SPECS, GPU_TASK, GPU_CFG, _gpu_table(), device="cuda",
-                                       cuda_graph=True)
+                                       cuda_graph=True, compile=True)
         if any("capture of the Sec. 7.3 v3 step failed" in str(w.message) for w in caught):
             return  # capture refused the unregistered generators: the batch retrained eagerly (tested below)
     assert not all(torch.equal(a[k], b[k]) for a, b in zip(w_eager, w_frozen) for k in a)
@@ -288,13 +313,13 @@ def test_sec73_mixed_cuda_bf16_calls_repeat_and_are_finite(monkeypatch):
     # Two identical graphed calls give identical results and parameters; every per-run loss of the eager loop is
     # finite; results in range.
     first, _, w_first = _recorded(monkeypatch, GPU_SPECS, GPU_TASK, GPU_CFG, _gpu_table(), device="cuda",
-                                  cuda_graph=True)
+                                  cuda_graph=True, compile=True)
     again, _, w_again = _recorded(monkeypatch, GPU_SPECS, GPU_TASK, GPU_CFG, _gpu_table(), device="cuda",
-                                  cuda_graph=True)
+                                  cuda_graph=True, compile=True)
     assert _strip(first) == _strip(again)
     assert all(torch.equal(a[k], b[k]) for a, b in zip(w_first, w_again) for k in a)
     _, losses, _ = _recorded(monkeypatch, GPU_SPECS, GPU_TASK, GPU_CFG, _gpu_table(), device="cuda",
-                             cuda_graph=False)
+                             cuda_graph=False, compile=True)
     assert losses.shape == (GPU_CFG.steps, len(GPU_SPECS)) and torch.isfinite(losses).all()
     for r in first:
         assert r.steps == GPU_CFG.steps and 0 <= r.test_acc <= 1 and 0 <= r.test_null_rate <= 1
@@ -307,7 +332,8 @@ def test_sec73_mixed_cuda_step_timer_runs_the_graphed_step():
     from rgr_verify.models.transformer_v3 import time_steps_v3
 
     for graph in (True, False):
-        seconds = time_steps_v3(_gpu_table(), GPU_SPECS, GPU_TASK, GPU_CFG, device="cuda", steps=20, cuda_graph=graph)
+        seconds = time_steps_v3(_gpu_table(), GPU_SPECS, GPU_TASK, GPU_CFG, device="cuda", steps=20, cuda_graph=graph,
+                                compile=True)
         assert 0 < seconds < 1, graph
 
 
@@ -330,7 +356,7 @@ def test_sec73_mixed_cuda_float32_follows_the_cpu(monkeypatch):
     for device in ("cpu", "cuda"):
         with monkeypatch.context() as mp:
             _cpu_drawn_training_data(mp)
-            out[device] = _recorded(mp, MIXED, TASK, cfg, device=device, cuda_graph=False)
+            out[device] = _recorded(mp, MIXED, TASK, cfg, device=device, cuda_graph=False, compile=False)
     (res_cpu, loss_cpu, _), (res_gpu, loss_gpu, _) = out["cpu"], out["cuda"]
     np.testing.assert_allclose(loss_gpu.numpy(), loss_cpu.numpy(), rtol=1e-4)
     for a, b in zip(res_cpu, res_gpu):
@@ -346,7 +372,7 @@ def test_sec73_mixed_failed_capture_retrains_the_batch_eagerly(monkeypatch):
     from rgr_verify.engine.capture import ChunkGraphs
 
     eager = _strip(train_block_runs_v3(_gpu_table(), GPU_SPECS, GPU_TASK, GPU_CFG, device="cuda", cuda_graph=False,
-                                       max_batch_runs=3))
+                                       max_batch_runs=3, compile=False))
     tries = []
 
     def broken(self, steps, static, *, generators=()):
@@ -356,7 +382,7 @@ def test_sec73_mixed_failed_capture_retrains_the_batch_eagerly(monkeypatch):
     monkeypatch.setattr(ChunkGraphs, "record", broken)
     with pytest.warns(RuntimeWarning, match="restarts eagerly"):
         got = train_block_runs_v3(_gpu_table(), GPU_SPECS, GPU_TASK, GPU_CFG, device="cuda", cuda_graph=True,
-                                  max_batch_runs=3)
+                                  max_batch_runs=3, compile=False)
     assert _strip(got) == eager and len(tries) == 1
     assert math.isfinite(sum(r.test_acc for r in got))
 
