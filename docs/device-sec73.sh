@@ -9,6 +9,10 @@
 #   EXPECT  a second call on the same warm machine: the records the first call printed; it stops at once (exit 3)
 #           if the store did not stay
 #   STEP_MS ENGINE=v3 only: plan with this step time (ms, a full batch of 56 runs) instead of measuring it
+#   PROBE   ENGINE=v3 without STEP_MS: 1 (default) measures the v3 step at 56 and 28 runs before planning (a compile
+#           each, about a minute); 0 plans at the model's predicted step time and leaves the measuring to the sweep
+#           (a batch whose first 1000 steps after its compile say it would end after the deadline is dropped there
+#           and retried at half the size; its progress lines print the measured ms a step)
 #   PROBE_V3 1 with ENGINE=v1: after the gpu tests, also run v3's gpu tests and measure its step ($OUT/plan-v3.txt,
 #           about 90 s), then train with v1 (the next session's call, docs/engine.md)
 #   COMPILE 1 (default) or 0: the v3 loss through torch.compile (RGR_VERIFY_COMPILE; a failure falls back to eager
@@ -31,6 +35,7 @@ case $SOURCE in minilm|gaussian) ;; *) echo "SOURCE must be minilm or gaussian, 
 case $ENGINE in v1|v3) ;; *) echo "ENGINE must be v1 or v3, got $ENGINE"; exit 2;; esac
 case ${PROBE_V3:-0} in 0|1) ;; *) echo "PROBE_V3 must be 0 or 1, got $PROBE_V3"; exit 2;; esac
 case ${COMPILE:-1} in 0|1) export RGR_VERIFY_COMPILE=${COMPILE:-1};; *) echo "COMPILE must be 0 or 1, got $COMPILE"; exit 2;; esac
+case ${PROBE:-1} in 0|1) ;; *) echo "PROBE must be 0 or 1, got $PROBE"; exit 2;; esac
 case $STEP_MS in *[!0-9.]*|.|*.*.*) echo "STEP_MS must be a step time in ms (e.g. 4.5), got $STEP_MS"; exit 2;; esac
 case $END in ''|*[!0-9]*) echo "END must be a whole number of seconds, got $END"; exit 2;; esac
 case $EXPECT in *[!0-9]*) echo "EXPECT must be the number of records the first call printed, got $EXPECT"; exit 2;; esac
@@ -79,9 +84,12 @@ BATCH=""
 if [ "$ENGINE" = v3 ] && [ -n "$EXPECT" ] && [ -s $R73/batch.txt ]; then  # a second call: the first call's batch size
   BATCH=$(cat $R73/batch.txt); echo "== batch size of the first call: $BATCH runs"
 elif [ "$ENGINE" = v3 ]; then  # the plan of the missing runs, at measured step times (or STEP_MS), and its batch size
-  LEFT=$((END - (SECONDS-T0))); PLAN="python3 -m rgr_verify.cli sec73 --tier full --engine v3 --source $SOURCE --device cuda --results $R73 --plan-only --call-seconds $((LEFT-60))"
-  if [ -n "$STEP_MS" ]; then $PLAN --step-ms $STEP_MS > "$OUT/plan.txt" 2>&1
-  else timeout 120 $PLAN --probe-steps 100 > "$OUT/plan.txt" 2>&1 || { echo "== the probe failed: the plan at the model's step times"; $PLAN >> "$OUT/plan.txt" 2>&1; }; fi
+  # the sweep's training time: its --stop-after (the time left less 20 s) less its start (15 s), and less the
+  # probe's minute when there is one
+  LEFT=$((END - (SECONDS-T0))); PLAN="python3 -m rgr_verify.cli sec73 --tier full --engine v3 --source $SOURCE --device cuda --results $R73 --plan-only --call-seconds"
+  if [ -n "$STEP_MS" ]; then $PLAN $((LEFT-35)) --step-ms $STEP_MS > "$OUT/plan.txt" 2>&1
+  elif [ "${PROBE:-1}" = 0 ]; then $PLAN $((LEFT-35)) > "$OUT/plan.txt" 2>&1
+  else timeout 120 $PLAN $((LEFT-95)) --probe-steps 100 > "$OUT/plan.txt" 2>&1 || { echo "== the probe failed: the plan at the model's step times"; $PLAN $((LEFT-95)) >> "$OUT/plan.txt" 2>&1; }; fi
   cat "$OUT/plan.txt"; BATCH=$(sed -n 's/^recommended: --max-batch-runs \([0-9]*\)$/\1/p' "$OUT/plan.txt" | tail -n 1)
   [ -n "$BATCH" ] && echo $BATCH > $R73/batch.txt
 fi

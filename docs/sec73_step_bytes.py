@@ -13,9 +13,22 @@ What a kernel touches, not what its arguments hold (see ``traffic``): a gather f
 writes, not the whole table; a random fill, a fill or a copy writes its output once (it reads no old value); an
 in-place scatter writes as many elements as its index holds; an allocation or a resize moves nothing; the fused
 AdamW step reads the parameters, gradients and both moments and writes the parameters and both moments back.
+
+The v3 step with its loss compiled (``CompiledLoss``, on CUDA by default): the step's eager ops (the sampler, fused
+AdamW, the mask) counted as above, and the loss's forward and backward counted by Inductor itself
+(``GraphLowering.count_bytes``: each fused kernel's buffers, a buffer that stays inside a kernel not at all, a
+buffer counted at most once a kernel), compiled for the CPU: the C++ backend's fusion, which is not Triton's, so an
+estimate of the device's (2026-11-29: 63.7 MB + 130.6 MB a run, ``V3_COMPILED_BYTES_MB``; about 2 minutes).
 """
 
+import contextlib
+import logging
+from unittest import mock
+
+
 import torch
+import torch._inductor.config as inductor_config
+from torch._inductor.graph import GraphLowering
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
@@ -96,10 +109,55 @@ def step_of(engine, specs, E):
                                     batch_size=B)
 
 
+def batch_of(specs):
+    perms = [sample_permutation(M, generator=run_generator(s.seed, 2)) for s in specs]
+    packed = pack_runs(perms, [moved_items(p) for p in perms])
+    return stack_examples(packed, B, ELL, [run_generator(s.seed, 5) for s in specs])
+
+
+def loss_bytes(specs, E, compiled: bool) -> int:
+    """Bytes of the v3 loss's forward and backward on one batch (bf16 autocast): every aten op counted
+    (``compiled`` False), or Inductor's count of its compiled kernels (True; compiled afresh, no cache)."""
+    D, H = max(s.D_K for s in specs), max(s.n_heads for s in specs)
+    p = {k: v.requires_grad_() for k, v in V3.init_block_params_v3(specs, D_MODEL, 16, D, H).items()}
+    layout, batch = V3.layout_v3(specs, D, H, D_MODEL), batch_of(specs)
+
+    def forward_backward(fn):
+        with amp():
+            per_run = fn(p, E, layout, *batch)
+        per_run.sum().backward()
+
+    if not compiled:
+        forward_backward(V3.block_loss_v3)
+        c = Count()
+        with c:
+            forward_backward(V3.block_loss_v3)
+        return c.bytes
+    graphs, original = [], GraphLowering.count_bytes
+
+    def count(self):  # Inductor calls it for each graph it compiles (forward, backward) when its metrics log is on
+        out = original(self)
+        graphs.append(out[0])
+        return out
+
+    metrics = logging.getLogger("torch._inductor.compile_fx.__inductor_metrics")
+    torch._dynamo.reset()
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.object(GraphLowering, "count_bytes", count))
+        stack.enter_context(inductor_config.patch(fx_graph_cache=False))
+        stack.enter_context(mock.patch.object(metrics, "level", logging.INFO))
+        stack.enter_context(mock.patch.object(metrics, "propagate", False))
+        stack.enter_context(mock.patch.object(metrics, "handlers", [logging.NullHandler()]))
+        forward_backward(torch.compile(V3.block_loss_v3, fullgraph=True, dynamic=False))
+    if len(graphs) != 2:
+        raise RuntimeError(f"expected Inductor to compile a forward and a backward graph, it counted {len(graphs)}")
+    return sum(graphs)
+
+
 def main():
     E = torch.randn(M + 1, D_MODEL)
     for engine, spec in (("v1", lambda s: RunSpec(512, 1, s)), ("v3", lambda s: RunSpec(512, 8, s))):
-        counted = []
+        counted, compiled = [], []
         for R in (1, 2):
             step = step_of(engine, [spec(s) for s in range(R)], E)
             step()  # the optimiser's state exists from the second step on
@@ -110,8 +168,15 @@ def main():
             top = sorted(c.by_op.items(), key=lambda x: -x[1])[:6]
             ops = ", ".join(f"{n} {b / 1e6:.0f}" for n, b in top)
             print(f"{engine} R = {R}: {c.ops} ops, {c.bytes / 1e6:.1f} MB; {ops}")
-        slope = counted[1] - counted[0]
-        print(f"{engine}: {counted[0] - slope:.1f} MB a step + {slope:.1f} MB a run")
+            if engine == "v3":  # the same step with the loss's eager ops replaced by its compiled kernels
+                specs = [spec(s) for s in range(R)]
+                eager, fused = loss_bytes(specs, E, False), loss_bytes(specs, E, True)
+                compiled.append(counted[-1] - eager / 1e6 + fused / 1e6)
+                print(f"v3 compiled R = {R}: the loss {eager / 1e6:.1f} MB eager, {fused / 1e6:.1f} MB compiled; "
+                      f"the step {compiled[-1]:.1f} MB")
+        for name, mb in ((engine, counted), *((("v3 compiled", compiled),) if compiled else ())):
+            slope = mb[1] - mb[0]
+            print(f"{name}: {mb[0] - slope:.1f} MB a step + {slope:.1f} MB a run")
 
 
 if __name__ == "__main__":

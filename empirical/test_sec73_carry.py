@@ -101,7 +101,7 @@ def test_device_script_parses_and_refuses_bad_values(tmp_path):
     env = dict(os.environ, OUT=str(tmp_path), SOURCE="gpt2")
     proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
     assert proc.returncode == 2 and "SOURCE must be minilm or gaussian" in proc.stdout
-    for name, value in (("EXPECT", "28 records"), ("END", "ten")):
+    for name, value in (("EXPECT", "28 records"), ("END", "ten"), ("PROBE", "yes")):
         env = dict(os.environ, OUT=str(tmp_path), SOURCE="minilm", **{name: value})
         proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
         assert proc.returncode == 2 and f"{name} must be" in proc.stdout
@@ -112,7 +112,7 @@ def test_device_script_parses_and_refuses_bad_values(tmp_path):
 
 
 def _shimmed_call(tmp_path, *, expect=None, sweep_rc=0, new_records=2, committed=3, engine=None, step_ms=None,
-                  end=200):
+                  end=200, compile=None, source="gaussian", probe=None):
     """Run the device script for the Gaussian control in a scratch folder laid out as the repository, with a
     python3 whose pip and pytest do nothing (any other python3 command runs this package: the v3 plan is the real
     one) and an rgr-verify that appends ``new_records`` lines to the store and logs its arguments (bin/args.log)."""
@@ -133,14 +133,15 @@ def _shimmed_call(tmp_path, *, expect=None, sweep_rc=0, new_records=2, committed
         f"echo 'step=1000 val'; exit {sweep_rc}\n")
     for f in bin_.iterdir():
         f.chmod(0o755)
-    env = dict(os.environ, OUT=str(out), SOURCE="gaussian", END=str(end),
+    env = dict(os.environ, OUT=str(out), SOURCE=source, END=str(end),
                PATH=f"{bin_}{os.pathsep}{os.environ['PATH']}")
-    for name, value in (("EXPECT", expect), ("ENGINE", engine), ("STEP_MS", step_ms)):
+    for name, value in (("EXPECT", expect), ("ENGINE", engine), ("STEP_MS", step_ms), ("COMPILE", compile),
+                        ("PROBE", probe)):
         env.pop(name, None)
         if value is not None:
             env[name] = str(value)
     proc = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=work)
-    store = work / ("R73-v3-gaussian" if engine == "v3" else "R73-gaussian") / "sec73-runs.jsonl"
+    store = work / (f"R73-v3-{source}" if engine == "v3" else f"R73-{source}") / "sec73-runs.jsonl"
     return proc, (len(store.read_text().splitlines()) if store.exists() else 0), out
 
 
@@ -185,18 +186,49 @@ def test_device_script_v3_prints_the_plan_and_trains_at_its_batch_size(tmp_path)
 
 def test_device_script_v3_plans_at_the_model_when_the_probe_fails(tmp_path):
     """No STEP_MS and no CUDA here: the probe fails, the plan falls back to the memory-bound model's prediction
-    (which does not fit two calls), and the sweep runs at the batch size recommended for it."""
-    proc, n, _ = _shimmed_call(tmp_path, engine="v3", end=590)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "the probe failed" in proc.stdout and "PREDICTED" in proc.stdout and "does NOT fit in 2 calls" in proc.stdout
-    batch = re.search(r"^recommended: --max-batch-runs (\d+)$", proc.stdout, re.M)
-    assert batch and f"--max-batch-runs {batch[1]} " in (tmp_path / "bin" / "args.log").read_text()
+    (compiled, the default: two calls of 56 runs; COMPILE=0, the eager step's bytes: more calls, smaller batches),
+    and the sweep runs at the batch size recommended for it."""
+    for compile, fits in ((None, "fits in 2 calls"), ("0", "does NOT fit in 2 calls")):
+        tmp = tmp_path / f"compile-{compile}"
+        proc, n, _ = _shimmed_call(tmp, engine="v3", end=590, compile=compile)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "the probe failed" in proc.stdout and "PREDICTED" in proc.stdout and fits in proc.stdout, compile
+        batch = re.search(r"^recommended: --max-batch-runs (\d+)$", proc.stdout, re.M)
+        assert batch and f"--max-batch-runs {batch[1]} " in (tmp / "bin" / "args.log").read_text()
+        assert (batch[1] == "56") == (compile is None), (compile, batch[1])
     env = dict(os.environ, OUT=str(tmp_path), SOURCE="gaussian", ENGINE="v2")
     bad = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
     assert bad.returncode == 2 and "ENGINE must be v1 or v3" in bad.stdout
     env = dict(os.environ, OUT=str(tmp_path), SOURCE="gaussian", ENGINE="v3", STEP_MS="fast")
     bad = subprocess.run(["bash", str(SCRIPT)], env=env, capture_output=True, text=True, cwd=SCRIPT.parents[1])
     assert bad.returncode == 2 and "STEP_MS must be" in bad.stdout
+
+
+@needs_minilm
+def test_device_script_v3_minilm_dry_run_plans_all_112_runs_in_two_calls(tmp_path):
+    """The first device call of issue 38 as the runbook gives it (docs/engine.md: ENGINE=v3 PROBE=0 END=590),
+    dry-run on a CPU with the stub: SOURCE=minilm, compiling on (the default). The table guard passes (the installed
+    package's full table; the carried copy is a stand-in here, its own test is above), no probe runs, and the plan
+    at the predicted step time of the compiled step lays MiniLM's 112 runs in two calls of one 56-run batch each,
+    the committed v1 cells first; the sweep is started at that batch size."""
+    carry = tmp_path / "work" / ".gpucarry"
+    carry.mkdir(parents=True)
+    subprocess.run(["tar", "czf", str(carry / "site.tgz"), "-C", str(tmp_path), "--files-from", "/dev/null"],
+                   check=True)
+    proc, n, out = _shimmed_call(tmp_path, engine="v3", end=590, source="minilm", probe=0)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = proc.stdout
+    assert "MiniLM table sha256 prefix d53022189e5a1328" in text and "probe" not in text
+    assert "plan sec73v3:full:minilm:cuda:20250926: 0 runs stored, 112 to train" in text
+    assert "PREDICTED" in text and "loss compiled" in text and "total: 112 runs in 2 calls (fits in 2 calls)" in text
+    batches = [line for line in text.splitlines() if line.startswith("batch ")]
+    assert [b[:16] for b in batches] == ["batch 1 (call 1)", "batch 2 (call 2)"]
+    assert all(" 56 runs, Dmax 512, Hmax 8" in b for b in batches)
+    assert "(64,1)x7 (128,1)x7 (64,4)x7 (64,8)x7 (256,1)x7 (512,1)x7" in batches[0]
+    args = (tmp_path / "bin" / "args.log").read_text().splitlines()
+    assert len(args) == 1 and "--engine v3 --source minilm --device cuda --max-batch-runs 56 " \
+        "--results R73-v3-minilm --stop-after" in args[0]
+    assert n == 2 and (out / "plan.txt").is_file()
 
 
 @needs_minilm

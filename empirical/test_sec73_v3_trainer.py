@@ -5,6 +5,7 @@
 # eager loop bit for bit, that a call repeats, that CUDA float32 follows the CPU, and the eager fallback.
 import dataclasses
 import math
+import re
 import time
 import warnings
 
@@ -510,18 +511,27 @@ def test_sec73_mixed_sweep_halves_a_batch_that_would_overrun(tmp_path, monkeypat
     assert sizes == [4, 2, 4, 2] and len(notes) == 2 and "retried in batches of 2" in notes[0]
 
 
-def test_sec73_mixed_command_plan_and_bad_options(tmp_path, capsys):
+def test_sec73_mixed_command_plan_and_bad_options(tmp_path, capsys, monkeypatch):
     from rgr_verify.cli import main
 
+    monkeypatch.delenv("RGR_VERIFY_COMPILE", raising=False)  # the default on CUDA: the v3 loss compiled
     base = ["sec73", "--tier", "full", "--engine", "v3", "--source", "minilm", "--device", "cuda", "--plan-only",
             "--results", str(tmp_path / "none")]
-    assert main(base + ["--step-ms", "4.5"]) == 0
+    assert main(base + ["--step-ms", "4.3"]) == 0
     out = capsys.readouterr().out
-    assert "0 runs stored, 112 to train" in out and "GIVEN: 4.5 ms at R = 56" in out
+    assert "0 runs stored, 112 to train" in out and "GIVEN: 4.3 ms at R = 56" in out
     assert "total: 112 runs in 2 calls (fits in 2 calls)" in out and "recommended: --max-batch-runs 56" in out
-    assert main(base) == 0  # the model's prediction: memory-bound scaling of today's step does not fit two calls
+    assert "compiling: 20 s" in out and "margin: 2 calls hold for steps up to" in out
+    assert main(base) == 0  # the model's prediction for the compiled step: two calls, with a thin margin
     out = capsys.readouterr().out
-    assert "PREDICTED" in out and "does NOT fit in 2 calls" in out and "2 calls need a step of at most" in out
+    assert "PREDICTED" in out and "loss compiled" in out and "total: 112 runs in 2 calls (fits in 2 calls)" in out
+    margin = float(re.search(r"margin: 2 calls hold for steps up to [0-9.]+ ms at R = 56 \(([0-9.]+) x", out)[1])
+    assert 1.0 <= margin < 1.1
+    monkeypatch.setenv("RGR_VERIFY_COMPILE", "0")  # the eager step's bytes: it does not fit two calls
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "PREDICTED" in out and "eager step" in out and "does NOT fit in 2 calls" in out
+    assert "2 calls need a step of at most" in out and "compiling:" not in out
     assert not (tmp_path / "none").exists()  # a plan creates nothing
     for argv, option in [(["--engine", "v2"], "--engine"), (["--max-batch-runs", "3"], "--max-batch-runs"),
                          (["--engine", "v3", "--max-batch-runs", "0"], "--max-batch-runs"),
@@ -538,24 +548,37 @@ def test_sec73_mixed_command_plan_and_bad_options(tmp_path, capsys):
 
 
 def test_sec73_mixed_plan_model_and_probe():
-    from rgr_verify.runs.sec73_plan import (TODAY_STEP_MS, call_plan, floor_step_ms, measure_step_ms,
-                                            model_step_ms)
+    from rgr_verify.runs.sec73_plan import (COMPILE_SECONDS, TODAY_STEP_MS, call_plan, floor_step_ms,
+                                            measure_step_ms, model_step_ms)
     from rgr_verify.runs.sec73_presets import sec73_preset
 
     assert model_step_ms(7, "v1") == pytest.approx(TODAY_STEP_MS)
     assert model_step_ms(56) > 7 * model_step_ms(7) and floor_step_ms(56) < model_step_ms(56)
+    assert model_step_ms(56, compiled=True) < 0.5 * model_step_ms(56)  # the compiled loss moves fewer bytes
+    assert floor_step_ms(56, compiled=True) < model_step_ms(56, compiled=True)
     full = sec73_preset("full", source="minilm", engine="v3")
-    two = call_plan(full, step_ms=4.5)
+    two = call_plan(full, step_ms=4.5, compiled=False)
     assert (two.calls, two.runs, two.unplaced) == (2, 112, 0) and [len(b.runs) for b in two.batches] == [56, 56]
     done = {r for r in two.batches[0].runs}
-    rest = call_plan(full, step_ms=4.5, done=done)
+    rest = call_plan(full, step_ms=4.5, done=done, compiled=False)
     assert rest.runs == 56 and rest.calls == 1 and not done & set(rest.batches[0].runs)
-    slow = call_plan(full)  # the model: 56-run batches overrun a call, so they are dropped and halved
+    # compiled, each call's first batch of a size compiles (COMPILE_SECONDS; a call is a new process), so 4.5 ms
+    # no longer fits a call, and 4.3 ms does
+    eager, fused = call_plan(full, step_ms=4.3, compiled=False), call_plan(full, step_ms=4.3, compiled=True)
+    assert [b.call for b in fused.batches] == [1, 2]
+    assert [b.seconds for b in fused.batches] == pytest.approx([b.seconds + COMPILE_SECONDS for b in eager.batches])
+    assert call_plan(full, step_ms=4.5, compiled=True).calls > 2
+    slow = call_plan(full, compiled=False)  # the eager model: 56-run batches overrun a call, dropped and halved
     assert slow.calls > 2 and slow.batches[0].dropped and sum(len(b.runs) for b in slow.batches) == 112
+    fused = call_plan(full, compiled=True)  # the compiled model: two calls of one 56-run batch each
+    assert fused.compiled and fused.calls == 2 and [len(b.runs) for b in fused.batches] == [56, 56]
+    assert "loss compiled" in fused.step_source
     measured = call_plan(full, step_ms={56: 4.0, 28: 2.1})
     assert measured.calls == 2 and "MEASURED" in measured.step_source
     with pytest.raises(ValueError):
         call_plan(full, step_ms=-1.0)
+    with pytest.raises(ValueError, match="compiled"):
+        call_plan(sec73_preset("full", source="minilm"), compiled=True)  # the v1 engine compiles nothing
     tiny = _tiny_v3()
     got = measure_step_ms(tiny, _table(d=16), device="cpu", sizes=[3, 1], steps=2)
     assert sorted(got) == [1, 3] and all(v > 0 for v in got.values())
@@ -575,3 +598,28 @@ def test_sec73_mixed_fixed_sets_drawn_run_by_run_equal_one_stacked_draw():
     for device in ("cpu", "cuda"):  # "cuda": the threaded path, on CPU tensors
         got = V3._fixed_examples(perms, moved, 64, 3, 3, specs, torch.device(device))
         assert all(torch.equal(a, b) for a, b in zip(got, ref)), device
+
+
+def test_sec73_command_prints_the_measured_step_time_after_the_first_evaluation(tmp_path, capsys, monkeypatch):
+    # The sweep's progress lines carry the step time measured since the batch's last evaluation (what a device call
+    # prints beside its plan's prediction), from a batch's second evaluation on: the first interval holds the
+    # compile and the capture. Batches are told apart by their runs.
+    import rgr_verify.runs.sec73_sweep as sweep
+    from rgr_verify.cli import main
+
+    clock = iter([0.0, 10.0, 12.5, 15.0, 20.0, 21.0])
+    monkeypatch.setattr(time, "perf_counter", lambda: next(clock))
+    val = torch.tensor([0.5, 0.25])
+
+    def fake_sweep(preset, *, progress, **kwargs):
+        for specs in (MIXED[:2], MIXED[2:4]):
+            for step in (1000, 2000):
+                progress(step, specs, val, val)
+        return None
+
+    monkeypatch.setattr(sweep, "run_sec73", fake_sweep)
+    assert main(["sec73", "--tier", "quick", "--engine", "v3", "--source", "gaussian", "--results", str(tmp_path),
+                 "--stop-after", "100"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "step=" in line]
+    assert len(lines) == 4 and "ms a step" not in lines[0] and "ms a step" not in lines[2]
+    assert lines[1].endswith("(12 s, 2.50 ms a step)") and lines[3].endswith("(20 s, 5.00 ms a step)"), lines

@@ -119,7 +119,8 @@ def _plan_only(args, preset, device, root_seed) -> int:
     """Print the plan of the runs still missing (stored ones left out) and a recommended --max-batch-runs."""
     import dataclasses
 
-    from ..runs.sec73_plan import CALL_SECONDS, call_plan, format_call_plan, measure_step_ms, model_step_ms
+    from ..runs.sec73_plan import (CALL_SECONDS, EVAL_MARGIN, call_plan, format_call_plan, measure_step_ms,
+                                   model_step_ms)
     from ..runs.sec73_keys import plan_name
     from ..runs.sec73_sweep import stored_runs
 
@@ -130,7 +131,7 @@ def _plan_only(args, preset, device, root_seed) -> int:
     full = preset.max_batch_runs
     # candidate batch sizes: the full one and its halves (v3); v1 has its preset's
     sizes = sorted({max(1, full >> k) for k in range(4)}, reverse=True) if preset.engine == "v3" else [full]
-    step_ms = args.step_ms
+    step_ms, compiled = args.step_ms, None  # None: the plan's default (v3 compiled when compiling is on for CUDA)
     if args.probe_steps is not None:
         from ..runs.sec73_sweep import source_table
 
@@ -138,14 +139,20 @@ def _plan_only(args, preset, device, root_seed) -> int:
 
         table = source_table(preset, root_seed=root_seed, gpt2_dir=args.gpt2_dir)
         # a compiled step compiles once per batch size (tens of seconds each): probe the full size and its half
-        probe = sizes[:2] if compile_enabled(device) else sizes
+        compiled = compile_enabled(device)
+        probe = sizes[:2] if compiled else sizes
+
+        def measured(R, ms):
+            predicted = model_step_ms(R, preset.engine, compiled) / EVAL_MARGIN
+            print(f"measured: {ms:.3f} ms a step at R = {R} ({args.probe_steps} steps, no evaluations); predicted "
+                  f"{predicted:.3f} ms ({'compiled' if compiled else 'eager'} bytes, evaluations left out): "
+                  f"{ms / predicted:.2f} x the prediction", flush=True)
+
         step_ms = measure_step_ms(preset, table.E, device=device, sizes=probe, steps=args.probe_steps,
-                                  progress=lambda R, ms: print(f"measured: {ms:.3f} ms a step at R = {R} "
-                                                               f"({args.probe_steps} steps, no evaluations)",
-                                                               flush=True))
+                                  progress=measured)
     print(f"plan {plan_name(preset, device, root_seed)}: {len(done)} runs stored, "
           f"{preset.seeds * len(preset.cells()) - len(done)} to train")
-    plan = call_plan(preset, step_ms=step_ms, call_seconds=call_s, done=done)
+    plan = call_plan(preset, step_ms=step_ms, call_seconds=call_s, done=done, compiled=compiled)
     print(format_call_plan(plan, calls=args.calls))
     # the size that trains every run in the fewest calls, then the most runs in the first call, then the least time
     # lost to batches dropped for their length, then the largest
@@ -153,9 +160,10 @@ def _plan_only(args, preset, device, root_seed) -> int:
     for R in sizes:
         alt_ms = step_ms  # None (the model) or measured sizes; a given time is the full size's: scaled by the model
         if isinstance(step_ms, (int, float)):
-            alt_ms = step_ms * model_step_ms(R, preset.engine) / model_step_ms(full, preset.engine)
+            alt_ms = step_ms * model_step_ms(R, preset.engine, plan.compiled) / model_step_ms(full, preset.engine,
+                                                                                                plan.compiled)
         alt = plan if R == full else call_plan(dataclasses.replace(preset, max_batch_runs=R), step_ms=alt_ms,
-                                               call_seconds=call_s, done=done)
+                                               call_seconds=call_s, done=done, compiled=plan.compiled)
         first = sum(len(b.runs) for b in alt.batches if b.call == 1)
         wasted = sum(s for b in alt.batches for _, s in b.dropped)  # batches too large for their call's time
         score = (alt.unplaced, alt.calls, -first, round(wasted), -R)
@@ -220,12 +228,21 @@ def run(args) -> int:
         return _plan_only(args, preset, device, root_seed)
     t0 = time.perf_counter()
 
+    last = {}  # a batch's last evaluation: (step, time)
+
     def progress(step, specs, val, test):
         heads = {s.n_heads for s in specs}
         what = (f"h={specs[0].n_heads}" if len(heads) == 1
                 else f"cells={len({(s.D_K, s.n_heads) for s in specs})}")
+        now, key = time.perf_counter(), tuple(specs)
+        before = last.get(key)
+        last[key] = (step, now)
+        # the step time since the batch's last evaluation (evaluation included): measured, beside the plan's
+        # prediction; not after the first evaluation, whose interval holds the compile and the capture
+        rate = (f", {1000 * (now - before[1]) / (step - before[0]):.2f} ms a step"
+                if before is not None and step > before[0] else "")
         print(f"  {what} runs={len(specs)} step={step} val acc in batch: best {float(val.max()):.3f} "
-              f"median {float(val.median()):.3f} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+              f"median {float(val.median()):.3f} ({now - t0:.0f} s{rate})", file=sys.stderr, flush=True)
 
     def note(message):
         print(f"  {message}", file=sys.stderr, flush=True)

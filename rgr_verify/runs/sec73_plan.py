@@ -22,9 +22,14 @@ are a few percent of it, and the rest of the saving is LayerNorm-1 folded into t
 reads the inputs normalised once, without a gradient (neither the LN-1 output ``[B, L, d_model]`` nor its
 gradient, nor the gain's and bias' elementwise kernels over them). What remains is the sampler's ``[B, m]``
 keys, the gathered inputs and their normalisation, and the ``[B, m + 1]`` logits and cross-entropy, eager
-kernel by kernel: ``torch.compile`` (on CUDA by default, :func:`rgr_verify.models.transformer_v3.compile_enabled`) fuses
-those, by an amount only a device measures. :func:`floor_step_ms` is the same bytes at the H200's peak bandwidth
-(:data:`PEAK_TB_S`): no eager step can be faster. ``step_ms`` replaces the model by a given step time, or by
+kernel by kernel. ``torch.compile`` of the loss (on CUDA by default, :func:`rgr_verify.models.transformer_v3.compile_enabled`)
+fuses those: :data:`V3_COMPILED_BYTES_MB` is the same step with the loss's eager ops replaced by the kernels Inductor
+compiles for them, counted by Inductor itself (2026-11-29, ``docs/sec73_step_bytes.py``: 131 MB a run-step, 40 % of
+the eager v3 step's). Those kernels were compiled for the CPU, whose fusion is not Triton's: an estimate of the
+device's. A plan of the compiled step (``compiled``, the default when the engine is v3 and compiling is on for CUDA)
+predicts with those bytes and charges each batch size's first batch in a call :data:`COMPILE_SECONDS`.
+:func:`floor_step_ms` is the same bytes at the H200's peak bandwidth (:data:`PEAK_TB_S`): no step moving them can
+be faster. ``step_ms`` replaces the model by a given step time, or by
 times measured on the device (:func:`measure_step_ms`). Memory is no constraint: :data:`V3_MEMORY_MB` (measured
 by :func:`rgr_verify.models.transformer_v3.memory_per_run_v3`) puts a batch of 56 runs near 3 GB.
 """
@@ -44,6 +49,8 @@ __all__ = [
     "TODAY_RUNS",
     "V1_BYTES_MB",
     "V3_BYTES_MB",
+    "V3_COMPILED_BYTES_MB",
+    "COMPILE_SECONDS",
     "V3_MEMORY_MB",
     "PEAK_TB_S",
     "CALL_SECONDS",
@@ -62,6 +69,11 @@ TODAY_STEP_MS = 1.95  # today's graphed step, 7 runs of one cell, full shapes, H
 TODAY_RUNS = 7
 V1_BYTES_MB = (22.5, 467.7)  # MB a step reads and writes: intercept, per run (today's block, D_K = 512, h = 1)
 V3_BYTES_MB = (22.8, 325.5)  # the v3 block, Dmax = 512, Hmax = 8 (every full-tier mixed batch of 8 cells)
+V3_COMPILED_BYTES_MB = (63.7, 130.6)  # the same with the loss compiled (Inductor's count of its CPU kernels)
+# A compiled batch size's first step in a call (Dynamo, AOT autograd, Inductor): a guess. On this project's 2-core
+# CPU at the full shapes, tracing took 1.4 s and Inductor's C++ forward and backward 14 s (2026-11-29); Triton's
+# kernels on the device are unmeasured.
+COMPILE_SECONDS = 20.0
 V3_MEMORY_MB = (4.7, 53.5)  # MB a v3 step holds: a batch's own, per run (memory_per_run_v3 at the full shapes)
 PEAK_TB_S = 4.8  # the H200's HBM bandwidth
 CALL_SECONDS = 480.0  # training seconds of a 10-minute device call (END = 590 less about 110 s before the sweep)
@@ -75,22 +87,25 @@ def _counted_shapes(preset: Sec73Preset) -> bool:
             and preset.train.batch_size == 256)
 
 
-def _bytes_mb(R: int, engine: str) -> float:
-    a, b = V3_BYTES_MB if engine == "v3" else V1_BYTES_MB
+def _bytes_mb(R: int, engine: str, compiled: bool = False) -> float:
+    if compiled and engine != "v3":
+        raise ValueError(f"only the v3 engine's loss is compiled, got engine {engine!r} with compiled=True")
+    a, b = (V3_COMPILED_BYTES_MB if compiled else V3_BYTES_MB) if engine == "v3" else V1_BYTES_MB
     return a + b * R
 
 
-def model_step_ms(R: int, engine: str = "v3") -> float:
+def model_step_ms(R: int, engine: str = "v3", compiled: bool = False) -> float:
     """The predicted step time (ms, evaluations included) of a batch of R runs: today's measured step times the
-    ratio of the bytes the two steps move (memory-bound scaling; a prediction, see the module docstring)."""
+    ratio of the bytes the two steps move (memory-bound scaling; a prediction, see the module docstring).
+    ``compiled``: the v3 step with its loss compiled."""
     R = check_int("R", R, min_value=1)
-    return TODAY_STEP_MS * _bytes_mb(R, engine) / _bytes_mb(TODAY_RUNS, "v1")
+    return TODAY_STEP_MS * _bytes_mb(R, engine, compiled) / _bytes_mb(TODAY_RUNS, "v1")
 
 
-def floor_step_ms(R: int, engine: str = "v3") -> float:
+def floor_step_ms(R: int, engine: str = "v3", compiled: bool = False) -> float:
     """The step time (ms) of a batch of R runs if its bytes moved at the H200's peak bandwidth: a lower bound."""
     R = check_int("R", R, min_value=1)
-    return _bytes_mb(R, engine) * 1e6 / (PEAK_TB_S * 1e12) * 1e3
+    return _bytes_mb(R, engine, compiled) * 1e6 / (PEAK_TB_S * 1e12) * 1e3
 
 
 @dataclass(frozen=True)
@@ -125,6 +140,7 @@ class CallPlan:
     runs: int  # runs to train (the sweep's less those stored)
     batches: tuple  # PlannedBatch, in training order
     unplaced: int  # runs no call can train (a batch of one run longer than a call; v1: a batch longer than a call)
+    compiled: bool = False  # the v3 step with its loss compiled: its bytes, and COMPILE_SECONDS a batch size a call
 
     @property
     def calls(self) -> int:
@@ -141,12 +157,17 @@ def _v1_groups(preset: Sec73Preset) -> list[list]:
     return out
 
 
-def _step_function(preset: Sec73Preset, step_ms) -> tuple[Callable[[int], float], str]:
+def _step_function(preset: Sec73Preset, step_ms, compiled: bool) -> tuple[Callable[[int], float], str]:
     engine, full = preset.engine, preset.max_batch_runs
+
+    def model(R):
+        return model_step_ms(R, engine, compiled)
+
     if step_ms is None:
-        return (lambda R: model_step_ms(R, engine)), (
-            f"PREDICTED by memory-bound scaling of today's measured {TODAY_STEP_MS} ms at R = {TODAY_RUNS} (H200); "
-            "not measured")
+        what = ("the bytes of the step with its loss compiled (Inductor's count of its CPU kernels)" if compiled
+                else "the bytes of the eager step")
+        return model, (f"PREDICTED by memory-bound scaling of today's measured {TODAY_STEP_MS} ms at R = {TODAY_RUNS} "
+                       f"(H200) to {what}; not measured")
     if isinstance(step_ms, Mapping):
         measured = {check_int("measured batch size", R, min_value=1): check_real("measured step_ms", v, low=0.0,
                                                                                   low_open=True)
@@ -158,12 +179,12 @@ def _step_function(preset: Sec73Preset, step_ms) -> tuple[Callable[[int], float]
             if R in measured:
                 return measured[R] * EVAL_MARGIN
             near = min(measured, key=lambda m: (abs(m - R), -m))  # the nearest measured size scales by the model
-            return measured[near] * EVAL_MARGIN * model_step_ms(R, engine) / model_step_ms(near, engine)
+            return measured[near] * EVAL_MARGIN * model(R) / model(near)
 
         sizes = ", ".join(f"{measured[R]:.2f} ms at R = {R}" for R in sorted(measured, reverse=True))
         return step, f"MEASURED on the device ({sizes}; times {EVAL_MARGIN} for evaluations)"
     x = check_real("step_ms", step_ms, low=0.0, low_open=True)
-    return (lambda R: x * model_step_ms(R, engine) / model_step_ms(full, engine)), (
+    return (lambda R: x * model(R) / model(full)), (
         f"GIVEN: {x} ms at R = {full} (other sizes scaled by the memory-bound model)")
 
 
@@ -171,26 +192,29 @@ def _setup_seconds(R: int) -> float:
     return SETUP_SECONDS[0] + SETUP_SECONDS[1] * R
 
 
-def _simulate(preset, groups, step, T, max_calls):
-    """Lay the groups' runs into calls as run_sec73 trains them under --stop-after T (see the module docstring)."""
+def _simulate(preset, groups, step, T, max_calls, compiled=False):
+    """Lay the groups' runs into calls as run_sec73 trains them under --stop-after T (see the module docstring);
+    ``compiled``: a batch size's first batch in a call compiles (COMPILE_SECONDS more)."""
     steps, every, full = preset.train.steps, preset.train.eval_every, preset.max_batch_runs
     v3 = preset.engine != "v1"
     out, unplaced = [], 0
     pending = [list(g) for g in groups if g]
-    call, t, last, dropped = 1, 0.0, None, []
+    call, t, last, dropped, shapes = 1, 0.0, None, [], set()
     while pending and call <= max_calls:
         g = pending[0]
         size = full if v3 else preset.max_batch_runs
         next_call = False
         while g:
             n = min(size, len(g))
-            seconds = _setup_seconds(n) + steps * step(n) / 1000.0
+            compile_s = COMPILE_SECONDS if compiled and n not in shapes else 0.0
+            seconds = _setup_seconds(n) + compile_s + steps * step(n) / 1000.0
             if t > T or (last is not None and t + last > T):  # the batch does not start: the call is over
                 next_call = True
                 break
             if t + seconds > T:
                 if v3 and n > 1:  # dropped at its first evaluation, its runs retried in halves
-                    cost = _setup_seconds(n) + every * step(n) / 1000.0
+                    cost = _setup_seconds(n) + compile_s + every * step(n) / 1000.0
+                    shapes.add(n)
                     dropped.append((n, cost))
                     t += cost
                     size = max(1, n // 2)
@@ -202,12 +226,13 @@ def _simulate(preset, groups, step, T, max_calls):
                 next_call = True  # v1: dropped at the deadline; v3 (one run): dropped early; the call is over
                 break
             out.append(PlannedBatch(tuple(g[:n]), call, seconds, tuple(dropped)))
+            shapes.add(n)
             dropped = []
             t += seconds
             last = seconds
             del g[:n]
-        if next_call:
-            call, t, last, dropped = call + 1, 0.0, None, []
+        if next_call:  # a call is a new process: its batch sizes compile again
+            call, t, last, dropped, shapes = call + 1, 0.0, None, [], set()
         if not g:
             pending.pop(0)
     unplaced += sum(len(g) for g in pending)
@@ -215,41 +240,57 @@ def _simulate(preset, groups, step, T, max_calls):
 
 
 def call_plan(preset: Sec73Preset, *, step_ms=None, call_seconds: float = CALL_SECONDS, done=(),
-              max_calls: int = 99) -> CallPlan:
+              max_calls: int = 99, compiled: bool | None = None) -> CallPlan:
     """The batches of ``preset``'s sweep and the device calls they train in.
 
     ``step_ms``: None (the memory-bound model's prediction, :func:`model_step_ms`), a number (the step time of a
     batch of ``preset.max_batch_runs`` runs; other sizes scaled by the model), or {batch size: ms} measured on the
     device (:func:`measure_step_ms`). ``call_seconds``: the training time of one call. ``done``: runs
     (D_K, h, seed index) already stored, left out. A call's batches start as the sweep starts them (module
-    docstring); ``max_calls`` bounds the plan."""
+    docstring); ``max_calls`` bounds the plan. ``compiled``: the v3 step with its loss compiled (None: when the
+    engine is v3 and compiling is on for CUDA, :func:`rgr_verify.models.transformer_v3.compile_enabled`)."""
     if not isinstance(preset, Sec73Preset):
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
     call_seconds = check_real("call_seconds", call_seconds, low=0.0, low_open=True)
     max_calls = check_int("max_calls", max_calls, min_value=1)
-    step, source = _step_function(preset, step_ms)
+    if compiled is None:
+        from ..models.transformer_v3 import compile_enabled
+
+        compiled = preset.engine == "v3" and compile_enabled("cuda")
+    if not isinstance(compiled, bool) or (compiled and preset.engine != "v3"):
+        raise ValueError(f"compiled must be a bool, and True only for the v3 engine, got {compiled!r} "
+                         f"(engine {preset.engine})")
+    step, source = _step_function(preset, step_ms, compiled)
     done = set(done)
     groups = mixed_batches(preset) if preset.engine != "v1" else _v1_groups(preset)
     groups = [[r for r in g if r not in done] for g in groups]
-    batches, unplaced = _simulate(preset, groups, step, call_seconds, max_calls)
-    return CallPlan(preset, step, source, call_seconds, sum(len(g) for g in groups), tuple(batches), unplaced)
+    batches, unplaced = _simulate(preset, groups, step, call_seconds, max_calls, compiled)
+    return CallPlan(preset, step, source, call_seconds, sum(len(g) for g in groups), tuple(batches), unplaced,
+                    compiled)
 
 
 def _scale_to_fit(plan: CallPlan, calls: int) -> float | None:
-    """The largest factor on the plan's step times under which its runs fit ``calls`` calls (None: none does)."""
+    """The largest factor on the plan's step times under which its runs fit ``calls`` calls (None: none does; at
+    most 10)."""
     groups = (mixed_batches(plan.preset) if plan.preset.engine != "v1" else _v1_groups(plan.preset))
     todo = {r for b in plan.batches for r in b.runs}
     groups = [[r for r in g if r in todo] for g in groups]
 
     def fits(scale):
-        out, unplaced = _simulate(plan.preset, groups, lambda R: scale * plan.step_ms(R), plan.call_seconds, calls)
+        out, unplaced = _simulate(plan.preset, groups, lambda R: scale * plan.step_ms(R), plan.call_seconds, calls,
+                                  plan.compiled)
         return unplaced == 0 and sum(len(b.runs) for b in out) == len(todo)
 
-    if not todo or fits(1.0):
+    if not todo:
         return 1.0
-    lo, hi = 0.0, 1.0
-    if not fits(1e-6):
+    if fits(1.0):  # how much slower the steps may be: the plan's margin
+        if fits(10.0):
+            return 10.0
+        lo, hi = 1.0, 10.0
+    elif not fits(1e-6):
         return None
+    else:
+        lo, hi = 0.0, 1.0
     for _ in range(40):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
@@ -268,7 +309,7 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
              *([] if _counted_shapes(p) else ["  (the bytes were counted at the full tier's shapes on MiniLM, "
                                               "d_model 384: for this preset the model and the floor are rougher)"]),
              "  " + "; ".join(f"R = {R}: {plan.step_ms(R):.2f} ms (floor at {PEAK_TB_S} TB/s "
-                              f"{floor_step_ms(R, p.engine):.2f})" for R in sizes),
+                              f"{floor_step_ms(R, p.engine, plan.compiled):.2f})" for R in sizes),
              *([f"memory: about {V3_MEMORY_MB[1]:.0f} MB a run, {(V3_MEMORY_MB[0] + V3_MEMORY_MB[1] * full) / 1e3:.1f} "
                 f"GB at R = {full} (estimate at the full shapes)"] if p.engine == "v3" and _counted_shapes(p) else [])]
     for k, b in enumerate(plan.batches, 1):
@@ -283,10 +324,15 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
     lines.append(f"total: {verdict} ({'fits' if plan.calls <= calls and not plan.unplaced else 'does NOT fit'} "
                  f"in {calls} calls)")
     scale = _scale_to_fit(plan, calls)
+    if plan.compiled:
+        lines.append(f"compiling: {COMPILE_SECONDS:.0f} s for each batch size's first batch in a call (a guess)")
     if scale is not None and scale < 1.0:
         lines.append(f"{calls} calls need a step of at most {scale * plan.step_ms(full):.2f} ms at R = {full} "
                      f"({scale:.2f} x these step times; the floor at {PEAK_TB_S} TB/s is "
-                     f"{floor_step_ms(full, p.engine):.2f} ms)")
+                     f"{floor_step_ms(full, p.engine, plan.compiled):.2f} ms)")
+    elif scale is not None and plan.runs and plan.calls <= calls:
+        lines.append(f"margin: {calls} calls hold for steps up to {scale * plan.step_ms(full):.2f} ms at R = {full} "
+                     f"({scale:.2f} x these step times{'; or more' if scale >= 10.0 else ''})")
     elif scale is None:
         lines.append(f"no step time makes it fit {calls} calls (the set-up alone is too long)")
     return "\n".join(lines)
