@@ -21,10 +21,11 @@
 # device reaches no package registry). A first call (no EXPECT) runs the gpu tests first (about 30 s), then it
 # trains the next (D_K, h) cells of 7 seeds in the preset's order (its first_cells, then by h; about 205 s a cell
 # with the graphed step; no cell starts that the last one's duration says cannot finish), and returns the store in
-# $OUT/r73.tgz (unpacks as R73/). With ENGINE=v3 the gpu tests are the v3 trainer's (and today's), then the v3 step
-# is measured at 56, 28, 14 and 7 runs a batch (about 20 s; rgr-verify sec73 --plan-only --probe-steps), the plan
-# of the missing runs at the measured times is printed ($OUT/plan.txt) and the sweep trains with --engine v3 at
-# the batch size the plan recommends. Then here, once:
+# $OUT/r73.tgz (unpacks as R73/). With ENGINE=v3 the gpu tests are the v3 trainer's and compiler's (and today's),
+# then the v3 step is measured at 56 and 28 runs (PROBE=1; rgr-verify sec73 --plan-only --probe-steps), the plan
+# of the missing runs at the measured times (PROBE=0: at the predicted times) is printed ($OUT/plan.txt) and the
+# sweep trains with --engine v3 at the batch size the plan recommends (the runbook's first call: ENGINE=v3 PROBE=0
+# END=590). Then here, once:
 #   mkdir -p /tmp/r73x && tar xzf <files_at>/r73.tgz -C /tmp/r73x && rgr-verify evidence add /tmp/r73x/R73 ...
 # The store folder R73-$SOURCE (R73-v3-$SOURCE) is git-ignored, so it stays on a warm machine between two calls.
 # Exit status: that of the sweep (0 also when it stopped at its deadline), else 2 for a bad setting, 3 for a store
