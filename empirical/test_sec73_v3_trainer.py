@@ -19,6 +19,12 @@ from rgr_verify.models.transformer import (BatchDeadline, DeadlineReached, RunSp
                                     train_block_runs)
 from rgr_verify.models.transformer_v3 import train_block_runs_v3
 
+# Dynamo, tracing the loss's autograd Function, instantiates torch.autograd.Function inside a catch_warnings that
+# keeps the filters: under this project's warnings-as-errors its DeprecationWarning would fail the compile (and the
+# fallback's warning the test). Inductor warns on CUDA that TF32 is available but off, for float32 graphs.
+pytestmark = [pytest.mark.filterwarnings("ignore:.*should not be instantiated:DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore:TensorFloat32 tensor cores:UserWarning")]
+
 # Mixed cells: every h of the full grid, key widths 4-32, padded key columns and unused head slots in one batch.
 # d_model = d_ff = 16: each run's block of every parameter holds a multiple of 16 floats (the fused CPU AdamW
 # kernel rounds the tail of a tensor differently, rgr_verify.models.transformer's docstring).
@@ -202,6 +208,51 @@ def test_sec73_mixed_first_step_compile_is_not_a_slow_step(monkeypatch):
         assert info.value.projected_s < 60
 
 
+def test_sec73_mixed_kept_batch_is_not_dropped_for_seconds_late(monkeypatch):
+    # A batch kept by its first projection is dropped later only if it would end more than LATE_GRACE_S after the
+    # deadline: 0.5 s a step, 6 steps, deadline 3.0 s (the first projection: ends at 3.0, kept); then an evaluation
+    # takes 2 s, so at step 4 the clock reads 4.0 s, past the deadline, and the batch would end at 7.0 s, inside the
+    # grace: it finishes (at 5.0 s). Planted alternative: no grace, and the batch is dropped at step 4 after 4 s of
+    # its 5. An evaluation of 5 s instead (ends at 13 s, past the grace) drops it there.
+    assert V3.LATE_GRACE_S == 5.0
+    cfg = dataclasses.replace(CFG, steps=6, eval_every=2)
+    specs = MIXED[:3]
+    with monkeypatch.context() as mp:
+        progress = _fake_clock(mp, jumps=(0.0, 2.0))
+        out = train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=3.0)
+        assert progress.now[0] == 5.0 and all(r.steps == cfg.steps for r in out)
+    with monkeypatch.context() as mp:
+        progress = _fake_clock(mp, jumps=(0.0, 5.0))
+        with pytest.raises(DeadlineReached, match="deadline reached at step 4"):
+            train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=3.0)
+
+
+def test_sec73_mixed_batches_laid_out_at_one_shape(monkeypatch):
+    # shape=(Dmax, Hmax) lays out every batch at that width and number of head slots (one compiled graph a batch
+    # size on the device) instead of each batch's own largest; the padding is zeros, so losses agree within float
+    # rounding and results within an example. A shape narrower than a run's D_K or h is refused. Not vacuous: the
+    # two batches' own layouts differ ((16, 8) and (32, 4)).
+    cfg = dataclasses.replace(CFG, steps=10, eval_every=5)
+    seen, layout = [], V3.layout_v3
+
+    def spy(specs, Dmax, Hmax, d_model, device="cpu"):
+        seen.append((len(specs), Dmax, Hmax))
+        return layout(specs, Dmax, Hmax, d_model, device)
+
+    monkeypatch.setattr(V3, "layout_v3", spy)
+    own, own_loss, _ = _recorded(monkeypatch, MIXED[:6], cfg=cfg, max_batch_runs=3)
+    assert seen == [(3, 16, 8), (3, 32, 4)]
+    seen.clear()
+    wide, wide_loss, _ = _recorded(monkeypatch, MIXED[:6], cfg=cfg, max_batch_runs=3, shape=(48, 8))
+    assert seen == [(3, 48, 8), (3, 48, 8)]
+    np.testing.assert_allclose(wide_loss.numpy(), own_loss.numpy(), rtol=1e-5)
+    for a, b in zip(wide, own):
+        assert a.spec == b.spec and abs(a.final_test_acc - b.final_test_acc) <= 1 / cfg.n_test
+    for shape in ((16, 8), (32, 4), (32,), "wide"):
+        with pytest.raises(ValueError, match="shape"):
+            train_block_runs_v3(_table(), MIXED, TASK, cfg, shape=shape)
+
+
 def test_sec73_mixed_trainer_rejects_bad_input(monkeypatch):
     E = _table()
     cases = [
@@ -282,6 +333,19 @@ def test_sec73_mixed_gpu_tests_say_whether_they_compile():
     assert calls >= 8
 
 
+def test_sec73_mixed_gpu_tests_compile_under_this_files_warning_filters():
+    # The gpu tests' compiled trainer call, on the CPU with the aot_eager backend (Dynamo's trace and AOT autograd,
+    # no code generation: about a second): under this file's filters the compile succeeds, no fallback warns, and
+    # the results are the eager trainer's. Planted alternative: without the module's DeprecationWarning filter
+    # the compile fails, and the fallback's RuntimeWarning fails this test.
+    cfg = dataclasses.replace(GPU_CFG, steps=4, eval_every=2, mixed_precision=False)
+    eager = train_block_runs_v3(_gpu_table(), GPU_SPECS, GPU_TASK, cfg, compile=False)
+    traced = train_block_runs_v3(_gpu_table(), GPU_SPECS, GPU_TASK, cfg, compile="aot_eager")
+    assert [(r.spec, r.steps) for r in traced] == [(r.spec, r.steps) for r in eager]
+    for a, b in zip(traced, eager):
+        assert abs(a.final_test_acc - b.final_test_acc) <= 2 / cfg.n_test
+
+
 def _gpu_table():
     return GaussianSource(64).table(200, rng=np.random.default_rng(3)).E
 
@@ -352,7 +416,7 @@ def test_sec73_mixed_cuda_float32_follows_the_cpu(monkeypatch):
     # Same seeds, same (CPU-drawn) batches, float32 without TF32: CUDA's per-run losses within rtol 1e-4 of the
     # CPU's, accuracies within 2 examples of n.
     monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
-    cfg = dataclasses.replace(CFG, steps=8, eval_every=4)
+    cfg = dataclasses.replace(CFG, steps=8, eval_every=4, lr=1e-3)  # a small step: rounding differences stay small
     out = {}
     for device in ("cpu", "cuda"):
         with monkeypatch.context() as mp:
@@ -540,6 +604,8 @@ def test_sec73_mixed_command_plan_and_bad_options(tmp_path, capsys, monkeypatch)
                          (["--engine", "v3", "--plan-only", "--probe-steps", "0"], "--probe-steps"),
                          (["--plan-only", "--calls", "0"], "--calls"),
                          (["--plan-only", "--call-seconds", "nan"], "--call-seconds"),
+                         (["--plan-only", "--first-call-seconds", "-5"], "--first-call-seconds"),
+                         (["--first-call-seconds", "300"], "--first-call-seconds"),
                          (["--plan-only", "--stop-after", "5"], "--plan-only")]:
         assert main(["sec73", "--tier", "full", "--results", str(tmp_path / "none"), *argv]) == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
@@ -573,6 +639,16 @@ def test_sec73_mixed_plan_model_and_probe():
     fused = call_plan(full, compiled=True)  # the compiled model: two calls of one 56-run batch each
     assert fused.compiled and fused.calls == 2 and [len(b.runs) for b in fused.batches] == [56, 56]
     assert "loss compiled" in fused.step_source
+    # the first call has less time (its tests ran): a 56-run batch that does not fit it is dropped and halved
+    # there, and later calls have the full time; a batch no first call can hold but a later one can is placed
+    assert call_plan(full, compiled=True, first_call_seconds=545).calls == 2
+    short = call_plan(full, compiled=True, first_call_seconds=450)
+    assert short.calls == 3 and short.batches[0].call == 1 and short.batches[0].dropped
+    assert len(short.batches[0].runs) < 56 and short.first_call_seconds == 450.0
+    v1 = call_plan(sec73_preset("full", source="minilm"), first_call_seconds=100.0)
+    assert v1.unplaced == 0 and v1.batches[0].call == 2
+    with pytest.raises(ValueError, match="first_call_seconds"):
+        call_plan(full, first_call_seconds=0.0)
     measured = call_plan(full, step_ms={56: 4.0, 28: 2.1})
     assert measured.calls == 2 and "MEASURED" in measured.step_source
     with pytest.raises(ValueError):

@@ -50,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "full batch size and its halves, and plan with the measured times")
     parser.add_argument("--call-seconds", type=float, default=None, metavar="S",
                         help="with --plan-only: training seconds of one device call (default 480)")
+    parser.add_argument("--first-call-seconds", type=float, default=None, metavar="S",
+                        help="with --plan-only: training seconds of the first call, the one the plan is printed in "
+                             "(default --call-seconds; the device script passes the time it has left)")
     parser.add_argument("--calls", type=int, default=2, metavar="N",
                         help="with --plan-only: the number of calls the plan is checked against (default 2)")
 
@@ -93,7 +96,8 @@ def _check_engine_options(args) -> None:
         if args.engine != "v3":
             raise ValueError("--max-batch-runs sizes the mixed batches of --engine v3; v1 batches one cell's seeds")
         check_int("--max-batch-runs", args.max_batch_runs, min_value=1)
-    plan_options = {"--step-ms": args.step_ms, "--probe-steps": args.probe_steps, "--call-seconds": args.call_seconds}
+    plan_options = {"--step-ms": args.step_ms, "--probe-steps": args.probe_steps, "--call-seconds": args.call_seconds,
+                    "--first-call-seconds": args.first_call_seconds}
     if not args.plan_only:
         given = [name for name, value in plan_options.items() if value is not None]
         given += ["--calls"] if args.calls != 2 else []
@@ -112,6 +116,8 @@ def _check_engine_options(args) -> None:
         check_int("--probe-steps", args.probe_steps, min_value=1, max_value=100_000)
     if args.call_seconds is not None:
         check_real("--call-seconds", args.call_seconds, low=0.0, low_open=True)
+    if args.first_call_seconds is not None:
+        check_real("--first-call-seconds", args.first_call_seconds, low=0.0, low_open=True)
     check_int("--calls", args.calls, min_value=1, max_value=99)
 
 
@@ -152,7 +158,8 @@ def _plan_only(args, preset, device, root_seed) -> int:
                                   progress=measured)
     print(f"plan {plan_name(preset, device, root_seed)}: {len(done)} runs stored, "
           f"{preset.seeds * len(preset.cells()) - len(done)} to train")
-    plan = call_plan(preset, step_ms=step_ms, call_seconds=call_s, done=done, compiled=compiled)
+    plan = call_plan(preset, step_ms=step_ms, call_seconds=call_s, done=done, compiled=compiled,
+                     first_call_seconds=args.first_call_seconds)
     print(format_call_plan(plan, calls=args.calls))
     # the size that trains every run in the fewest calls, then the most runs in the first call, then the least time
     # lost to batches dropped for their length, then the largest
@@ -163,7 +170,8 @@ def _plan_only(args, preset, device, root_seed) -> int:
             alt_ms = step_ms * model_step_ms(R, preset.engine, plan.compiled) / model_step_ms(full, preset.engine,
                                                                                                 plan.compiled)
         alt = plan if R == full else call_plan(dataclasses.replace(preset, max_batch_runs=R), step_ms=alt_ms,
-                                               call_seconds=call_s, done=done, compiled=plan.compiled)
+                                               call_seconds=call_s, done=done, compiled=plan.compiled,
+                                               first_call_seconds=args.first_call_seconds)
         first = sum(len(b.runs) for b in alt.batches if b.call == 1)
         wasted = sum(s for b in alt.batches for _, s in b.dropped)  # batches too large for their call's time
         score = (alt.unplaced, alt.calls, -first, round(wasted), -R)

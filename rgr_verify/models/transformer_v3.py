@@ -99,6 +99,7 @@ __all__ = [
     "train_block_runs_v3",
     "GraphCaptureFailed",
     "BatchOverrun",
+    "LATE_GRACE_S",
     "time_steps_v3",
     "memory_per_run_v3",
     "PARAM_NAMES",
@@ -491,6 +492,9 @@ class GraphCaptureFailed(RuntimeError):
 
 
 _WARMUP = 3  # eager steps before the capture (graphed_step's warm-up)
+# Seconds past the deadline a kept batch may be projected to end (the first projection allows none): the device
+# script kills the sweep 15 s after its --stop-after deadline, less the sweep's start-up.
+LATE_GRACE_S = 5.0
 
 
 def _stepper_v3(params, opt, E, layout, packed, batch_size, ell, gens, *, autocast, graph: bool,
@@ -560,11 +564,12 @@ def _compile_backend(compile, device: str) -> str | None:
     raise ValueError(f"compile must be a bool, None or a torch.compile backend name, got {compile!r}")
 
 
-def _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend=None) -> _Batch:
-    """Dmax and Hmax are the batch's largest D_K and h. Initialisation and permutations are drawn on the CPU, the
-    training data on the device, each run from its own generators (keyed by its seed and a purpose), as today."""
+def _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend=None, shape=None) -> _Batch:
+    """Dmax and Hmax are ``shape`` or else the batch's largest D_K and h. Initialisation and permutations are drawn on
+    the CPU, the training data on the device, each run from its own generators (keyed by its seed and a purpose), as
+    today."""
     d = E.shape[1]
-    Dmax, Hmax = max(s.D_K for s in specs), max(s.n_heads for s in specs)
+    Dmax, Hmax = shape if shape is not None else (max(s.D_K for s in specs), max(s.n_heads for s in specs))
     init = init_block_params_v3(specs, d, task.d_ff, Dmax, Hmax, init_std=cfg.init_std)
     params = {k: v.to(device).requires_grad_() for k, v in init.items()}
     layout = layout_v3(specs, Dmax, Hmax, d, device)
@@ -585,10 +590,11 @@ def _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend=None) -> _Bat
                   CompiledLoss(backend) if backend is not None else None)
 
 
-def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph, backend=None) -> list[BlockRunResult]:
-    """One mixed batch: Dmax and Hmax are its runs' largest D_K and h."""
+def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph, backend=None,
+                    shape=None) -> list[BlockRunResult]:
+    """One mixed batch: Dmax and Hmax are ``shape`` or else its runs' largest D_K and h."""
     t0 = time.perf_counter()
-    b = _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend)
+    b = _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend, shape)
     params, layout, autocast = b.params, b.layout, b.autocast
     Dmax, Hmax = layout.G.shape[1], layout.G.shape[2]
     # As today's trainer: validation and test sets drawn on the CPU (device-independent).
@@ -609,6 +615,7 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph,
     # read as a slow step (it would project a 100 000-step batch far past any deadline and drop every batch).
     settled = min(cfg.steps, _WARMUP + 1 if graph else 1)
     mark = None  # (step, time) of the last evaluation, or of the settled step at first
+    projected_before = False  # whether an evaluation has projected the batch's end (see LATE_GRACE_S)
     for step in range(1, cfg.steps + 1):
         one_step()
         if step == settled:
@@ -635,19 +642,24 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph,
                 if bool(stopped.all()):
                     break
             now = time.monotonic()
-            if deadline is not None and now > deadline and step < cfg.steps:
-                raise DeadlineReached(f"deadline reached at step {step} of a mixed batch of {R} runs (D_K <= {Dmax}, "
-                                      f"h <= {Hmax}) after {time.perf_counter() - t0:.1f} s; batch dropped")
             # The step rate since the last evaluation (evaluations included) says when the batch would end: past
             # the deadline, it is dropped now rather than at the deadline (its time left goes to smaller batches).
+            # The first projection decides whether the batch is kept; a later one (and the deadline itself) drops
+            # it only if it would end more than LATE_GRACE_S after the deadline, so that a batch nearly done is
+            # not thrown away for the noise of a rate (the caller's hard limit lies beyond that grace).
             rate = (now - mark[1]) / (step - mark[0]) if mark is not None and step > mark[0] else None
-            if (deadline is not None and rate is not None and step < cfg.steps
-                    and now + rate * (cfg.steps - step) > deadline):
+            end = now + rate * (cfg.steps - step) if rate is not None else None
+            grace = LATE_GRACE_S if projected_before else 0.0
+            late = deadline is not None and step < cfg.steps
+            if late and now > deadline and (end is None or end > deadline + grace):
+                raise DeadlineReached(f"deadline reached at step {step} of a mixed batch of {R} runs (D_K <= {Dmax}, "
+                                      f"h <= {Hmax}) after {time.perf_counter() - t0:.1f} s; batch dropped")
+            projected_before = projected_before or end is not None
+            if late and end is not None and end > deadline + grace:
                 projected = time.perf_counter() - t0 + rate * (cfg.steps - step)
                 raise BatchOverrun(f"a mixed batch of {R} runs (D_K <= {Dmax}, h <= {Hmax}) would take about "
                                    f"{projected:.0f} s ({1000 * rate:.2f} ms a step at step {step}) and end "
-                                   f"{now + rate * (cfg.steps - step) - deadline:.0f} s after the deadline; batch "
-                                   "dropped", projected)
+                                   f"{end - deadline:.0f} s after the deadline; batch dropped", projected)
             mark = (step, now)
     seconds = time.perf_counter() - t0
     return [BlockRunResult(s, float(best_val[r]), float(best_test[r]), float(best_null[r]), int(best_step[r]),
@@ -667,6 +679,7 @@ def train_block_runs_v3(
     on_batch: Callable | None = None,
     cuda_graph: bool | None = None,
     compile: bool | str | None = None,
+    shape: tuple[int, int] | None = None,
 ) -> list[BlockRunResult]:
     """Train every run of ``specs`` on the Sec. 7.3 task with the frozen table ``E`` ``[m + 1, d_model]``, with
     the keyless block of this module, runs of any (D_K, h) in one batch.
@@ -693,6 +706,10 @@ def train_block_runs_v3(
       through :class:`CompiledLoss`, which falls back to the eager loss with a warning if compiling or running it
       fails (:func:`train_step_v3`). Compiled and eager steps compute the same function in another order of
       operations, so their runs agree within float rounding, not bit for bit.
+    * ``shape`` (Dmax, Hmax): every batch laid out at that key width and number of head slots (at least every
+      run's D_K and h) instead of its own runs' largest, so that batches of one size have one shape (one compiled
+      graph; torch.compile here does not generalise over shapes). The padding is exact zeros that stay zero, so a
+      run's result changes by float rounding at most.
 
     Returns one BlockRunResult per spec, in the order of ``specs``.
     """
@@ -700,6 +717,11 @@ def train_block_runs_v3(
         E, specs, task, cfg, device=device, max_batch_runs=max_batch_runs, deadline=deadline, cuda_graph=cuda_graph,
         progress=progress, on_batch=on_batch)
     backend = _compile_backend(compile, device)
+    if shape is not None:
+        if not (isinstance(shape, tuple) and len(shape) == 2):
+            raise ValueError(f"shape must be a (Dmax, Hmax) pair, got {shape!r}")
+        shape = (check_int("shape's Dmax", shape[0], min_value=max(s.D_K for s in specs)),
+                 check_int("shape's Hmax", shape[1], min_value=max(s.n_heads for s in specs)))
     bad = sorted({s.n_heads for s in specs if E.shape[1] % s.n_heads})
     if bad:  # checked before any batch trains
         raise ValueError(f"every run's n_heads must divide d_model = {E.shape[1]} (d_v = d_model / h), got {bad}")
@@ -715,14 +737,14 @@ def train_block_runs_v3(
             start = deadline.start() if deadline is not None else None
             at = deadline.at if deadline is not None else None
             try:
-                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, graph, backend)
+                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, graph, backend, shape)
             except GraphCaptureFailed as exc:
                 warnings.warn(f"{exc}; the batch of {len(batch)} runs restarts eagerly (the same runs, slower), and "
                               "later batches of this call train eagerly", RuntimeWarning, stacklevel=2)
                 if dev.type == "cuda":
                     torch.cuda.synchronize(dev)
                 graph = False
-                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, False, backend)
+                out = _train_batch_v3(E, batch, task, cfg, dev, progress, at, False, backend, shape)
             if deadline is not None:
                 deadline.finished(start)
             for i, res in zip(chunk, out):

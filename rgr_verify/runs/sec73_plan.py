@@ -141,6 +141,7 @@ class CallPlan:
     batches: tuple  # PlannedBatch, in training order
     unplaced: int  # runs no call can train (a batch of one run longer than a call; v1: a batch longer than a call)
     compiled: bool = False  # the v3 step with its loss compiled: its bytes, and COMPILE_SECONDS a batch size a call
+    first_call_seconds: float | None = None  # the training time of the first call, if not call_seconds
 
     @property
     def calls(self) -> int:
@@ -192,9 +193,10 @@ def _setup_seconds(R: int) -> float:
     return SETUP_SECONDS[0] + SETUP_SECONDS[1] * R
 
 
-def _simulate(preset, groups, step, T, max_calls, compiled=False):
-    """Lay the groups' runs into calls as run_sec73 trains them under --stop-after T (see the module docstring);
-    ``compiled``: a batch size's first batch in a call compiles (COMPILE_SECONDS more)."""
+def _simulate(preset, groups, step, T, max_calls, compiled=False, first=None):
+    """Lay the groups' runs into calls as run_sec73 trains them under --stop-after T (the first call: ``first``,
+    if given; see the module docstring); ``compiled``: a batch size's first batch in a call compiles
+    (COMPILE_SECONDS more)."""
     steps, every, full = preset.train.steps, preset.train.eval_every, preset.max_batch_runs
     v3 = preset.engine != "v1"
     out, unplaced = [], 0
@@ -204,14 +206,15 @@ def _simulate(preset, groups, step, T, max_calls, compiled=False):
         g = pending[0]
         size = full if v3 else preset.max_batch_runs
         next_call = False
+        limit = first if call == 1 and first is not None else T
         while g:
             n = min(size, len(g))
             compile_s = COMPILE_SECONDS if compiled and n not in shapes else 0.0
             seconds = _setup_seconds(n) + compile_s + steps * step(n) / 1000.0
-            if t > T or (last is not None and t + last > T):  # the batch does not start: the call is over
+            if t > limit or (last is not None and t + last > limit):  # the batch does not start: the call is over
                 next_call = True
                 break
-            if t + seconds > T:
+            if t + seconds > limit:
                 if v3 and n > 1:  # dropped at its first evaluation, its runs retried in halves
                     cost = _setup_seconds(n) + compile_s + every * step(n) / 1000.0
                     shapes.add(n)
@@ -219,7 +222,7 @@ def _simulate(preset, groups, step, T, max_calls, compiled=False):
                     t += cost
                     size = max(1, n // 2)
                     continue
-                if t == 0.0:  # no call can train it
+                if t == 0.0 and seconds > T:  # no call can train it
                     unplaced += len(g)
                     g.clear()
                     break
@@ -240,18 +243,22 @@ def _simulate(preset, groups, step, T, max_calls, compiled=False):
 
 
 def call_plan(preset: Sec73Preset, *, step_ms=None, call_seconds: float = CALL_SECONDS, done=(),
-              max_calls: int = 99, compiled: bool | None = None) -> CallPlan:
+              max_calls: int = 99, compiled: bool | None = None,
+              first_call_seconds: float | None = None) -> CallPlan:
     """The batches of ``preset``'s sweep and the device calls they train in.
 
     ``step_ms``: None (the memory-bound model's prediction, :func:`model_step_ms`), a number (the step time of a
     batch of ``preset.max_batch_runs`` runs; other sizes scaled by the model), or {batch size: ms} measured on the
-    device (:func:`measure_step_ms`). ``call_seconds``: the training time of one call. ``done``: runs
+    device (:func:`measure_step_ms`). ``call_seconds``: the training time of one call; ``first_call_seconds``: of
+    the first, if it differs (the call the plan is printed in, after its tests: the time it has left). ``done``: runs
     (D_K, h, seed index) already stored, left out. A call's batches start as the sweep starts them (module
     docstring); ``max_calls`` bounds the plan. ``compiled``: the v3 step with its loss compiled (None: when the
     engine is v3 and compiling is on for CUDA, :func:`rgr_verify.models.transformer_v3.compile_enabled`)."""
     if not isinstance(preset, Sec73Preset):
         raise ValueError(f"preset must be a Sec73Preset, got {type(preset).__name__}")
     call_seconds = check_real("call_seconds", call_seconds, low=0.0, low_open=True)
+    if first_call_seconds is not None:
+        first_call_seconds = check_real("first_call_seconds", first_call_seconds, low=0.0, low_open=True)
     max_calls = check_int("max_calls", max_calls, min_value=1)
     if compiled is None:
         from ..models.transformer_v3 import compile_enabled
@@ -264,9 +271,9 @@ def call_plan(preset: Sec73Preset, *, step_ms=None, call_seconds: float = CALL_S
     done = set(done)
     groups = mixed_batches(preset) if preset.engine != "v1" else _v1_groups(preset)
     groups = [[r for r in g if r not in done] for g in groups]
-    batches, unplaced = _simulate(preset, groups, step, call_seconds, max_calls, compiled)
+    batches, unplaced = _simulate(preset, groups, step, call_seconds, max_calls, compiled, first_call_seconds)
     return CallPlan(preset, step, source, call_seconds, sum(len(g) for g in groups), tuple(batches), unplaced,
-                    compiled)
+                    compiled, first_call_seconds)
 
 
 def _scale_to_fit(plan: CallPlan, calls: int) -> float | None:
@@ -278,7 +285,7 @@ def _scale_to_fit(plan: CallPlan, calls: int) -> float | None:
 
     def fits(scale):
         out, unplaced = _simulate(plan.preset, groups, lambda R: scale * plan.step_ms(R), plan.call_seconds, calls,
-                                  plan.compiled)
+                                  plan.compiled, plan.first_call_seconds)
         return unplaced == 0 and sum(len(b.runs) for b in out) == len(todo)
 
     if not todo:
@@ -304,7 +311,8 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
     full = p.max_batch_runs
     sizes = sorted({full, *(len(b.runs) for b in plan.batches)}, reverse=True)
     lines = [f"sec73 plan, engine {p.engine}: {p.name} tier on {p.source}; {plan.runs} runs to train, batches of up to "
-             f"{full} runs, up to {p.train.steps} steps a run, {plan.call_seconds:.0f} s of training a call",
+             f"{full} runs, up to {p.train.steps} steps a run, {plan.call_seconds:.0f} s of training a call"
+             + (f" (the first: {plan.first_call_seconds:.0f} s)" if plan.first_call_seconds is not None else ""),
              f"step time: {plan.step_source}",
              *([] if _counted_shapes(p) else ["  (the bytes were counted at the full tier's shapes on MiniLM, "
                                               "d_model 384: for this preset the model and the floor are rougher)"]),

@@ -257,13 +257,16 @@ def _train_mixed(todo, preset, table, device, store, progress, deadline, note) -
     from ..models.transformer_v3 import BatchOverrun, train_block_runs_v3
 
     size = preset.max_batch_runs
+    # every batch at the preset's widest layout, so that the batches of one size share one compiled graph
+    shape = (max(D for D, _ in preset.cells()), max(h for _, h in preset.cells()))
     while todo:
         def keep(chunk, results, todo=todo):  # each finished batch is stored at once
             store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
 
         try:
             train_block_runs_v3(table.E, [spec for _, spec, _ in todo], preset.task, preset.train, device=device,
-                                max_batch_runs=size, progress=progress, deadline=deadline, on_batch=keep)
+                                max_batch_runs=size, progress=progress, deadline=deadline, on_batch=keep,
+                                shape=shape)
             return
         except BatchOverrun as exc:
             if size == 1:
