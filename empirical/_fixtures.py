@@ -3,9 +3,24 @@
 import json
 from collections import Counter
 
+import numpy as np
+
+from rgr_verify.models.embedding_sources import GaussianSource
 from rgr_verify.runs.sec73_presets import Sec73Preset
 from rgr_verify.runs.store import ResultStore
-from rgr_verify.models.transformer import TaskConfig, TrainConfig
+from rgr_verify.models.transformer import RunSpec, TaskConfig, TrainConfig
+
+# The v3 gpu tests' one shape (test_sec73_v3_trainer, test_sec73_v3_compile): the loss compiled at it once serves
+# them all in the first minute of a device call (Dynamo's cache; a cold compile is tens of seconds on a device).
+V3_GPU_SPECS = [RunSpec(8, 1, 1), RunSpec(32, 4, 2), RunSpec(16, 8, 3), RunSpec(64, 2, 4), RunSpec(32, 1, 5)]
+V3_GPU_TASK = TaskConfig(200, 4, d_ff=16)
+V3_GPU_CFG = TrainConfig(steps=40, batch_size=32, lr=3e-3, eval_every=10, n_val=128, n_test=128,
+                         mixed_precision=True)
+
+
+def v3_gpu_table():
+    """The v3 gpu tests' table: 200 Gaussian rows of width 64 (and NULL)."""
+    return GaussianSource(64).table(200, rng=np.random.default_rng(3)).E
 
 
 def tiny_sec73_preset() -> Sec73Preset:

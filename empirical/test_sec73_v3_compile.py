@@ -17,6 +17,8 @@ from rgr_verify.models.transformer_task import moved_items, pack_runs, run_gener
 from rgr_verify.models.transformer_v3 import (CompiledLoss, block_loss_v3, compile_enabled, init_block_params_v3, layout_v3,
                                        normed_inputs_v3, train_block_runs_v3, train_step_v3)
 
+from ._fixtures import V3_GPU_CFG, V3_GPU_SPECS, V3_GPU_TASK, v3_gpu_table
+
 # torch.compile warns about torch's own deprecated internals (Dynamo instantiating the custom autograd Function,
 # Inductor touching torch.jit.script_method): the project's warnings-as-errors setting would turn them into failures.
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
@@ -218,14 +220,20 @@ def test_sec73_mixed_step_dispatches_no_host_sync_or_nondeterministic_op(amp):
 @pytest.mark.gpu
 def test_sec73_mixed_cuda_compiled_step_matches_eager_and_syncs_nothing():
     # On CUDA (the first minute of a device call): the compiled loss within float32 rounding of eager, with bf16
-    # autocast through Inductor (the sweep's configuration: Triton's kernels, a cold compile) and without it through
-    # aot_eager (Dynamo's graph and AOT autograd on CUDA, no second cold compile); and the eager CUDA step dispatches
-    # no host sync and no atomic accumulation.
+    # autocast through Inductor (the sweep's configuration: Triton's kernels) and without it through aot_eager
+    # (Dynamo's graph and AOT autograd on CUDA); and the eager CUDA step dispatches no host sync and no atomic
+    # accumulation. At the trainer gpu tests' shape (V3_GPU_*), whose compile of the loss, run before this test in
+    # the device call, Dynamo's cache then serves: no cold compile of its own.
     dev = torch.device("cuda")
-    E, layout, init, batch = _setup()
-    E, layout = E.to(dev), layout.to(dev)
-    init = {k: v.to(dev) for k, v in init.items()}
-    batch = tuple(t.to(dev) for t in batch)
+    specs, task, cfg = V3_GPU_SPECS, V3_GPU_TASK, V3_GPU_CFG
+    Dmax, Hmax = max(s.D_K for s in specs), max(s.n_heads for s in specs)
+    E = torch.tensor(v3_gpu_table(), dtype=torch.float32, device=dev)
+    d = E.shape[1]
+    layout = layout_v3(specs, Dmax, Hmax, d, dev)
+    init = {k: v.to(dev) for k, v in init_block_params_v3(specs, d, task.d_ff, Dmax, Hmax,
+                                                           init_std=cfg.init_std).items()}
+    packed, gens = _batch_of(specs, task.m, task.ell, cfg.batch_size)
+    batch = tuple(t.to(dev) for t in stack_examples(packed, cfg.batch_size, task.ell, gens))
     for amp in (False, True):
         ctx = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if amp else contextlib.nullcontext
         out = []
@@ -241,8 +249,8 @@ def test_sec73_mixed_cuda_compiled_step_matches_eager_and_syncs_nothing():
         assert _max_rel(out[1][0], out[0][0]) <= tol, amp
         for k in out[0][1]:
             assert _max_rel(out[1][1][k], out[0][1][k]) <= 10 * tol, (amp, k)
-    specs, m, ell, B = MIXED, 20, 3, 8
-    p = {k: v.to(dev).requires_grad_() for k, v in init_block_params_v3(specs, D_MODEL, D_FF, DMAX, HMAX).items()}
+    m, ell, B = task.m, task.ell, cfg.batch_size
+    p = {k: v.clone().requires_grad_() for k, v in init.items()}
     opt = torch.optim.AdamW(list(p.values()), lr=1e-3, fused=True)
     perms = [sample_permutation(m, generator=run_generator(s.seed, 2)) for s in specs]
     packed = tuple(x.to(dev) if isinstance(x, torch.Tensor) else x

@@ -19,10 +19,14 @@ from rgr_verify.models.transformer import (BatchDeadline, DeadlineReached, RunSp
                                     train_block_runs)
 from rgr_verify.models.transformer_v3 import train_block_runs_v3
 
-# Dynamo, tracing the loss's autograd Function, instantiates torch.autograd.Function inside a catch_warnings that
-# keeps the filters: under this project's warnings-as-errors its DeprecationWarning would fail the compile (and the
-# fallback's warning the test). Inductor warns on CUDA that TF32 is available but off, for float32 graphs.
+from ._fixtures import V3_GPU_CFG, V3_GPU_SPECS, V3_GPU_TASK, v3_gpu_table
+
+# torch.compile warns about torch's own deprecated internals, which this project's warnings-as-errors would turn
+# into a failed compile (and the fallback's warning into a failed test): Dynamo, tracing the loss's autograd
+# Function, instantiates torch.autograd.Function; Inductor touches torch.jit.script_method. Inductor also warns on
+# CUDA that TF32 is available but off, for float32 graphs.
 pytestmark = [pytest.mark.filterwarnings("ignore:.*should not be instantiated:DeprecationWarning"),
+              pytest.mark.filterwarnings("ignore:.*torch.jit.script_method.* is deprecated:DeprecationWarning"),
               pytest.mark.filterwarnings("ignore:TensorFloat32 tensor cores:UserWarning")]
 
 # Mixed cells: every h of the full grid, key widths 4-32, padded key columns and unused head slots in one batch.
@@ -307,9 +311,7 @@ def test_sec73_mixed_trainer_keeps_the_callers_thread_count():
 # compiles the loss at a few shapes only (tens of seconds each on a device; Dynamo refuses a 9th shape of one function
 # under fullgraph, and the fallback's warning would fail the test), whatever RGR_VERIFY_COMPILE says.
 
-GPU_SPECS = [RunSpec(8, 1, 1), RunSpec(32, 4, 2), RunSpec(16, 8, 3), RunSpec(64, 2, 4), RunSpec(32, 1, 5)]
-GPU_TASK = TaskConfig(200, 4, d_ff=16)
-GPU_CFG = TrainConfig(steps=40, batch_size=32, lr=3e-3, eval_every=10, n_val=128, n_test=128, mixed_precision=True)
+GPU_SPECS, GPU_TASK, GPU_CFG = V3_GPU_SPECS, V3_GPU_TASK, V3_GPU_CFG  # shared with the compile gpu test
 
 
 def test_sec73_mixed_gpu_tests_say_whether_they_compile():
@@ -347,7 +349,7 @@ def test_sec73_mixed_gpu_tests_compile_under_this_files_warning_filters():
 
 
 def _gpu_table():
-    return GaussianSource(64).table(200, rng=np.random.default_rng(3)).E
+    return v3_gpu_table()
 
 
 @pytest.mark.gpu
