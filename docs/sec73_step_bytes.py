@@ -1,7 +1,8 @@
 """Count the bytes a Sec. 7.3 training step reads and writes, today's block against the v3 block (issue 38).
 
-The constants V1_BYTES_MB and V3_BYTES_MB of rgr_verify/runs/sec73_plan.py come from this script (2026-11-28, torch
-2.13.0+cpu, a 2-core CPU, about 1 minute):  python docs/sec73_step_bytes.py
+The constants V1_BYTES_MB, V3_BYTES_MB (2026-11-28) and V3_COMPILED_BYTES_MB (2026-11-29) of
+rgr_verify/runs/sec73_plan.py come from this script (torch 2.13.0+cpu, a 2-core CPU):
+    pip install --target /tmp/tri triton==3.9.0 && PYTHONPATH=/tmp/tri python docs/sec73_step_bytes.py --triton
 
 Every aten op of one training step (the batched sampler, the block under bf16 autocast, float32 cross-entropy,
 backward, fused AdamW, the mask) at the full tier's shapes (m = 6144, l = 16, d_model = 384, B = 256) is counted
@@ -15,14 +16,19 @@ in-place scatter writes as many elements as its index holds; an allocation or a 
 AdamW step reads the parameters, gradients and both moments and writes the parameters and both moments back.
 
 The v3 step with its loss compiled (``CompiledLoss``, on CUDA by default): the step's eager ops (the sampler, fused
-AdamW, the mask) counted as above, and the loss's forward and backward counted by Inductor itself
-(``GraphLowering.count_bytes``: each fused kernel's buffers, a buffer that stays inside a kernel not at all, a
-buffer counted at most once a kernel), compiled for the CPU: the C++ backend's fusion, which is not Triton's, so an
-estimate of the device's (2026-11-29: 63.7 MB + 130.6 MB a run, ``V3_COMPILED_BYTES_MB``; about 2 minutes).
+AdamW, the mask) counted as above, and the loss's forward and backward replaced by the kernels Inductor makes of
+them after fusion, each kernel charged by Inductor (``get_read_write_buffers_sizes``: each buffer it reads or
+writes, once, at most the buffer's size) and that charge bounded by what the kernel's nodes touch (Inductor
+charges a fused kernel that gathers from the table E the whole table). Scheduled for the CPU's C++ backend, and
+with ``--triton`` (triton importable; nothing is compiled or run) for Triton, with the pointwise lowering of the
+inputs' concatenation that Inductor chooses on a GPU (on a CPU it always materialises it). 2026-11-29, torch
+2.13.0+cpu, triton 3.9.0, about 30 s, MB a step + MB a run: C++ 63.7 + 139.0 (Inductor's charge), 29.9 + 152.4
+(bounded); Triton 51.9 + 135.0, **33.0 + 133.4** (bounded: ``V3_COMPILED_BYTES_MB``, the device's fusion as best a
+CPU can tell). An independent re-derivation with its own script gave the same numbers and found that an earlier
+version of this count (63.7 + 130.6) took the eager loss's bytes with its gradients accumulated into old ones.
 """
 
 import contextlib
-import logging
 from unittest import mock
 
 
@@ -115,49 +121,89 @@ def batch_of(specs):
     return stack_examples(packed, B, ELL, [run_generator(s.seed, 5) for s in specs])
 
 
-def loss_bytes(specs, E, compiled: bool) -> int:
+def _kernel_bytes(node) -> tuple[int, int]:
+    """Inductor's charge for a kernel after fusion (``get_read_write_buffers_sizes``: each buffer it reads or
+    writes, at most once, and at most the buffer's size), and the same charge bounded by what its member nodes
+    touch: Inductor charges a buffer that a fused kernel gathers from (the table E, 9.4 MB) whole, since it cannot
+    bound the kernel's iterations, whereas each member node is charged the rows it reads."""
+    from torch._inductor.scheduler import FusedSchedulerNode
+
+    raw = node.get_read_write_buffers_sizes()
+    if not isinstance(node, FusedSchedulerNode):
+        return raw, raw
+    bounded = 0
+    for name, whole in node.get_read_write_buffer_accesses(include_reads=True, include_writes=True).items():
+        parts = sum(member.get_read_write_buffer_accesses(include_reads=True, include_writes=True).get(name, 0)
+                    for member in node.get_nodes())
+        bounded += min(whole, parts) if parts else whole
+    return raw, bounded
+
+
+def loss_bytes(specs, E, compiled: str | None) -> tuple[int, int]:
     """Bytes of the v3 loss's forward and backward on one batch (bf16 autocast): every aten op counted
-    (``compiled`` False), or Inductor's count of its compiled kernels (True; compiled afresh, no cache)."""
+    (``compiled`` None; both numbers equal), or the kernels Inductor makes of it after fusion (raw and bounded
+    charges, :func:`_kernel_bytes`), scheduled for the CPU's C++ backend (``compiled`` "cpp") or for Triton
+    (``compiled`` "triton": Inductor's Triton scheduling on CPU tensors, with the pointwise lowering of the inputs'
+    cat that it chooses on a GPU; needs triton importable, and nothing is compiled or run)."""
     D, H = max(s.D_K for s in specs), max(s.n_heads for s in specs)
     p = {k: v.requires_grad_() for k, v in V3.init_block_params_v3(specs, D_MODEL, 16, D, H).items()}
     layout, batch = V3.layout_v3(specs, D, H, D_MODEL), batch_of(specs)
 
     def forward_backward(fn):
+        for v in p.values():
+            v.grad = None  # as the step (zero_grad(set_to_none=True)): no accumulation into old gradients
         with amp():
             per_run = fn(p, E, layout, *batch)
         per_run.sum().backward()
 
-    if not compiled:
+    if compiled is None:
         forward_backward(V3.block_loss_v3)
         c = Count()
         with c:
             forward_backward(V3.block_loss_v3)
-        return c.bytes
-    graphs, original = [], GraphLowering.count_bytes
+        return c.bytes, c.bytes
+    graphs, original = [], GraphLowering._update_scheduler
 
-    def count(self):  # Inductor calls it for each graph it compiles (forward, backward) when its metrics log is on
-        out = original(self)
-        graphs.append(out[0])
-        return out
+    def record(self):  # Inductor builds and fuses each graph's kernels here (the forward, then the backward)
+        original(self)
+        charges = [_kernel_bytes(node) for node in self.scheduler.nodes]
+        graphs.append((sum(r for r, _ in charges), sum(b for _, b in charges)))
 
-    metrics = logging.getLogger("torch._inductor.compile_fx.__inductor_metrics")
+    import torch._functorch.config as functorch_config
+    from torch._inductor.async_compile import AsyncCompile
+
     torch._dynamo.reset()
     with contextlib.ExitStack() as stack:
-        stack.enter_context(mock.patch.object(GraphLowering, "count_bytes", count))
-        stack.enter_context(inductor_config.patch(fx_graph_cache=False))
-        stack.enter_context(mock.patch.object(metrics, "level", logging.INFO))
-        stack.enter_context(mock.patch.object(metrics, "propagate", False))
-        stack.enter_context(mock.patch.object(metrics, "handlers", [logging.NullHandler()]))
-        forward_backward(torch.compile(V3.block_loss_v3, fullgraph=True, dynamic=False))
+        stack.enter_context(mock.patch.object(GraphLowering, "_update_scheduler", record))
+        stack.enter_context(inductor_config.patch(fx_graph_cache=False, cpu_backend=compiled,
+                                                  force_pointwise_cat=compiled == "triton"))
+        stack.enter_context(functorch_config.patch(force_non_lazy_backward_lowering=True))
+        if compiled == "triton":  # schedule and generate Triton kernels for CPU tensors, compile none of them
+            import torch.utils._triton as triton_utils
+
+            stack.enter_context(mock.patch.object(AsyncCompile, "triton", lambda self, *a, **k: None))
+            stack.enter_context(mock.patch.object(triton_utils, "triton_hash_with_backend", lambda: "none"))
+            stack.enter_context(mock.patch.object(triton_utils, "triton_backend", lambda: None))
+        try:
+            forward_backward(torch.compile(V3.block_loss_v3, fullgraph=True, dynamic=False))
+        except Exception:
+            if compiled != "triton" or len(graphs) != 2:  # Triton's kernels, never compiled, cannot run
+                raise
     if len(graphs) != 2:
-        raise RuntimeError(f"expected Inductor to compile a forward and a backward graph, it counted {len(graphs)}")
-    return sum(graphs)
+        raise RuntimeError(f"expected Inductor to build a forward and a backward graph, it built {len(graphs)}")
+    return sum(r for r, _ in graphs), sum(b for _, b in graphs)
 
 
 def main():
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--triton", action="store_true", help="also schedule the compiled loss for Triton (needs "
+                        "triton importable, e.g. pip install --target DIR triton and PYTHONPATH=DIR)")
+    schedulers = ["cpp"] + (["triton"] if parser.parse_args().triton else [])
     E = torch.randn(M + 1, D_MODEL)
     for engine, spec in (("v1", lambda s: RunSpec(512, 1, s)), ("v3", lambda s: RunSpec(512, 8, s))):
-        counted, compiled = [], []
+        counted, compiled = [], {}
         for R in (1, 2):
             step = step_of(engine, [spec(s) for s in range(R)], E)
             step()  # the optimiser's state exists from the second step on
@@ -170,11 +216,14 @@ def main():
             print(f"{engine} R = {R}: {c.ops} ops, {c.bytes / 1e6:.1f} MB; {ops}")
             if engine == "v3":  # the same step with the loss's eager ops replaced by its compiled kernels
                 specs = [spec(s) for s in range(R)]
-                eager, fused = loss_bytes(specs, E, False), loss_bytes(specs, E, True)
-                compiled.append(counted[-1] - eager / 1e6 + fused / 1e6)
-                print(f"v3 compiled R = {R}: the loss {eager / 1e6:.1f} MB eager, {fused / 1e6:.1f} MB compiled; "
-                      f"the step {compiled[-1]:.1f} MB")
-        for name, mb in ((engine, counted), *((("v3 compiled", compiled),) if compiled else ())):
+                eager = loss_bytes(specs, E, None)[0] / 1e6
+                for scheduler in schedulers:
+                    raw, bounded = (b / 1e6 for b in loss_bytes(specs, E, scheduler))
+                    for name, mb in ((f"{scheduler}, Inductor's charge", raw), (f"{scheduler}, bounded", bounded)):
+                        compiled.setdefault(name, []).append(counted[-1] - eager + mb)
+                    print(f"v3 compiled ({scheduler}) R = {R}: the loss {eager:.1f} MB eager, {raw:.1f} MB compiled "
+                          f"(Inductor's charge), {bounded:.1f} MB (bounded by what each kernel's nodes touch)")
+        for name, mb in ((engine, counted), *((f"v3 compiled ({k})", v) for k, v in compiled.items())):
             slope = mb[1] - mb[0]
             print(f"{name}: {mb[0] - slope:.1f} MB a step + {slope:.1f} MB a run")
 

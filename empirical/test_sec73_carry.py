@@ -164,7 +164,7 @@ def test_device_script_seeds_resumes_and_guards_its_store(tmp_path):
 
 def test_device_script_v3_prints_the_plan_and_trains_at_its_batch_size(tmp_path):
     """ENGINE=v3 (issue 38): its own store (R73-v3-*, not seeded with the v1 records), the v3 gpu tests, the plan of
-    the 112 runs printed by this package at the given step time (4.3 ms a 56-run step: two batches, two calls of 480 s), and
+    the 112 runs printed by this package at the given step time (4.3 ms a 56-run step: two batches, two calls), and
     the sweep run with --engine v3 at the batch size the plan recommends; the store returned as R73/."""
     proc, n, out = _shimmed_call(tmp_path, engine="v3", step_ms=4.3, end=590)
     assert proc.returncode == 0, proc.stdout + proc.stderr

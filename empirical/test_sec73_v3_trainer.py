@@ -192,10 +192,10 @@ def test_sec73_mixed_deadline_and_on_batch(monkeypatch):
 
 def test_sec73_mixed_first_step_compile_is_not_a_slow_step(monkeypatch):
     # The first step of a batch carries one-time costs (torch.compile of the loss, tens of seconds on a device; the
-    # graph's capture): the rate that may drop a batch is measured from the end of that step on. Here the first
-    # step takes 50 s more than the others (0.5 s each): 6 steps end at 53 s, inside a deadline at 54 s, so the
-    # batch trains. Planted alternative: the rate measured from the loop's start (51 s over 2 steps at the first
-    # evaluation) projects about 153 s and drops the batch (BatchOverrun).
+    # graph's capture): the rate that may drop a batch is measured from the end of the first evaluation after it,
+    # and first projected at the second. Here the first step takes 50 s more than the others (0.5 s each): 6 steps
+    # end at 53 s, inside a deadline at 54 s, so the batch trains. Planted alternative: the rate measured from the
+    # loop's start (51 s over 2 steps at the first evaluation) projects about 153 s and drops the batch.
     cfg = dataclasses.replace(CFG, steps=6, eval_every=2)
     specs = MIXED[:3]
     plain = train_block_runs_v3(_table(), specs, TASK, cfg)
@@ -203,32 +203,46 @@ def test_sec73_mixed_first_step_compile_is_not_a_slow_step(monkeypatch):
         progress = _fake_clock(mp, first=50.0)
         out = train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=54.0)
         assert progress.now[0] == 53.0 and _strip(out) == _strip(plain)
-    # a batch whose steady rate does overrun (deadline 52.5 s; it would end at 53 s) is still dropped at its first
-    # evaluation, projected from the steady rate (0.5 s a step after the first), not from the compile
+    # a batch whose steady rate does overrun (deadline 52.5 s; it would end at 53 s) is still dropped, at its
+    # second evaluation, projected from the steady rate (0.5 s a step), not from the compile
     with monkeypatch.context() as mp:
         progress = _fake_clock(mp, first=50.0)
-        with pytest.raises(V3.BatchOverrun, match=r"\(500\.00 ms a step at step 2\)") as info:
+        with pytest.raises(V3.BatchOverrun, match=r"\(500\.00 ms a step at step 4\)") as info:
             train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=52.5)
         assert info.value.projected_s < 60
 
 
 def test_sec73_mixed_kept_batch_is_not_dropped_for_seconds_late(monkeypatch):
-    # A batch kept by its first projection is dropped later only if it would end more than LATE_GRACE_S after the
-    # deadline: 0.5 s a step, 6 steps, deadline 3.0 s (the first projection: ends at 3.0, kept); then an evaluation
-    # takes 2 s, so at step 4 the clock reads 4.0 s, past the deadline, and the batch would end at 7.0 s, inside the
-    # grace: it finishes (at 5.0 s). Planted alternative: no grace, and the batch is dropped at step 4 after 4 s of
-    # its 5. An evaluation of 5 s instead (ends at 13 s, past the grace) drops it there.
+    # A batch kept by its first projection (at its second evaluation) is dropped later only if it would end more
+    # than LATE_GRACE_S after the deadline: 0.5 s a step, 8 steps, an evaluation every 2, deadline 4.0 s (the first
+    # projection, at step 4: ends at 4.0, kept); then an evaluation takes 2 s, so at step 6 the clock reads 5.0 s,
+    # past the deadline, and the mean rate since the first evaluation (1 s a step) puts the end at 7.0 s, inside
+    # the grace: it finishes (at 6.0 s). Planted alternative: no grace, and the batch is dropped at step 6 after 5 s
+    # of its 6. An evaluation of 5 s instead (ends at 11.5 s, past the grace) drops it there.
     assert V3.LATE_GRACE_S == 5.0
-    cfg = dataclasses.replace(CFG, steps=6, eval_every=2)
+    cfg = dataclasses.replace(CFG, steps=8, eval_every=2)
     specs = MIXED[:3]
     with monkeypatch.context() as mp:
-        progress = _fake_clock(mp, jumps=(0.0, 2.0))
-        out = train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=3.0)
-        assert progress.now[0] == 5.0 and all(r.steps == cfg.steps for r in out)
+        progress = _fake_clock(mp, jumps=(0.0, 0.0, 2.0))
+        out = train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=4.0)
+        assert progress.now[0] == 6.0 and all(r.steps == cfg.steps for r in out)
     with monkeypatch.context() as mp:
-        progress = _fake_clock(mp, jumps=(0.0, 5.0))
-        with pytest.raises(DeadlineReached, match="deadline reached at step 4"):
-            train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=3.0)
+        progress = _fake_clock(mp, jumps=(0.0, 0.0, 5.0))
+        with pytest.raises(DeadlineReached, match="deadline reached at step 6"):
+            train_block_runs_v3(_table(), specs, TASK, cfg, progress=progress, deadline=4.0)
+
+
+def test_sec73_mixed_brief_pause_does_not_drop_a_kept_batch(monkeypatch):
+    # Only the first projection (at the second evaluation) can drop a batch that has time left: a 1 s pause at
+    # the third evaluation of a batch of 20 steps (0.5 s each, deadline 10 s, kept at step 4) does not drop it; it
+    # ends at 11 s, inside the grace. Planted alternative: a projection at every evaluation from the last
+    # interval's rate (1 s a step at step 6) would put the end at 18 s and drop it with 14 of its 20 steps to go,
+    # and even the mean rate since the first evaluation (0.75 s a step) would put it at 14.5 s, past the deadline.
+    cfg = dataclasses.replace(CFG, steps=20, eval_every=2)
+    with monkeypatch.context() as mp:
+        progress = _fake_clock(mp, jumps=(0.0, 0.0, 1.0))
+        out = train_block_runs_v3(_table(), MIXED[:3], TASK, cfg, progress=progress, deadline=10.0)
+        assert progress.now[0] == 11.0 and all(r.steps == cfg.steps for r in out)
 
 
 def test_sec73_mixed_batches_laid_out_at_one_shape(monkeypatch):
@@ -630,12 +644,13 @@ def test_sec73_mixed_plan_model_and_probe():
     done = {r for r in two.batches[0].runs}
     rest = call_plan(full, step_ms=4.5, done=done, compiled=False)
     assert rest.runs == 56 and rest.calls == 1 and not done & set(rest.batches[0].runs)
-    # compiled, each call's first batch of a size compiles (COMPILE_SECONDS; a call is a new process), so 4.5 ms
-    # no longer fits a call, and 4.3 ms does
+    # compiled, each call's first batch of a size compiles (COMPILE_SECONDS; a call is a new process), so 4.9 ms
+    # no longer fits a call of 520 s (4.9 ms without the compile would), and 4.3 ms does
     eager, fused = call_plan(full, step_ms=4.3, compiled=False), call_plan(full, step_ms=4.3, compiled=True)
     assert [b.call for b in fused.batches] == [1, 2]
     assert [b.seconds for b in fused.batches] == pytest.approx([b.seconds + COMPILE_SECONDS for b in eager.batches])
-    assert call_plan(full, step_ms=4.5, compiled=True).calls > 2
+    assert call_plan(full, step_ms=4.9, compiled=True).calls > 2 and call_plan(full, step_ms=4.9,
+                                                                                compiled=False).calls == 2
     slow = call_plan(full, compiled=False)  # the eager model: 56-run batches overrun a call, dropped and halved
     assert slow.calls > 2 and slow.batches[0].dropped and sum(len(b.runs) for b in slow.batches) == 112
     fused = call_plan(full, compiled=True)  # the compiled model: two calls of one 56-run batch each

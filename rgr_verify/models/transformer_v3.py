@@ -394,9 +394,10 @@ class CompiledLoss:
     every later step is eager (``eager`` is then True). No parameter has changed when the fallback runs (the
     optimiser steps after the backward pass), so the fallen-back step is the eager step on the same batch
     (independent review: parameters, losses and AdamW state bit for bit an eager run's, for failures planted at
-    compile, in the backward's compile, in the backward and in a later step). Each batch compiles the function
-    again for its shape; Dynamo's recompile limit (8 shapes of one function in one process) then makes the 9th
-    shape fall back, with the warning: a device call trains one or two batch shapes, the probe two."""
+    compile, in the backward's compile, in the backward and in a later step). Each batch shape (R, Dmax, Hmax)
+    compiles the function once (Dynamo's cache serves later batches of the shape); Dynamo's recompile limit (8
+    shapes of one function in one process) makes a 9th shape fall back, with the warning. The sweep lays every
+    batch at the preset's widest layout, so a device call compiles once a batch size: one or two, the probe two."""
 
     def __init__(self, backend="inductor"):
         self.backend = backend
@@ -610,18 +611,17 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph,
     graph = cuda_graph and device.type == "cuda"
     one_step = _stepper_v3(params, b.opt, E, layout, b.packed, cfg.batch_size, task.ell, b.gens, autocast=autocast,
                            graph=graph, loss=b.loss)
-    # The step rate that may drop the batch is measured from the end of the steps that compile and capture (the
-    # first step; with a graph, the warm-up steps and the capture) on: a one-time cost of tens of seconds must not
-    # read as a slow step (it would project a 100 000-step batch far past any deadline and drop every batch).
+    # The step rate that may drop the batch is measured from the end of the first evaluation after the steps that
+    # compile and capture (the first step; with a graph, the warm-up steps and the capture): one-time costs (a
+    # compile of tens of seconds, the capture, the first evaluation's allocations) must not read as slow steps, since
+    # a rate is multiplied by every step left (a second's stall over 1 000 steps would move a 100 000-step batch's
+    # projected end by 100 s). The rate is the mean since then, evaluations included, so a brief pause later weighs
+    # little.
     settled = min(cfg.steps, _WARMUP + 1 if graph else 1)
-    mark = None  # (step, time) of the last evaluation, or of the settled step at first
+    start = None  # (step, time) at the end of the first evaluation after the settled step
     projected_before = False  # whether an evaluation has projected the batch's end (see LATE_GRACE_S)
     for step in range(1, cfg.steps + 1):
         one_step()
-        if step == settled:
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)  # once a batch: the clock starts when the device has caught up
-            mark = (step, time.monotonic())
         if step % cfg.eval_every == 0 or step == cfg.steps:  # the only point where the loop waits for the device
             v_acc, _ = evaluate_v3(params, E, layout, val, autocast=autocast)
             t_acc, t_null = evaluate_v3(params, E, layout, test, autocast=autocast)
@@ -642,25 +642,27 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph,
                 if bool(stopped.all()):
                     break
             now = time.monotonic()
-            # The step rate since the last evaluation (evaluations included) says when the batch would end: past
-            # the deadline, it is dropped now rather than at the deadline (its time left goes to smaller batches).
-            # The first projection decides whether the batch is kept; a later one (and the deadline itself) drops
-            # it only if it would end more than LATE_GRACE_S after the deadline, so that a batch nearly done is
-            # not thrown away for the noise of a rate (the caller's hard limit lies beyond that grace).
-            rate = (now - mark[1]) / (step - mark[0]) if mark is not None and step > mark[0] else None
+            # The step rate (above) says when the batch would end. Its first projection decides whether the batch
+            # is kept: past the deadline, it is dropped now rather than at the deadline (its time left goes to
+            # smaller batches). A kept batch runs on; it is dropped only when the deadline has passed and it would
+            # end more than LATE_GRACE_S after it, so that a batch nearly done is not thrown away for a pause or
+            # the noise of a rate (the caller's hard limit lies beyond that grace).
+            rate = (now - start[1]) / (step - start[0]) if start is not None and step > start[0] else None
             end = now + rate * (cfg.steps - step) if rate is not None else None
             grace = LATE_GRACE_S if projected_before else 0.0
             late = deadline is not None and step < cfg.steps
             if late and now > deadline and (end is None or end > deadline + grace):
                 raise DeadlineReached(f"deadline reached at step {step} of a mixed batch of {R} runs (D_K <= {Dmax}, "
                                       f"h <= {Hmax}) after {time.perf_counter() - t0:.1f} s; batch dropped")
+            first_projection = end is not None and not projected_before
             projected_before = projected_before or end is not None
-            if late and end is not None and end > deadline + grace:
+            if late and first_projection and end > deadline:
                 projected = time.perf_counter() - t0 + rate * (cfg.steps - step)
                 raise BatchOverrun(f"a mixed batch of {R} runs (D_K <= {Dmax}, h <= {Hmax}) would take about "
                                    f"{projected:.0f} s ({1000 * rate:.2f} ms a step at step {step}) and end "
                                    f"{end - deadline:.0f} s after the deadline; batch dropped", projected)
-            mark = (step, now)
+            if start is None and step >= settled:
+                start = (step, time.monotonic())
     seconds = time.perf_counter() - t0
     return [BlockRunResult(s, float(best_val[r]), float(best_test[r]), float(best_null[r]), int(best_step[r]),
                            float(final_test[r]), int(last_step[r]), seconds) for r, s in enumerate(specs)]
@@ -696,9 +698,11 @@ def train_block_runs_v3(
       the evaluation where it has gone ``patience`` evaluations without improving, the batch stops when every run
       has; so a run's result does not depend on the runs it shares a batch with (today's trainer stops a batch when
       no run of it has improved, which is the same rule for a batch of one run).
-    * Besides the deadline's rules, a batch whose step rate since the last evaluation says it would end after the
-      deadline is dropped at that evaluation (:class:`BatchOverrun`, a DeadlineReached with the projected
-      duration), not at the deadline: the caller may retry its runs in smaller batches.
+    * Besides the deadline's rules, a batch whose step rate says it would end after the deadline is dropped at its
+      second evaluation after its compile and capture (:class:`BatchOverrun`, a DeadlineReached with the projected
+      duration; the rate is measured from the end of the first), not at the deadline: the caller may retry its
+      runs in smaller batches. A batch kept then is dropped only when the deadline has passed and it would end
+      more than :data:`LATE_GRACE_S` after it.
     * On CUDA the step is replayed as a CUDA graph (``cuda_graph``, default ``RGR_VERIFY_CUDA_GRAPHS``); a failed
       capture warns (RuntimeWarning), retrains that batch from its start eagerly and trains the later batches of
       the call eagerly: the eager loop's runs, never half of each.

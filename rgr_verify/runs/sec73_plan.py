@@ -24,9 +24,11 @@ gradient, nor the gain's and bias' elementwise kernels over them). What remains 
 keys, the gathered inputs and their normalisation, and the ``[B, m + 1]`` logits and cross-entropy, eager
 kernel by kernel. ``torch.compile`` of the loss (on CUDA by default, :func:`rgr_verify.models.transformer_v3.compile_enabled`)
 fuses those: :data:`V3_COMPILED_BYTES_MB` is the same step with the loss's eager ops replaced by the kernels Inductor
-compiles for them, counted by Inductor itself (2026-11-29, ``docs/sec73_step_bytes.py``: 131 MB a run-step, 40 % of
-the eager v3 step's). Those kernels were compiled for the CPU, whose fusion is not Triton's: an estimate of the
-device's. A plan of the compiled step (``compiled``, the default when the engine is v3 and compiling is on for CUDA)
+makes of them, as it fuses them for Triton (its Triton scheduling run on CPU tensors, with the pointwise lowering
+of the inputs' concatenation it chooses on a GPU; each kernel charged what its nodes touch; 2026-11-29,
+``docs/sec73_step_bytes.py --triton``: 133 MB a run-step, 41 % of the eager v3 step's; fused for the CPU's C++
+backend instead, 152 MB). The kernels were scheduled, not compiled or timed on a device: an estimate. An
+independent re-derivation with its own script gave the same numbers. A plan of the compiled step (``compiled``, the default when the engine is v3 and compiling is on for CUDA)
 predicts with those bytes and charges each batch size's first batch in a call :data:`COMPILE_SECONDS`.
 :func:`floor_step_ms` is the same bytes at the H200's peak bandwidth (:data:`PEAK_TB_S`): no step moving them can
 be faster. ``step_ms`` replaces the model by a given step time, or by
@@ -69,14 +71,17 @@ TODAY_STEP_MS = 1.95  # today's graphed step, 7 runs of one cell, full shapes, H
 TODAY_RUNS = 7
 V1_BYTES_MB = (22.5, 467.7)  # MB a step reads and writes: intercept, per run (today's block, D_K = 512, h = 1)
 V3_BYTES_MB = (22.8, 325.5)  # the v3 block, Dmax = 512, Hmax = 8 (every full-tier mixed batch of 8 cells)
-V3_COMPILED_BYTES_MB = (63.7, 130.6)  # the same with the loss compiled (Inductor's count of its CPU kernels)
+V3_COMPILED_BYTES_MB = (33.0, 133.4)  # the same with the loss compiled (its kernels as Inductor fuses them for Triton)
 # A compiled batch size's first step in a call (Dynamo, AOT autograd, Inductor): a guess. On this project's 2-core
 # CPU at the full shapes, tracing took 1.4 s and Inductor's C++ forward and backward 14 s (2026-11-29); Triton's
 # kernels on the device are unmeasured.
 COMPILE_SECONDS = 20.0
 V3_MEMORY_MB = (4.7, 53.5)  # MB a v3 step holds: a batch's own, per run (memory_per_run_v3 at the full shapes)
 PEAK_TB_S = 4.8  # the H200's HBM bandwidth
-CALL_SECONDS = 480.0  # training seconds of a 10-minute device call (END = 590 less about 110 s before the sweep)
+# Training seconds of a 10-minute device call that runs no gpu tests (EXPECT set): END = 590 less about 70 s, the
+# install, the table check and the sweep's start (40 s outside training and tests in the thirteenth session's first
+# call) and the 20 s its deadline keeps clear. A call that runs the tests first has less: --first-call-seconds.
+CALL_SECONDS = 520.0
 SETUP_SECONDS = (3.0, 0.25)  # a batch's set-up (init, validation/test draws, capture): s + s a run (a guess)
 EVAL_MARGIN = 1.03  # a measured step (no evaluations) times this: evaluations and margin
 
@@ -165,7 +170,7 @@ def _step_function(preset: Sec73Preset, step_ms, compiled: bool) -> tuple[Callab
         return model_step_ms(R, engine, compiled)
 
     if step_ms is None:
-        what = ("the bytes of the step with its loss compiled (Inductor's count of its CPU kernels)" if compiled
+        what = ("the bytes of the step with its loss compiled (its kernels as Inductor fuses them for Triton)" if compiled
                 else "the bytes of the eager step")
         return model, (f"PREDICTED by memory-bound scaling of today's measured {TODAY_STEP_MS} ms at R = {TODAY_RUNS} "
                        f"(H200) to {what}; not measured")
@@ -320,8 +325,10 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
                               f"{floor_step_ms(R, p.engine, plan.compiled):.2f})" for R in sizes),
              *([f"memory: about {V3_MEMORY_MB[1]:.0f} MB a run, {(V3_MEMORY_MB[0] + V3_MEMORY_MB[1] * full) / 1e3:.1f} "
                 f"GB at R = {full} (estimate at the full shapes)"] if p.engine == "v3" and _counted_shapes(p) else [])]
+    # the v3 sweep lays every batch at the preset's widest layout (one compiled graph a batch size)
+    widest = (max(D for D, _ in p.cells()), max(h for _, h in p.cells()))
     for k, b in enumerate(plan.batches, 1):
-        R, Dmax, Hmax = b.shape
+        R, Dmax, Hmax = (b.shape[0], *widest) if p.engine == "v3" else b.shape
         cells = " ".join(f"({D},{h})x{sum(1 for r in b.runs if r[:2] == (D, h))}" for D, h in b.cells)
         drop = "".join(f"; first tried {n} runs, dropped at the first evaluation ({s:.0f} s)" for n, s in b.dropped)
         lines.append(f"batch {k} (call {b.call}): {R} runs, Dmax {Dmax}, Hmax {Hmax}, {b.seconds:.0f} s: {cells}{drop}")
@@ -338,7 +345,7 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
         lines.append(f"{calls} calls need a step of at most {scale * plan.step_ms(full):.2f} ms at R = {full} "
                      f"({scale:.2f} x these step times; the floor at {PEAK_TB_S} TB/s is "
                      f"{floor_step_ms(full, p.engine, plan.compiled):.2f} ms)")
-    elif scale is not None and plan.runs and plan.calls <= calls:
+    elif scale is not None and plan.runs and plan.calls <= calls and not plan.unplaced:
         lines.append(f"margin: {calls} calls hold for steps up to {scale * plan.step_ms(full):.2f} ms at R = {full} "
                      f"({scale:.2f} x these step times{'; or more' if scale >= 10.0 else ''})")
     elif scale is None:
