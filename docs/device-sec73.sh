@@ -11,8 +11,8 @@
 #   STEP_MS ENGINE=v3 only: plan with this step time (ms, a full batch of 56 runs) instead of measuring it
 #   PROBE   ENGINE=v3 without STEP_MS: 1 (default) measures the v3 step at 56 and 28 runs before planning (a compile
 #           each, about a minute); 0 plans at the model's predicted step time and leaves the measuring to the sweep
-#           (a batch whose first 1000 steps after its compile say it would end after the deadline is dropped there
-#           and retried at half the size; its progress lines print the measured ms a step)
+#           (a batch whose steps between its first two evaluations after its compile say it would end after the
+#           deadline is dropped there and retried at half the size; its progress lines print the measured ms a step)
 #   PROBE_V3 1 with ENGINE=v1: after the gpu tests, also run v3's gpu tests and measure its step ($OUT/plan-v3.txt,
 #           about 90 s), then train with v1 (the next session's call, docs/engine.md)
 #   COMPILE 1 (default) or 0: the v3 loss through torch.compile (RGR_VERIFY_COMPILE; a failure falls back to eager

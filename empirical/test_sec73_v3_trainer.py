@@ -165,7 +165,8 @@ def test_sec73_mixed_deadline_and_on_batch(monkeypatch):
                                 on_batch=lambda idx, out: seen.append(idx))
         assert seen == [] and not isinstance(info.value, V3.BatchOverrun)
     # the step rate says the batch would end after the deadline (1 s per 2 steps, 6 steps: 3 s > 2.5 s): dropped
-    # at its first evaluation, before the deadline (BatchOverrun, a DeadlineReached, with the projected duration)
+    # at its second evaluation (its first projection), before the deadline (BatchOverrun, a DeadlineReached, with
+    # the projected duration)
     with monkeypatch.context() as mp:
         progress, seen = _fake_clock(mp), []
         with pytest.raises(V3.BatchOverrun, match="would take about .* batch dropped") as info:

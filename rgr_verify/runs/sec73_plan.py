@@ -4,9 +4,10 @@ A device call trains for a bounded time (:data:`CALL_SECONDS`: a 10-minute call 
 the gpu tests and the start-up). :func:`call_plan` lays the sweep's batches (the v3 engine's mixed batches,
 :func:`rgr_verify.runs.sec73_sweep.mixed_batches`, or the v1 engine's batches of one h) into calls the way the sweep
 trains them under ``--stop-after``: a batch starts only if the last finished batch's duration says it ends in time;
-under v3 a batch whose step rate says it would end after the deadline is dropped at its first evaluation and its
-runs are retried in batches of half the size (so a too-large batch costs one evaluation interval, then trains
-smaller); under v1 such a batch is dropped at the deadline.
+under v3 a batch whose step rate says it would end after the deadline is dropped at its second evaluation (the
+rate is measured between the first and the second, after the compile) and its runs are retried in batches of half
+the size (so a too-large batch costs its set-up, its compile and two evaluation intervals, then trains smaller);
+under v1 such a batch is dropped at the deadline.
 
 Step times. Measured (docs/engine.md, thirteenth session): today's graphed step of one cell, 7 runs at the full
 shapes (m = 6144, l = 16, d_model = 384, B = 256, bf16 autocast), on an H200, 1.89-1.95 ms with evaluations
@@ -116,7 +117,7 @@ def floor_step_ms(R: int, engine: str = "v3", compiled: bool = False) -> float:
 @dataclass(frozen=True)
 class PlannedBatch:
     """One batch of a plan: its runs (D_K, h, seed index), the call it trains in (1-based), its predicted duration,
-    and the larger batches tried before it in that call and dropped at their first evaluation ((runs, seconds))."""
+    and the larger batches tried before it in that call and dropped at their second evaluation ((runs, seconds))."""
 
     runs: tuple
     call: int
@@ -220,8 +221,8 @@ def _simulate(preset, groups, step, T, max_calls, compiled=False, first=None):
                 next_call = True
                 break
             if t + seconds > limit:
-                if v3 and n > 1:  # dropped at its first evaluation, its runs retried in halves
-                    cost = _setup_seconds(n) + compile_s + every * step(n) / 1000.0
+                if v3 and n > 1:  # dropped at its second evaluation, its runs retried in halves
+                    cost = _setup_seconds(n) + compile_s + 2 * every * step(n) / 1000.0
                     shapes.add(n)
                     dropped.append((n, cost))
                     t += cost
@@ -330,7 +331,7 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
     for k, b in enumerate(plan.batches, 1):
         R, Dmax, Hmax = (b.shape[0], *widest) if p.engine == "v3" else b.shape
         cells = " ".join(f"({D},{h})x{sum(1 for r in b.runs if r[:2] == (D, h))}" for D, h in b.cells)
-        drop = "".join(f"; first tried {n} runs, dropped at the first evaluation ({s:.0f} s)" for n, s in b.dropped)
+        drop = "".join(f"; first tried {n} runs, dropped at the second evaluation ({s:.0f} s)" for n, s in b.dropped)
         lines.append(f"batch {k} (call {b.call}): {R} runs, Dmax {Dmax}, Hmax {Hmax}, {b.seconds:.0f} s: {cells}{drop}")
     placed = sum(len(b.runs) for b in plan.batches)
     verdict = f"{placed} runs in {plan.calls} calls"
