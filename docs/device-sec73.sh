@@ -19,7 +19,7 @@
 #           with a warning in the log); with it the probe measures 56 and 28 runs only (a compile per batch size)
 # Before the first call, here: rgr-verify sec73-carry --out .gpucarry/site.tgz  (the MiniLM copy, about 10 MB; the
 # device reaches no package registry). A first call (no EXPECT) runs the gpu tests first (v1's about 30 s; v3's
-# compile the loss about twice, perhaps 60-100 s), then it
+# compile the loss about once, perhaps 40-80 s), then it
 # trains the next (D_K, h) cells of 7 seeds in the preset's order (its first_cells, then by h; about 205 s a cell
 # with the graphed step; no cell starts that the last one's duration says cannot finish), and returns the store in
 # $OUT/r73.tgz (unpacks as R73/). With ENGINE=v3 the gpu tests are the v3 trainer's and compiler's (and today's),

@@ -240,7 +240,9 @@ def test_sec73_mixed_cuda_compiled_step_matches_eager_and_syncs_nothing():
     packed, gens = _batch_of(specs, task.m, task.ell, cfg.batch_size)
     batch = tuple(t.to(dev) for t in stack_examples(packed, cfg.batch_size, task.ell, gens))
     for amp in (False, True):
-        ctx = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if amp else contextlib.nullcontext
+        # the trainer's autocast (no cast cache, a state Dynamo guards): its compile serves this one
+        ctx = ((lambda: torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False)) if amp
+               else contextlib.nullcontext)
         out = []
         for fn in (block_loss_v3, CompiledLoss("inductor" if amp else "aot_eager")):
             p = {k: v.clone().requires_grad_() for k, v in init.items()}

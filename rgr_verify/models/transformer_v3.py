@@ -565,7 +565,7 @@ def _compile_backend(compile, device: str) -> str | None:
     raise ValueError(f"compile must be a bool, None or a torch.compile backend name, got {compile!r}")
 
 
-def _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend=None, shape=None) -> _Batch:
+def _set_up_batch(E, specs, task, cfg, device, backend=None, shape=None) -> _Batch:
     """Dmax and Hmax are ``shape`` or else the batch's largest D_K and h. Initialisation and permutations are drawn on
     the CPU, the training data on the device, each run from its own generators (keyed by its seed and a purpose), as
     today."""
@@ -583,9 +583,13 @@ def _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend=None, shape=N
     opt = torch.optim.AdamW(list(params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
     use_amp = cfg.mixed_precision and device.type == "cuda"
 
-    def autocast():  # no cast cache under graphs (torch's rule), as today's trainer
-        return (torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=not cuda_graph) if use_amp
-                else contextlib.nullcontext())
+    def autocast():
+        # No cast cache, graphed or not: torch's rule under graphs, and the same state eagerly, since Dynamo guards
+        # the flag: the compiled loss is then one graph for the graphed step, its eager warm-up, the eager retrain
+        # of a failed capture and an eager loop. The cache only saves recasting a weight used twice in a forward.
+        if not use_amp:
+            return contextlib.nullcontext()
+        return torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False)
 
     return _Batch(params, layout, opt, perms, moved, packed, gens, autocast,
                   CompiledLoss(backend) if backend is not None else None)
@@ -595,7 +599,7 @@ def _train_batch_v3(E, specs, task, cfg, device, progress, deadline, cuda_graph,
                     shape=None) -> list[BlockRunResult]:
     """One mixed batch: Dmax and Hmax are ``shape`` or else its runs' largest D_K and h."""
     t0 = time.perf_counter()
-    b = _set_up_batch(E, specs, task, cfg, device, cuda_graph, backend, shape)
+    b = _set_up_batch(E, specs, task, cfg, device, backend, shape)
     params, layout, autocast = b.params, b.layout, b.autocast
     Dmax, Hmax = layout.G.shape[1], layout.G.shape[2]
     # As today's trainer: validation and test sets drawn on the CPU (device-independent).
@@ -785,7 +789,7 @@ def time_steps_v3(E, specs: Sequence[RunSpec], task: TaskConfig, cfg: TrainConfi
     if E.ndim != 2 or E.shape[0] != task.m + 1:
         raise ValueError(f"E must have shape [m + 1 = {task.m + 1}, d_model], got {tuple(E.shape)}")
     graph = cuda_graph and dev.type == "cuda"
-    b = _set_up_batch(E, specs, task, cfg, dev, graph, _compile_backend(compile, device))
+    b = _set_up_batch(E, specs, task, cfg, dev, _compile_backend(compile, device))
     one_step = _stepper_v3(b.params, b.opt, E, b.layout, b.packed, cfg.batch_size, task.ell, b.gens,
                            autocast=b.autocast, graph=graph, loss=b.loss)
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
