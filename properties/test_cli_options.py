@@ -34,9 +34,10 @@ FLAGS_BEFORE = {
     "facts": ["--results", "--threads", "--tier"],
     "mutate": ["--device", "--jobs", "--json", "--only", "--paper", "--results", "--seed", "--tier"],
     "paper-diff": ["--json", "--labels"],
-    "sec73": ["--call-seconds", "--calls", "--device", "--engine", "--gpt2-dir", "--max-batch-runs", "--out",
-              "--plan-only", "--probe-steps", "--replay-only", "--results", "--seed", "--source", "--step-ms",
-              "--stop-after", "--tier"],
+    # (sec73: --first-call-seconds came later, with the plan of the v3 engine's first device call)
+    "sec73": ["--call-seconds", "--calls", "--device", "--engine", "--first-call-seconds", "--gpt2-dir",
+              "--max-batch-runs", "--out", "--plan-only", "--probe-steps", "--replay-only", "--results", "--seed",
+              "--source", "--step-ms", "--stop-after", "--tier"],
     "sec73-carry": ["--m", "--out"],
     "store": [],
     "store compact": ["--results"],
