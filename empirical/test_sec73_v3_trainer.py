@@ -575,13 +575,15 @@ def test_sec73_mixed_evidence_add_takes_the_v3_plan(tmp_path, capsys):
 
 def test_sec73_mixed_sweep_halves_a_batch_that_would_overrun(tmp_path, monkeypatch):
     # A batch dropped for a projected overrun (planted: batches of more than 2 runs overrun) is retried in halves;
-    # every run is then stored, and the sweep's note says what happened.
-    from rgr_verify.runs.sec73_sweep import run_sec73
+    # every run is then stored, and the sweep's note says what happened. Every batch, retried or not, is laid out
+    # at the preset's widest layout (one compiled graph a batch size).
+    from rgr_verify.runs.sec73_sweep import mixed_layout, run_sec73
 
-    v3, real, sizes, notes = _tiny_v3(max_batch_runs=4), V3.train_block_runs_v3, [], []
+    v3, real, sizes, notes, shapes = _tiny_v3(max_batch_runs=4), V3.train_block_runs_v3, [], [], set()
 
     def overrunning(E, specs, *a, max_batch_runs, **k):
         sizes.append(max_batch_runs)
+        shapes.add(k.get("shape"))
         if max_batch_runs > 2:
             raise V3.BatchOverrun("planted: the batch would end after the deadline; batch dropped", 99.0)
         return real(E, specs, *a, max_batch_runs=max_batch_runs, **k)
@@ -590,6 +592,7 @@ def test_sec73_mixed_sweep_halves_a_batch_that_would_overrun(tmp_path, monkeypat
     res = run_sec73(v3, root_seed=3, results_dir=tmp_path, stop_after=1e6, note=notes.append)
     assert res is not None and len(res.records) == 8
     assert sizes == [4, 2, 4, 2] and len(notes) == 2 and "retried in batches of 2" in notes[0]
+    assert shapes == {mixed_layout(v3)} == {(8, 2)}
 
 
 def test_sec73_mixed_command_plan_and_bad_options(tmp_path, capsys, monkeypatch):

@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --plan-only and --engine v3: measure the step on --device over N steps at the "
                              "full batch size and its halves, and plan with the measured times")
     parser.add_argument("--call-seconds", type=float, default=None, metavar="S",
-                        help="with --plan-only: training seconds of one device call (default 520: one that runs no gpu tests)")
+                        help="with --plan-only: training seconds of one device call (default 520: one that runs no "
+                             "gpu tests)")
     parser.add_argument("--first-call-seconds", type=float, default=None, metavar="S",
                         help="with --plan-only: training seconds of the first call, the one the plan is printed in "
                              "(default --call-seconds; the device script passes the time it has left)")

@@ -23,14 +23,15 @@ are a few percent of it, and the rest of the saving is LayerNorm-1 folded into t
 reads the inputs normalised once, without a gradient (neither the LN-1 output ``[B, L, d_model]`` nor its
 gradient, nor the gain's and bias' elementwise kernels over them). What remains is the sampler's ``[B, m]``
 keys, the gathered inputs and their normalisation, and the ``[B, m + 1]`` logits and cross-entropy, eager
-kernel by kernel. ``torch.compile`` of the loss (on CUDA by default, :func:`rgr_verify.models.transformer_v3.compile_enabled`)
-fuses those: :data:`V3_COMPILED_BYTES_MB` is the same step with the loss's eager ops replaced by the kernels Inductor
-makes of them, as it fuses them for Triton (its Triton scheduling run on CPU tensors, with the pointwise lowering
-of the inputs' concatenation it chooses on a GPU; each kernel charged what its nodes touch; 2026-11-29,
-``docs/sec73_step_bytes.py --triton``: 133 MB a run-step, 41 % of the eager v3 step's; fused for the CPU's C++
-backend instead, 152 MB). The kernels were scheduled, not compiled or timed on a device: an estimate. An
-independent re-derivation with its own script gave the same numbers. A plan of the compiled step (``compiled``, the default when the engine is v3 and compiling is on for CUDA)
-predicts with those bytes and charges each batch size's first batch in a call :data:`COMPILE_SECONDS`.
+kernel by kernel. ``torch.compile`` of the loss (on CUDA by default,
+:func:`rgr_verify.models.transformer_v3.compile_enabled`) fuses those: :data:`V3_COMPILED_BYTES_MB` is the same
+step with the loss's eager ops replaced by the kernels Inductor makes of them, as it fuses them for Triton (its
+Triton scheduling run on CPU tensors, with the pointwise lowering of the inputs' concatenation it chooses on a GPU;
+each kernel charged what its nodes touch; 2026-11-29, ``docs/sec73_step_bytes.py --triton``: 133 MB a run-step,
+41 % of the eager v3 step's; fused for the CPU's C++ backend instead, 152 MB). The kernels were scheduled, not
+compiled or timed on a device: an estimate. An independent re-derivation with its own script gave the same numbers.
+A plan of the compiled step (``compiled``, the default when the engine is v3 and compiling is on for CUDA) predicts
+with those bytes and charges each batch size's first batch in a call :data:`COMPILE_SECONDS`.
 :func:`floor_step_ms` is the same bytes at the H200's peak bandwidth (:data:`PEAK_TB_S`): no step moving them can
 be faster. ``step_ms`` replaces the model by a given step time, or by
 times measured on the device (:func:`measure_step_ms`). Memory is no constraint: :data:`V3_MEMORY_MB` (measured
@@ -45,7 +46,7 @@ from typing import Callable, Mapping
 
 from ..basics.checks import check_int, check_real
 from .sec73_presets import Sec73Preset
-from .sec73_sweep import mixed_batches, training_groups
+from .sec73_sweep import mixed_batches, mixed_layout, training_groups
 
 __all__ = [
     "TODAY_STEP_MS",
@@ -171,8 +172,8 @@ def _step_function(preset: Sec73Preset, step_ms, compiled: bool) -> tuple[Callab
         return model_step_ms(R, engine, compiled)
 
     if step_ms is None:
-        what = ("the bytes of the step with its loss compiled (its kernels as Inductor fuses them for Triton)" if compiled
-                else "the bytes of the eager step")
+        what = ("the bytes of the step with its loss compiled (its kernels as Inductor fuses them for Triton)"
+                if compiled else "the bytes of the eager step")
         return model, (f"PREDICTED by memory-bound scaling of today's measured {TODAY_STEP_MS} ms at R = {TODAY_RUNS} "
                        f"(H200) to {what}; not measured")
     if isinstance(step_ms, Mapping):
@@ -326,10 +327,8 @@ def format_call_plan(plan: CallPlan, *, calls: int = 2) -> str:
                               f"{floor_step_ms(R, p.engine, plan.compiled):.2f})" for R in sizes),
              *([f"memory: about {V3_MEMORY_MB[1]:.0f} MB a run, {(V3_MEMORY_MB[0] + V3_MEMORY_MB[1] * full) / 1e3:.1f} "
                 f"GB at R = {full} (estimate at the full shapes)"] if p.engine == "v3" and _counted_shapes(p) else [])]
-    # the v3 sweep lays every batch at the preset's widest layout (one compiled graph a batch size)
-    widest = (max(D for D, _ in p.cells()), max(h for _, h in p.cells()))
     for k, b in enumerate(plan.batches, 1):
-        R, Dmax, Hmax = (b.shape[0], *widest) if p.engine == "v3" else b.shape
+        R, Dmax, Hmax = (b.shape[0], *mixed_layout(p)) if p.engine == "v3" else b.shape  # the sweep's layout
         cells = " ".join(f"({D},{h})x{sum(1 for r in b.runs if r[:2] == (D, h))}" for D, h in b.cells)
         drop = "".join(f"; first tried {n} runs, dropped at the second evaluation ({s:.0f} s)" for n, s in b.dropped)
         lines.append(f"batch {k} (call {b.call}): {R} runs, Dmax {Dmax}, Hmax {Hmax}, {b.seconds:.0f} s: {cells}{drop}")

@@ -55,6 +55,7 @@ __all__ = [
     "missing_cells",
     "training_groups",
     "mixed_batches",
+    "mixed_layout",
     "plan_name",
     "stored_runs",
     "source_table",
@@ -257,8 +258,7 @@ def _train_mixed(todo, preset, table, device, store, progress, deadline, note) -
     from ..models.transformer_v3 import BatchOverrun, train_block_runs_v3
 
     size = preset.max_batch_runs
-    # every batch at the preset's widest layout, so that the batches of one size share one compiled graph
-    shape = (max(D for D, _ in preset.cells()), max(h for _, h in preset.cells()))
+    shape = mixed_layout(preset)  # the batches of one size share one compiled graph
     while todo:
         def keep(chunk, results, todo=todo):  # each finished batch is stored at once
             store.append([_record(*todo[j], res, preset, table, device) for j, res in zip(chunk, results)])
@@ -334,6 +334,12 @@ def mixed_batches(preset: Sec73Preset) -> list[list[tuple[int, int, int]]]:
     runs = [(D, h, i) for D, h in order for i in range(preset.seeds)]
     k = preset.max_batch_runs
     return [runs[lo : lo + k] for lo in range(0, len(runs), k)]
+
+
+def mixed_layout(preset: Sec73Preset) -> tuple[int, int]:
+    """(Dmax, Hmax) every v3 batch of ``preset`` is laid out at: its widest D_K and most heads, so that the batches
+    of one size have one shape (one compiled graph)."""
+    return max(D for D, _ in preset.cells()), max(h for _, h in preset.cells())
 
 
 def _record(key, spec, i, res, preset, table, device) -> dict:
